@@ -1,0 +1,83 @@
+package jsondoc
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const doc = `{
+  "name": "x",
+  "mcpServers": {
+    "a/b": {
+      "args": [
+        "one",
+        "two"
+      ]
+    },
+    "c": 1
+  }
+}`
+
+func TestLine(t *testing.T) {
+	tests := []struct {
+		pointer string
+		want    int
+	}{
+		{"", 1},
+		{"/name", 2},
+		{"/mcpServers", 3},
+		{"/mcpServers/a~1b", 4},
+		{"/mcpServers/a~1b/args", 5},
+		{"/mcpServers/a~1b/args/1", 7},
+		{"/mcpServers/c", 10},
+		{"/mcpServers/missing", 3},
+		{"/nope", 1},
+	}
+	for _, tc := range tests {
+		if got := Line([]byte(doc), tc.pointer); got != tc.want {
+			t.Errorf("Line(doc, %q) = %d, want %d", tc.pointer, got, tc.want)
+		}
+	}
+}
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		wantErr string
+		line    int
+	}{
+		{"ok", `{"a": [1, 2]}`, "", 0},
+		{"syntax", "{\n\"a\": ,\n}", "not valid JSON", 2},
+		{"empty", "", "ends early", 1},
+		{"trailing", `{} {}`, "after the top-level", 1},
+		{"utf8", "{\"a\": \"\xff\"}", "UTF-8", 1},
+		{"deep", strings.Repeat("[", 100000) + strings.Repeat("]", 100000), "deeper", 1},
+	}
+	for _, tc := range tests {
+		_, err := Decode([]byte(tc.in))
+		if tc.wantErr == "" {
+			if err != nil {
+				t.Errorf("%s: Decode error %v", tc.name, err)
+			}
+			continue
+		}
+		var se *SyntaxError
+		if !errors.As(err, &se) || !strings.Contains(se.Msg, tc.wantErr) || se.Line != tc.line {
+			t.Errorf("%s: Decode error = %v (line %v), want %q at line %d", tc.name, err, se, tc.wantErr, tc.line)
+		}
+	}
+}
+
+func FuzzDecodeLine(f *testing.F) {
+	f.Add([]byte(doc), "/mcpServers/a~1b/args/1")
+	f.Add([]byte(`[[[[`), "/0/0")
+	f.Add([]byte(`{"a":"\u00e9"}`), "/a")
+	f.Fuzz(func(t *testing.T, data []byte, ptr string) {
+		_, _ = Decode(data)
+		if l := Line(data, ptr); l < 1 {
+			t.Fatalf("Line = %d", l)
+		}
+	})
+}

@@ -1,0 +1,123 @@
+package pathsafe
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func mustRoot(t *testing.T) (root, outside string) {
+	t.Helper()
+	base, err := Root(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root = filepath.Join(base, "plugin")
+	outside = filepath.Join(base, "outside")
+	for _, d := range []string{root, outside, filepath.Join(root, "bin"), filepath.Join(root, "data")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, outside
+}
+
+func TestResolve(t *testing.T) {
+	root, outside := mustRoot(t)
+	links := map[string]string{
+		"escape":      "../outside",
+		"abs-escape":  outside,
+		"inner":       "bin",
+		"abs-inner":   filepath.Join(root, "data"),
+		"loop-a":      "loop-b",
+		"loop-b":      "loop-a",
+		"dotdot-back": "bin/../data",
+		"via-outside": "../outside/../plugin/bin",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		rel     string
+		want    string // relative to root; "" when an error is expected
+		wantErr error
+	}{
+		{"./bin/server", "bin/server", nil},
+		{"bin", "bin", nil},
+		{"./missing/deeper/file", "missing/deeper/file", nil},
+		{"./inner/server", "bin/server", nil},
+		{"./abs-inner/x", "data/x", nil},
+		{"./dotdot-back", "data", nil},
+		{"./via-outside/tool", "bin/tool", nil},
+		{".", ".", nil},
+		{"../outside", "", ErrEscapes},
+		{"./bin/../../outside", "", ErrEscapes},
+		{"./escape/server", "", ErrEscapes},
+		{"./escape/missing/x", "", ErrEscapes},
+		{"./abs-escape", "", ErrEscapes},
+		{"./loop-a/x", "", ErrLoop},
+		{"/etc/passwd", "", ErrAbsolute},
+	}
+	for _, tc := range tests {
+		got, err := Resolve(root, tc.rel)
+		if tc.wantErr != nil {
+			if !errors.Is(err, tc.wantErr) {
+				t.Errorf("Resolve(root, %q) = %q, %v; want error %v", tc.rel, got, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Resolve(root, %q) error %v", tc.rel, err)
+			continue
+		}
+		if want := filepath.Join(root, tc.want); got != want {
+			t.Errorf("Resolve(root, %q) = %q, want %q", tc.rel, got, want)
+		}
+	}
+}
+
+func TestWithin(t *testing.T) {
+	tests := []struct {
+		root, p string
+		want    bool
+	}{
+		{"/a/b", "/a/b", true},
+		{"/a/b", "/a/b/c", true},
+		{"/a/b", "/a/bc", false},
+		{"/a/b", "/a", false},
+		{"/", "/x", true},
+	}
+	for _, tc := range tests {
+		if got := Within(tc.root, tc.p); got != tc.want {
+			t.Errorf("Within(%q, %q) = %v, want %v", tc.root, tc.p, got, tc.want)
+		}
+	}
+}
+
+func FuzzResolve(f *testing.F) {
+	for _, s := range []string{"./a", "../b", "a/../../c", "./escape/x", "./loop/x", "", ".", "a//b/./c"} {
+		f.Add(s)
+	}
+	root, outside := func() (string, string) {
+		base, _ := Root(f.TempDir())
+		r := filepath.Join(base, "root")
+		o := filepath.Join(base, "out")
+		os.MkdirAll(filepath.Join(r, "a"), 0o755)
+		os.MkdirAll(o, 0o755)
+		os.Symlink("../out", filepath.Join(r, "escape"))
+		os.Symlink("loop", filepath.Join(r, "loop"))
+		return r, o
+	}()
+	f.Fuzz(func(t *testing.T, rel string) {
+		got, err := Resolve(root, rel)
+		if err == nil && !Within(root, got) {
+			t.Fatalf("Resolve(%q) = %q outside root without error", rel, got)
+		}
+		if err == nil && Within(outside, got) {
+			t.Fatalf("Resolve(%q) = %q reached the outside folder", rel, got)
+		}
+	})
+}
