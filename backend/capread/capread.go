@@ -13,11 +13,11 @@ import (
 // Caps used across the catalog. Real manifests are a few KiB; the caps leave room for
 // large hand-written files while keeping a hostile one from costing memory.
 const (
-	ManifestMax = 1 << 20   // plugin.json, .claude-plugin/plugin.json, .cursor-plugin/plugin.json
-	MCPMax      = 1 << 20   // mcp.json and Claude/Cursor MCP files
-	SkillMax    = 1 << 20   // SKILL.md (frontmatter is capped separately by the skill package)
-	SettingsMax = 4 << 20   // settings.json, agents, templates
-	IndexMax    = 16 << 20  // Cursor's .cloud-plugin-manifest.json
+	ManifestMax = 1 << 20  // plugin.json, .claude-plugin/plugin.json, .cursor-plugin/plugin.json
+	MCPMax      = 1 << 20  // mcp.json and Claude/Cursor MCP files
+	SkillMax    = 1 << 20  // SKILL.md (frontmatter is capped separately by the skill package)
+	SettingsMax = 4 << 20  // settings.json, agents, templates
+	IndexMax    = 16 << 20 // Cursor's .cloud-plugin-manifest.json
 )
 
 // ErrTooLarge is returned when a file is larger than the cap.
