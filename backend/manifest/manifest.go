@@ -1,0 +1,157 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/plugboard/plugboard/backend/capread"
+	"github.com/plugboard/plugboard/backend/issue"
+	"github.com/plugboard/plugboard/backend/jsondoc"
+	"github.com/plugboard/plugboard/backend/pathsafe"
+)
+
+// Manifest is what any of the three formats says about a plugin.
+type Manifest struct {
+	Format      Format   `json:"format"`
+	Path        string   `json:"path"` // manifest file, relative to the plugin root
+	Schema      string   `json:"schema,omitempty"`
+	SpecVersion string   `json:"specVersion,omitempty"` // "1.0.0" for portable packages
+	Name        string   `json:"name,omitempty"`
+	Version     string   `json:"version,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Author      *Author  `json:"author,omitempty"`
+	Homepage    string   `json:"homepage,omitempty"`
+	Repository  string   `json:"repository,omitempty"`
+	License     string   `json:"license,omitempty"`
+	Keywords    []string `json:"keywords,omitempty"`
+	// Valid is false when the manifest rejects the plugin: nothing of it loads.
+	Valid  bool       `json:"valid"`
+	Issues issue.List `json:"issues"`
+
+	// Cursor plugins only: where skills and MCP servers live (relative, slash form), and
+	// the component fields Plugboard does not support yet.
+	SkillsDirs  []string `json:"skillsDirs,omitempty"`
+	MCPFile     string   `json:"mcpFile,omitempty"`
+	Unsupported []string `json:"unsupported,omitempty"`
+}
+
+// Detect says which format the folder root (resolved) is, by which manifest file exists.
+// Root plugin.json wins whenever it exists, even broken (spec §5.1, F5). Between the two
+// client manifests, preferCursor picks .cursor-plugin for folders found in Cursor's tree.
+func Detect(root string, preferCursor bool) Format {
+	if exists(filepath.Join(root, PortablePath)) {
+		return FormatPortable
+	}
+	legacy := exists(filepath.Join(root, filepath.FromSlash(LegacyPath)))
+	cursor := exists(filepath.Join(root, filepath.FromSlash(CursorPath)))
+	switch {
+	case cursor && (preferCursor || !legacy):
+		return FormatCursor
+	case legacy:
+		return FormatLegacy
+	}
+	return FormatNone
+}
+
+// exists reports whether a directory entry is there at all (a dangling link counts).
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// Load reads the manifest of the given format from root (resolved by pathsafe.Root).
+func Load(root string, f Format) Manifest {
+	switch f {
+	case FormatPortable:
+		return LoadPortable(root)
+	case FormatLegacy:
+		return LoadLegacy(root)
+	case FormatCursor:
+		return LoadCursor(root)
+	}
+	m := Manifest{Format: FormatNone, Path: PortablePath}
+	m.Issues.Errorf(CodeMissing, PortablePath, "",
+		"no manifest: add plugin.json with \"$schema\": %q and a \"name\" (Agent Plugins 1.0.0), or .claude-plugin/plugin.json for a Claude plugin",
+		"https://agent-plugins.org/schemas/1.0.0/plugin.schema.json")
+	m.Issues = m.Issues.NonNil()
+	return m
+}
+
+// readObject reads root/rel, checking containment, kind, size and JSON, and returns its
+// top-level object. On failure it records the issue and returns ok=false.
+func readObject(root, rel string, issues *issue.List) (data []byte, obj map[string]any, ok bool) {
+	p, err := pathsafe.Resolve(root, rel)
+	switch {
+	case errors.Is(err, pathsafe.ErrEscapes):
+		issues.Errorf(CodeEscapes, rel, "", "%s resolves outside the plugin folder (a symlink to %s); a manifest must be a file inside the plugin", rel, p)
+		return nil, nil, false
+	case err != nil:
+		issues.Errorf(CodeUnreadable, rel, "", "%s cannot be resolved: %v; fix or remove the symlink", rel, err)
+		return nil, nil, false
+	}
+	data, err = capread.ReadFile(p, capread.ManifestMax)
+	if err != nil {
+		code := CodeUnreadable
+		if errors.Is(err, capread.ErrNotRegular) {
+			code = CodeNotRegular
+		}
+		issues.Errorf(code, rel, "", "%s %s", rel, capread.Describe(err))
+		return nil, nil, false
+	}
+	v, err := jsondoc.Decode(data)
+	if err != nil {
+		var se *jsondoc.SyntaxError
+		line := 1
+		if errors.As(err, &se) {
+			line = se.Line
+		}
+		issues.Add(issue.Error, CodeInvalidJSON, rel, "", "%s %v", rel, err)
+		(*issues)[len(*issues)-1].Line = line
+		return data, nil, false
+	}
+	obj, isObj := v.(map[string]any)
+	if !isObj {
+		issues.Errorf(CodeNotObject, rel, "", "%s must hold a JSON object ({...}), not %s", rel, jsonKind(v))
+		(*issues)[len(*issues)-1].Line = 1
+		return data, nil, false
+	}
+	return data, obj, true
+}
+
+// jsonKind names a decoded JSON value's type the way JSON Schema does.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	default:
+		return "a number"
+	}
+}
+
+// stringField reads an optional string member; a wrong type is recorded with sev.
+func stringField(obj map[string]any, key, rel string, data []byte, sev issue.Severity, issues *issue.List) string {
+	v, ok := obj[key]
+	if !ok {
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok {
+		addAt(issues, data, sev, CodeFieldType, rel, jsondoc.Pointer(key), fmt.Sprintf("%q must be a string, not %s", key, jsonKind(v)))
+	}
+	return s
+}
+
+// addAt appends an issue with its line computed from the pointer.
+func addAt(issues *issue.List, data []byte, sev issue.Severity, code, rel, ptr, msg string) {
+	*issues = append(*issues, issue.Issue{Severity: sev, Code: code, Path: rel, Pointer: ptr, Line: jsondoc.Line(data, ptr), Message: msg})
+}
