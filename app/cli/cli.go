@@ -1,0 +1,159 @@
+// Package cli is the command-line door onto the backend: it parses flags, calls backend
+// functions, and prints either JSON for machines or compiler-style lines for people. It
+// holds no rules. Exit codes are part of the contract: 0 ok/valid, 1 invalid or refused,
+// 2 usage or I/O error.
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitInvalid = 1
+	ExitUsage   = 2
+)
+
+// Env is what a command reads from its surroundings; tests pass their own.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+}
+
+type command struct {
+	name, args, help string
+	run              func(env Env, args []string) int
+}
+
+func commands() []command {
+	return []command{
+		{"inspect", "[--json] DIR", "validate one plugin package of any format", runInspect},
+		{"catalog", "[--json] [--home DIR] [--workspace DIR]", "every plugin, skill and MCP server on this machine", runCatalog},
+		{"skills", "[--json] [--home DIR] [--workspace DIR]", "skills grouped by plugin, in precedence order", runSkills},
+	}
+}
+
+// Main runs one command line and returns the exit status.
+func Main(args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = os.Getenv
+	}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(env.Stdout)
+		if len(args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(env, args[1:])
+		}
+	}
+	fmt.Fprintf(env.Stderr, "plugboard: unknown command %q\n\n", args[0])
+	usage(env.Stderr)
+	return ExitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Plugboard: one honest catalog of the agent plugins and skills on this machine.")
+	fmt.Fprintln(w, "\nUsage:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  plugboard %-8s %-42s %s\n", c.name, c.args, c.help)
+	}
+	fmt.Fprintln(w, "\nEnvironment: HOME (the user's home), PLUGBOARD_HOME (default ~/.plugboard; --home overrides).")
+	fmt.Fprintln(w, "Exit status: 0 ok, 1 invalid, 2 usage or I/O error.")
+}
+
+// flags is the common flag set: --json, --home, --workspace.
+type flags struct {
+	fs        *flag.FlagSet
+	json      bool
+	home      string
+	workspace string
+}
+
+func newFlags(env Env, name string, withHome bool) *flags {
+	f := &flags{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+	f.fs.SetOutput(env.Stderr)
+	f.fs.BoolVar(&f.json, "json", false, "print one JSON document")
+	if withHome {
+		f.fs.StringVar(&f.home, "home", "", "Plugboard home (overrides $PLUGBOARD_HOME)")
+		f.fs.StringVar(&f.workspace, "workspace", "", "open workspace folder (project skills and MCP)")
+	}
+	return f
+}
+
+// parse accepts flags before and after positional arguments.
+func (f *flags) parse(args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := f.fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = f.fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// homes resolves HOME and PLUGBOARD_HOME for a command.
+func homes(env Env, f *flags) (home, pbHome string, err error) {
+	home = env.Getenv("HOME")
+	if home == "" {
+		return "", "", errors.New("HOME is not set")
+	}
+	pbHome = f.home
+	if pbHome == "" {
+		pbHome = env.Getenv("PLUGBOARD_HOME")
+	}
+	if pbHome == "" {
+		pbHome = filepath.Join(home, ".plugboard")
+	}
+	pbHome, err = filepath.Abs(pbHome)
+	return home, pbHome, err
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// plural formats "1 skill" / "2 skills".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// tildify shortens paths under home for people.
+func tildify(p, home string) string {
+	if home != "" && (p == home || strings.HasPrefix(p, home+"/")) {
+		return "~" + p[len(home):]
+	}
+	return p
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

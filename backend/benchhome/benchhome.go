@@ -1,0 +1,86 @@
+// Package benchhome builds synthetic homes for benchmarks: N portable plugins, each with
+// K skills and an mcp.json, laid out exactly as a user's $PLUGBOARD_HOME would be. It
+// writes only below the folder it is given.
+package benchhome
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+const pluginJSON = `{
+  "$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json",
+  "name": "%s",
+  "version": "1.0.%d",
+  "description": "Synthetic plugin %d for benchmarks",
+  "author": {"name": "Bench", "email": "bench@example.com"},
+  "license": "MIT",
+  "keywords": ["bench", "synthetic"]
+}
+`
+
+const mcpJSON = `{
+  "$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json",
+  "mcpServers": {
+    "local-%[1]d": {
+      "type": "stdio",
+      "command": "./bin/server",
+      "args": ["--data", "${PLUGIN_DATA}/cache", "--verbose"],
+      "env": {"CONFIG": "${PLUGIN_ROOT}/config.json"},
+      "cwd": "${PLUGIN_ROOT}"
+    },
+    "remote-%[1]d": {
+      "type": "streamable-http",
+      "url": "https://tools.example.com/mcp/%[1]d",
+      "headers": {"X-Tenant": "public"}
+    }
+  }
+}
+`
+
+const skillMD = `---
+name: %s
+description: Use when the synthetic benchmark needs skill %d of plugin %d; it summarises a long artifact and keeps the evidence links.
+license: MIT
+metadata:
+  author: bench
+  version: "1.0"
+---
+
+# Skill %[2]d
+
+Read the whole artifact, keep every evidence link, and report the main result in five lines.
+
+1. Find the artifact.
+2. Read it completely.
+3. Summarise it.
+`
+
+// Generate writes plugins×skills under pbHome/plugins and returns the plugin folders.
+func Generate(pbHome string, plugins, skills int) error {
+	for p := 0; p < plugins; p++ {
+		id := fmt.Sprintf("plugin-%04d", p)
+		root := filepath.Join(pbHome, "plugins", id)
+		if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(root, "plugin.json"), []byte(fmt.Sprintf(pluginJSON, id, p, p)), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(root, "mcp.json"), []byte(fmt.Sprintf(mcpJSON, p)), 0o644); err != nil {
+			return err
+		}
+		for s := 0; s < skills; s++ {
+			name := fmt.Sprintf("skill-%02d", s)
+			dir := filepath.Join(root, "skills", name)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(fmt.Sprintf(skillMD, name, s, p)), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+// Command catalogbench measures a cold `plugboard catalog --json` on a synthetic home of
+// 1,000 portable plugins × 10 skills + an mcp.json each, against readfloor, a program that
+// only reads the same files. Each run is a fresh process (no warm in-process state); the
+// page cache is dropped before every run when /proc/sys/vm/drop_caches is writable, and
+// the report says whether it was. It prints the median wall time of 5 runs of each, their
+// ratio, and the catalog's peak resident memory.
+//
+// Usage: go run ./backend/benchhome/cmd/catalogbench [-plugins 1000] [-skills 10] [-runs 5]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/plugboard/plugboard/backend/benchhome"
+)
+
+func main() {
+	plugins := flag.Int("plugins", 1000, "plugins in the synthetic home")
+	skills := flag.Int("skills", 10, "skills per plugin")
+	runs := flag.Int("runs", 5, "runs of each program")
+	flag.Parse()
+
+	work, err := os.MkdirTemp("", "plugboard-bench-")
+	check(err)
+	defer os.RemoveAll(work)
+	home := filepath.Join(work, "home")
+	pbHome := filepath.Join(home, ".plugboard")
+	check(benchhome.Generate(pbHome, *plugins, *skills))
+	bin := filepath.Join(work, "bin")
+	build(filepath.Join(bin, "plugboard"), ".")
+	build(filepath.Join(bin, "readfloor"), "./backend/benchhome/cmd/readfloor")
+
+	cold := dropCaches()
+	var cat, floor []time.Duration
+	var maxRSS int64
+	for i := 0; i < *runs; i++ {
+		dropCaches()
+		d, _ := run(home, filepath.Join(bin, "readfloor"), pbHome)
+		floor = append(floor, d)
+		dropCaches()
+		d, rss := run(home, filepath.Join(bin, "plugboard"), "catalog", "--json", "--home", pbHome)
+		cat = append(cat, d)
+		maxRSS = max(maxRSS, rss)
+	}
+	mc, mf := median(cat), median(floor)
+	fmt.Printf("home: %d plugins x %d skills + mcp.json each (%d skills)\n", *plugins, *skills, *plugins**skills)
+	fmt.Printf("page cache dropped before each run: %v\n", cold)
+	fmt.Printf("readfloor          median %8.1f ms  runs %v\n", ms(mf), msList(floor))
+	fmt.Printf("plugboard catalog  median %8.1f ms  runs %v\n", ms(mc), msList(cat))
+	fmt.Printf("ratio catalog/floor: %.2fx (goal <= 1.50x)\n", float64(mc)/float64(mf))
+	fmt.Printf("catalog peak RSS: %.1f MB (goal < 150 MB)\n", float64(maxRSS)/1e6)
+}
+
+func build(out, pkg string) {
+	cmd := exec.Command("go", "build", "-tags", "nogui", "-o", out, pkg)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	check(cmd.Run())
+}
+
+// run times one process and returns its wall time and peak resident set in bytes.
+func run(home, prog string, args ...string) (time.Duration, int64) {
+	cmd := exec.Command(prog, args...)
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	devnull, _ := os.Open(os.DevNull)
+	defer devnull.Close()
+	cmd.Stdout = discard{}
+	cmd.Stderr = os.Stderr
+	start := time.Now()
+	check(cmd.Run())
+	d := time.Since(start)
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return d, ru.Maxrss * 1024
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func dropCaches() bool {
+	syscall.Sync()
+	return os.WriteFile("/proc/sys/vm/drop_caches", []byte("3"), 0o200) == nil
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration{}, d...)
+	sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func msList(ds []time.Duration) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, fmt.Sprintf("%.0f", ms(d)))
+	}
+	return out
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "catalogbench:", err)
+		os.Exit(1)
+	}
+}

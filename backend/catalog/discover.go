@@ -1,0 +1,132 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/plugboard/plugboard/backend/issue"
+)
+
+// location is one package folder to load, and where it came from.
+type location struct {
+	dir          string
+	source       string
+	preferCursor bool
+	marketplace  string
+	revision     string
+	notes        issue.List // issues found while discovering it (older cached versions)
+	unsupported  []string   // capability kinds the Cursor index lists for it
+}
+
+// listDirs returns the child folders of dir (symlinks followed), sorted, skipping hidden
+// names. A missing dir is empty; an unreadable one is an issue.
+func listDirs(dir string, issues *issue.List) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			issues.Errorf(CodeRootUnreadable, dir, "", "%s cannot be listed: %v; its plugins are not catalogued", dir, unwrapPath(err))
+		}
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if isDir(p) {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// discoverPlugins lists package folders in catalog order: managed, Cursor local, Cursor
+// cache, then skillPluginPaths.
+func discoverPlugins(o Options, s Settings, issues *issue.List) []location {
+	var locs []location
+	for _, d := range listDirs(filepath.Join(o.PlugboardHome, "plugins"), issues) {
+		locs = append(locs, location{dir: d, source: SourceManaged})
+	}
+	cursor := filepath.Join(o.Home, ".cursor", "plugins")
+	for _, d := range listDirs(filepath.Join(cursor, "local"), issues) {
+		locs = append(locs, location{dir: d, source: SourceCursorLocal, preferCursor: true})
+	}
+	locs = append(locs, discoverCursorCache(filepath.Join(cursor, "cache"), issues)...)
+	for i, p := range s.SkillPluginPaths {
+		full := expandHome(p, o.Home)
+		if !filepath.IsAbs(full) {
+			issues.Errorf(CodeSettings, filepath.Join(o.PlugboardHome, SettingsFile), fmt.Sprintf("/skillPluginPaths/%d", i),
+				"skillPluginPaths entry %q is relative; use an absolute path or one starting with ~/", p)
+			continue
+		}
+		locs = append(locs, location{dir: full, source: SourcePluginPath, preferCursor: true})
+	}
+	return locs
+}
+
+// discoverCursorCache picks one installed version of each cached Cursor plugin:
+// cache/<marketplace>/<plugin>/<revision>/. The version Cursor's install index names
+// wins; without an index entry the most recently modified folder does.
+func discoverCursorCache(cache string, issues *issue.List) []location {
+	index := readCursorIndex(filepath.Join(cache, cursorIndexFile), issues)
+	var locs []location
+	for _, market := range listDirs(cache, issues) {
+		for _, plugin := range listDirs(market, issues) {
+			revs := listDirs(plugin, issues)
+			if len(revs) == 0 {
+				continue
+			}
+			key := filepath.Base(market) + "/" + filepath.Base(plugin)
+			entry, indexed := index[key]
+			chosen := ""
+			if indexed && entry.Revision != "" {
+				for _, r := range revs {
+					if filepath.Base(r) == entry.Revision {
+						chosen = r
+					}
+				}
+			}
+			if chosen == "" {
+				chosen = newest(revs)
+			}
+			loc := location{dir: chosen, source: SourceCursorCache, preferCursor: true,
+				marketplace: filepath.Base(market), revision: filepath.Base(chosen), unsupported: entry.Unsupported}
+			if len(revs) > 1 {
+				how := "the most recently modified"
+				if indexed && filepath.Base(chosen) == entry.Revision {
+					how = "the one Cursor's install index names"
+				}
+				loc.notes.Add(issue.Info, CodeCursorVersions, chosen, "", "%d cached versions of %s; cataloguing %s (%s)", len(revs), key, filepath.Base(chosen), how)
+			}
+			if indexed && entry.Revision != "" && filepath.Base(chosen) != entry.Revision {
+				loc.notes.Add(issue.Warning, CodeCursorIndex, filepath.Join(cache, cursorIndexFile), "",
+					"Cursor's install index names revision %s of %s, which is not in the cache; cataloguing %s instead (reinstall the plugin in Cursor to repair the cache)", entry.Revision, key, filepath.Base(chosen))
+			}
+			locs = append(locs, loc)
+		}
+	}
+	return locs
+}
+
+// newest returns the most recently modified folder (ties: the last by name).
+func newest(dirs []string) string {
+	best := dirs[0]
+	var bestT int64
+	for _, d := range dirs {
+		st, err := os.Stat(d)
+		if err != nil {
+			continue
+		}
+		if t := st.ModTime().UnixNano(); t >= bestT {
+			best, bestT = d, t
+		}
+	}
+	return best
+}

@@ -1,0 +1,169 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+
+	"github.com/plugboard/plugboard/backend/issue"
+	"github.com/plugboard/plugboard/backend/manifest"
+	"github.com/plugboard/plugboard/backend/mcpconfig"
+	"github.com/plugboard/plugboard/backend/pathsafe"
+	"github.com/plugboard/plugboard/backend/skill"
+)
+
+// Inspect validates the one package in dir, of any format. home is the user's home
+// folder (for the skills' paths rules).
+func Inspect(dir, home string) Plugin {
+	return loadPlugin(dir, SourceInspect, home, false)
+}
+
+// loadPlugin reads one package. It never fails: problems become issues.
+func loadPlugin(dir, source, home string, preferCursor bool) Plugin {
+	abs, _ := filepath.Abs(dir)
+	p := Plugin{ID: filepath.Base(abs), Path: abs, Source: source}
+	root, err := pathsafe.Root(abs)
+	if err == nil {
+		var st os.FileInfo
+		if st, err = os.Stat(root); err == nil && !st.IsDir() {
+			err = errors.New("not a folder")
+		}
+	}
+	if err != nil {
+		p.Format = manifest.FormatNone
+		p.Issues.Errorf(CodeFolderUnreadable, abs, "", "plugin folder %s cannot be opened: %v", abs, unwrapPath(err))
+		p.finish()
+		return p
+	}
+	m := manifest.Load(root, manifest.Detect(root, preferCursor))
+	p.Format, p.Manifest, p.Valid = m.Format, m.Path, m.Valid
+	p.Name, p.Version, p.Description = m.Name, m.Version, m.Description
+	p.Author, p.Homepage, p.Repository, p.License, p.Keywords = m.Author, m.Homepage, m.Repository, m.License, m.Keywords
+	p.Unsupported = m.Unsupported
+	p.Issues = append(p.Issues, m.Issues...)
+	if !m.Valid {
+		// A rejected manifest loads nothing (spec §5.2, §11.3).
+		p.finish()
+		return p
+	}
+	skillsDirs := []string{"skills"}
+	if m.Format == manifest.FormatCursor {
+		skillsDirs = m.SkillsDirs
+	}
+	for _, d := range skillsDirs {
+		p.Skills = append(p.Skills, loadSkills(root, d, home, &p.Issues)...)
+	}
+	switch m.Format {
+	case manifest.FormatPortable:
+		p.MCP = mcpconfig.LoadPortable(root, m.Schema)
+	case manifest.FormatCursor:
+		if m.MCPFile != "" {
+			p.MCP = loadCursorMCP(root, m.MCPFile, &p.Issues)
+		}
+	case manifest.FormatLegacy:
+		if _, err := os.Lstat(filepath.Join(root, ".mcp.json")); err == nil {
+			p.Issues.Add(issue.Info, CodeLegacyMCP, ".mcp.json", "",
+				"Claude-native .mcp.json is handed to Claude as it is and not catalogued; to see, acknowledge and map its servers, move them to a portable mcp.json")
+			p.Issues[len(p.Issues)-1].Line = 1
+		}
+	}
+	p.finish()
+	return p
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// loadSkills discovers skills as immediate children of the skills folder rel (spec §7.1).
+func loadSkills(root, rel, home string, issues *issue.List) []skill.Skill {
+	at := filepath.Join(root, filepath.FromSlash(rel))
+	if _, err := os.Lstat(at); errors.Is(err, os.ErrNotExist) {
+		return nil // a missing fixed location is not an error (§6.2)
+	}
+	resolved, err := pathsafe.Resolve(root, rel)
+	if errors.Is(err, pathsafe.ErrEscapes) {
+		issues.Add(issue.Error, CodeSkillsEscapes, rel, "", "%s/ resolves outside the plugin folder (to %s); no skill of this plugin is loaded — make it a real folder inside the plugin", rel, resolved)
+		(*issues)[len(*issues)-1].Line = 1
+		return nil
+	}
+	var st os.FileInfo
+	if err == nil {
+		st, err = os.Stat(resolved)
+	}
+	if err != nil || !st.IsDir() {
+		why := "is not a folder"
+		if err != nil {
+			why = "cannot be opened: " + unwrapPath(err).Error()
+		}
+		issues.Add(issue.Error, CodeSkillsNotDir, rel, "", "%s %s; no skill of this plugin is loaded, the rest of the plugin is (spec §6.2)", rel, why)
+		(*issues)[len(*issues)-1].Line = 1
+		return nil
+	}
+	entries, err := os.ReadDir(resolved)
+	if err != nil {
+		issues.Add(issue.Error, CodeSkillsNotDir, rel, "", "%s cannot be listed: %v", rel, unwrapPath(err))
+		(*issues)[len(*issues)-1].Line = 1
+		return nil
+	}
+	var out []skill.Skill
+	for _, e := range entries {
+		dir := filepath.Join(at, e.Name())
+		if !isDir(dir) {
+			continue // files beside skills (README.md) are not skills
+		}
+		shown := path.Join(rel, e.Name(), "SKILL.md")
+		if _, err := os.Lstat(filepath.Join(dir, "SKILL.md")); err != nil {
+			msg := fmt.Sprintf("%s/%s has no SKILL.md, so it is not a skill; add SKILL.md or move the folder out of %s/", rel, e.Name(), rel)
+			if _, err := os.Lstat(filepath.Join(dir, "skill.md")); err == nil {
+				msg = fmt.Sprintf("%s/%s has skill.md; the file must be named exactly SKILL.md — rename it", rel, e.Name())
+			}
+			issues.Add(issue.Warning, CodeSkillNoSkillMD, path.Join(rel, e.Name()), "", "%s", msg)
+			(*issues)[len(*issues)-1].Line = 1
+			continue
+		}
+		out = append(out, skill.Load(dir, skill.Options{Root: root, Trusted: false, Home: home, Path: shown}))
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Folder < out[b].Folder })
+	return out
+}
+
+// isDir follows symlinks; a dangling or looping link is not a folder.
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// loadCursorMCP reads a Cursor plugin's MCP file (Claude/Cursor shape) after checking
+// that it stays inside the plugin.
+func loadCursorMCP(root, rel string, issues *issue.List) *mcpconfig.Config {
+	p, err := pathsafe.Resolve(root, rel)
+	if err != nil {
+		issues.Add(issue.Error, CodeMCPEscapes, rel, "", "%s resolves outside the plugin folder; its MCP servers are not loaded", rel)
+		(*issues)[len(*issues)-1].Line = 1
+		return &mcpconfig.Config{Path: rel, Servers: []mcpconfig.Server{}, Issues: issue.List{}}
+	}
+	if c := mcpconfig.LoadClaude(p, rel); c != nil {
+		return c
+	}
+	issues.Add(issue.Warning, CodeMCPMissing, manifest.CursorPath, "/mcpServers", "\"mcpServers\" names %s, which does not exist; create it or remove the field", rel)
+	(*issues)[len(*issues)-1].Line = 1
+	return nil
+}
+
+// finish fills totals and makes lists non-nil for JSON.
+func (p *Plugin) finish() {
+	if p.Skills == nil {
+		p.Skills = []skill.Skill{}
+	}
+	p.Issues = p.Issues.NonNil()
+	e, w := p.AllIssues().Count()
+	p.IssueCounts = Counts{Errors: e, Warnings: w}
+}

@@ -1,0 +1,130 @@
+package catalog
+
+import (
+	"sort"
+
+	"github.com/plugboard/plugboard/backend/issue"
+	"github.com/plugboard/plugboard/backend/mcpconfig"
+	"github.com/plugboard/plugboard/backend/skill"
+)
+
+// Skill precedence layers (F7), lowest number wins.
+const (
+	LayerUser    = 1
+	LayerManaged = 2
+	LayerProject = 3
+	LayerCursor  = 4
+	LayerBuiltin = 5
+)
+
+// SkillEntry is one skill in the precedence view: standalone or from a plugin.
+type SkillEntry struct {
+	// ID is "plugin:skill" for a plugin skill and the bare name for a standalone one.
+	ID     string       `json:"id"`
+	Name   string       `json:"name"`
+	Source skill.Source `json:"source"`
+	Layer  int          `json:"layer"`
+	// Trusted skills' text is instructions; untrusted skills' text is data (F9).
+	Trusted        bool   `json:"trusted"`
+	Plugin         string `json:"plugin,omitempty"` // plugin id, for plugin skills
+	PluginSource   string `json:"pluginSource,omitempty"`
+	Path           string `json:"path"` // SKILL.md
+	Description    string `json:"description,omitempty"`
+	Valid          bool   `json:"valid"`
+	ModelInvocable bool   `json:"modelInvocable"`
+	Enabled        bool   `json:"enabled"`
+	// Active is true when the bare name resolves to this skill.
+	Active     bool              `json:"active"`
+	ShadowedBy string            `json:"shadowedBy,omitempty"` // the winner's path
+	Shadows    []string          `json:"shadows,omitempty"`    // paths this skill hides
+	Paths      []skill.PathEntry `json:"paths,omitempty"`
+	Issues     issue.List        `json:"issues"`
+}
+
+func entryOf(s skill.Skill, layer int, src skill.Source, trusted bool, p *Plugin, settings Settings) SkillEntry {
+	e := SkillEntry{ID: s.Name, Name: s.Name, Source: src, Layer: layer, Trusted: trusted, Path: s.Path,
+		Description: s.Description, Valid: s.Valid, ModelInvocable: s.ModelInvocable, Paths: s.Paths, Issues: s.Issues.NonNil()}
+	if p != nil {
+		ns := p.Name
+		if ns == "" {
+			ns = p.ID
+		}
+		e.ID, e.Plugin, e.PluginSource = ns+":"+s.Name, p.ID, p.Source
+		if e.Path != "" && e.Path[0] != '/' {
+			e.Path = p.Path + "/" + e.Path
+		}
+	}
+	e.Enabled = settings.Enabled(e.Name, e.ID)
+	return e
+}
+
+// resolvePrecedence marks, for every bare name, the first valid skill as active and the
+// later ones as shadowed by it. Entries must be in precedence order.
+func resolvePrecedence(entries []SkillEntry) {
+	winner := map[string]int{}
+	for i := range entries {
+		e := &entries[i]
+		if !e.Valid {
+			continue
+		}
+		if w, ok := winner[e.Name]; ok {
+			e.ShadowedBy = entries[w].Path
+			entries[w].Shadows = append(entries[w].Shadows, e.Path)
+			continue
+		}
+		winner[e.Name] = i
+		e.Active = true
+	}
+}
+
+// ServerRef is one declaration of an MCP server, sanitised.
+type ServerRef struct {
+	Source  string            `json:"source"` // "user" | "plugin" | "project"
+	Plugin  string            `json:"plugin,omitempty"`
+	File    string            `json:"file"`
+	Type    string            `json:"type"`
+	Summary mcpconfig.Summary `json:"summary"`
+}
+
+// MergedServer is one MCP server name with the declaration that wins and those it hides.
+type MergedServer struct {
+	Name     string      `json:"name"`
+	Winner   ServerRef   `json:"winner"`
+	Shadowed []ServerRef `json:"shadowed,omitempty"`
+}
+
+// mcpSource is one MCP file in merge order.
+type mcpSource struct {
+	source, plugin string
+	config         *mcpconfig.Config
+}
+
+// mergeMCP merges valid servers by name: the first source wins (F9 order: user, plugins,
+// trusted project).
+func mergeMCP(sources []mcpSource) []MergedServer {
+	byName := map[string]*MergedServer{}
+	var order []string
+	for _, src := range sources {
+		if src.config == nil || !src.config.Valid {
+			continue
+		}
+		for _, s := range src.config.Servers {
+			if !s.Valid {
+				continue
+			}
+			ref := ServerRef{Source: src.source, Plugin: src.plugin, File: src.config.Path, Type: s.Type, Summary: s.Summary}
+			if m, ok := byName[s.Name]; ok {
+				m.Shadowed = append(m.Shadowed, ref)
+				continue
+			}
+			byName[s.Name] = &MergedServer{Name: s.Name, Winner: ref}
+			order = append(order, s.Name)
+		}
+	}
+	sort.Strings(order)
+	out := make([]MergedServer, 0, len(order))
+	for _, n := range order {
+		out = append(out, *byName[n])
+	}
+	return out
+}
