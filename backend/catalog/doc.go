@@ -62,21 +62,21 @@ type Counts struct {
 
 // Plugin is one package: the inspect object of DESIGN.md.
 type Plugin struct {
-	ID          string           `json:"id"`   // folder name: the assignment identity
-	Path        string           `json:"path"` // absolute folder as found
-	Source      string           `json:"source"`
-	Format      manifest.Format  `json:"format"`
-	Valid       bool             `json:"valid"` // loadable and assignable
-	Name        string           `json:"name"`  // manifest name; the runtime namespace
-	Version     string           `json:"version"`
-	Description string           `json:"description,omitempty"`
-	Author      *manifest.Author `json:"author,omitempty"`
-	Homepage    string           `json:"homepage,omitempty"`
-	Repository  string           `json:"repository,omitempty"`
-	License     string           `json:"license,omitempty"`
-	Keywords    []string         `json:"keywords,omitempty"`
-	Manifest    string           `json:"manifest"` // manifest file, relative
-	Skills      []skill.Skill    `json:"skills"`
+	ID          string            `json:"id"`   // folder name: the assignment identity
+	Path        string            `json:"path"` // absolute folder as found
+	Source      string            `json:"source"`
+	Format      manifest.Format   `json:"format"`
+	Valid       bool              `json:"valid"` // loadable and assignable
+	Name        string            `json:"name"`  // manifest name; the runtime namespace
+	Version     string            `json:"version"`
+	Description string            `json:"description,omitempty"`
+	Author      *manifest.Author  `json:"author,omitempty"`
+	Homepage    string            `json:"homepage,omitempty"`
+	Repository  string            `json:"repository,omitempty"`
+	License     string            `json:"license,omitempty"`
+	Keywords    []string          `json:"keywords,omitempty"`
+	Manifest    string            `json:"manifest"` // manifest file, relative
+	Skills      []skill.Skill     `json:"skills"`
 	MCP         *mcpconfig.Config `json:"mcp"` // nil: no catalogued MCP file
 	// Issues holds plugin-level issues (manifest, component folders); skills and servers
 	// carry their own. IssueCounts totals all of them.
