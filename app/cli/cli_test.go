@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const manifest = `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "%s"}`
+
+func write(t *testing.T, p, body string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(args, Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }})
+	return code, out.String(), errb.String()
+}
+
+// sample writes a home with one valid and one invalid plugin and a user skill.
+func sample(t *testing.T) (home string, env map[string]string) {
+	home = t.TempDir()
+	pb := filepath.Join(home, ".plugboard")
+	good := filepath.Join(pb, "plugins", "good")
+	write(t, filepath.Join(good, "plugin.json"), strings.Replace(manifest, "%s", "good", 1))
+	write(t, filepath.Join(good, "skills", "greet", "SKILL.md"), "---\nname: greet\ndescription: Say hello\n---\n")
+	write(t, filepath.Join(good, "skills", "Bad", "SKILL.md"), "---\nname: Bad\ndescription: x\n---\n")
+	write(t, filepath.Join(pb, "plugins", "bad", "plugin.json"), "{\n  \"name\": \"bad\"\n}\n")
+	write(t, filepath.Join(home, ".claude", "skills", "greet", "SKILL.md"), "---\nname: greet\ndescription: User greet\n---\n")
+	return home, map[string]string{"HOME": home}
+}
+
+var compilerLine = regexp.MustCompile(`^[^:]+(:\d+)?: (error|warning|info): .+ \[[a-z.-]+\]$`)
+
+func TestInspect(t *testing.T) {
+	home, env := sample(t)
+	good := filepath.Join(home, ".plugboard", "plugins", "good")
+	bad := filepath.Join(home, ".plugboard", "plugins", "bad")
+
+	code, out, _ := run(t, env, "inspect", good)
+	if code != ExitOK {
+		t.Errorf("inspect good = %d, want 0\n%s", code, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !compilerLine.MatchString(lines[0]) || !strings.HasPrefix(lines[0], good+"/skills/Bad/SKILL.md:2: error:") {
+		t.Errorf("first line %q is not a compiler-style issue under the plugin folder", lines[0])
+	}
+	if !strings.Contains(lines[len(lines)-1], "valid portable plugin good; 2 skills (1 valid)") {
+		t.Errorf("summary line = %q", lines[len(lines)-1])
+	}
+
+	code, out, _ = run(t, env, "inspect", "--json", bad)
+	if code != ExitInvalid {
+		t.Errorf("inspect bad = %d, want 1", code)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(out), &obj); err != nil {
+		t.Fatalf("inspect --json: %v\n%s", err, out)
+	}
+	for _, k := range []string{"id", "path", "format", "valid", "name", "version", "skills", "mcp", "issues"} {
+		if _, ok := obj[k]; !ok {
+			t.Errorf("inspect --json lacks %q", k)
+		}
+	}
+	if obj["id"] != "bad" || obj["format"] != "portable" || obj["valid"] != false {
+		t.Errorf("inspect --json = %v", obj)
+	}
+	// Flags after the folder work too.
+	if code, _, _ := run(t, env, "inspect", good, "--json"); code != ExitOK {
+		t.Errorf("inspect DIR --json = %d", code)
+	}
+	for _, args := range [][]string{{"inspect"}, {"inspect", filepath.Join(home, "missing")}, {"inspect", "--bogus", good}, {"inspect", filepath.Join(good, "plugin.json")}, {"nope"}} {
+		if code, _, errOut := run(t, env, args...); code != ExitUsage || errOut == "" {
+			t.Errorf("%v = %d (stderr %q), want 2 with a message", args, code, errOut)
+		}
+	}
+}
+
+func TestCatalogAndSkills(t *testing.T) {
+	home, env := sample(t)
+	code, out, _ := run(t, env, "catalog", "--json")
+	if code != ExitOK {
+		t.Fatalf("catalog = %d", code)
+	}
+	var c struct {
+		Plugins []struct{ ID string }
+		Skills  []struct {
+			ID, ShadowedBy string
+			Active         bool
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Plugins) != 2 {
+		t.Errorf("catalog plugins = %v", c.Plugins)
+	}
+	// --home overrides $PLUGBOARD_HOME.
+	env["PLUGBOARD_HOME"] = filepath.Join(home, "elsewhere")
+	_, out, _ = run(t, env, "catalog", "--json")
+	if strings.Contains(out, `"good"`) {
+		t.Errorf("PLUGBOARD_HOME was not used")
+	}
+	_, out, _ = run(t, env, "catalog", "--json", "--home", filepath.Join(home, ".plugboard"))
+	if !strings.Contains(out, `"good"`) {
+		t.Errorf("--home was not used")
+	}
+	delete(env, "PLUGBOARD_HOME")
+
+	code, out, _ = run(t, env, "skills", "--json")
+	var s struct {
+		Groups []struct {
+			Plugin, Source string
+			Skills         []struct {
+				ID         string
+				Active     bool
+				ShadowedBy string
+			}
+		}
+	}
+	if code != ExitOK || json.Unmarshal([]byte(out), &s) != nil {
+		t.Fatalf("skills --json = %d %s", code, out)
+	}
+	var ids []string
+	for _, g := range s.Groups {
+		for _, sk := range g.Skills {
+			ids = append(ids, g.Source+"/"+sk.ID)
+		}
+	}
+	want := "user/greet,plugboard/good:Bad,plugboard/good:greet,builtin/plugboard-authoring"
+	if strings.Join(ids, ",") != want {
+		t.Errorf("skills groups = %v, want %s", ids, want)
+	}
+	if g := s.Groups[1].Skills[1]; g.Active || g.ShadowedBy == "" {
+		t.Errorf("good:greet must be shadowed by the user greet: %+v", g)
+	}
+
+	code, out, _ = run(t, env, "skills")
+	if code != ExitOK || !strings.Contains(out, "plugin good (plugboard):") || !strings.Contains(out, "shadowed by ~/.claude/skills/greet/SKILL.md") {
+		t.Errorf("skills text =\n%s", out)
+	}
+	code, out, _ = run(t, env, "catalog")
+	if code != ExitOK || !strings.Contains(out, "INVALID portable plugin bad") || !strings.Contains(out, "plugin.json:1: error:") {
+		t.Errorf("catalog text =\n%s", out)
+	}
+	if code, _, _ := run(t, env, "catalog", "--workspace", filepath.Join(home, "nope")); code != ExitUsage {
+		t.Errorf("catalog with a missing workspace = %d, want 2", code)
+	}
+	if code, _, _ := run(t, map[string]string{}, "catalog"); code != ExitUsage {
+		t.Errorf("catalog without HOME = %d, want 2", code)
+	}
+}
+
+// TestBinary builds the real command and runs it as a plugin author's CI would.
+func TestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "plugboard")
+	build := exec.Command("go", "build", "-o", bin, "../..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	home, _ := sample(t)
+	cmd := exec.Command(bin, "inspect", "--json", filepath.Join(home, ".plugboard", "plugins", "bad"))
+	cmd.Env = []string{"HOME=" + home}
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != ExitInvalid {
+		t.Errorf("binary inspect bad: err %v, want exit 1", err)
+	}
+	if !json.Valid(out) {
+		t.Errorf("binary inspect --json output is not JSON: %s", out)
+	}
+	cmd = exec.Command(bin)
+	cmd.Env = []string{"HOME=" + home}
+	if out, _ := cmd.Output(); !strings.Contains(string(out), "plugboard inspect") {
+		t.Errorf("no-argument usage = %s", out)
+	}
+}

@@ -1,0 +1,7 @@
+//go:build unix
+
+package catalog
+
+import "syscall"
+
+func mkfifo(p string) error { return syscall.Mkfifo(p, 0o644) }
