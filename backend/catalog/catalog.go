@@ -105,7 +105,7 @@ func loadAll(locs []location, o Options) []Plugin {
 			defer wg.Done()
 			for i := range next {
 				l := locs[i]
-				p := loadPlugin(l.dir, l.source, o.Home, l.preferCursor)
+				p := loadPlugin(l, o.Home)
 				p.Marketplace, p.Revision = l.marketplace, l.revision
 				if l.source == SourceCursorCache {
 					p.ID = filepath.Base(filepath.Dir(l.dir))

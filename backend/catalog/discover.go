@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 
 	"github.com/plugboard/plugboard/backend/issue"
+	"github.com/plugboard/plugboard/backend/pathsafe"
 )
 
 // location is one package folder to load, and where it came from.
@@ -21,11 +21,18 @@ type location struct {
 	revision     string
 	notes        issue.List // issues found while discovering it (older cached versions)
 	unsupported  []string   // capability kinds the Cursor index lists for it
+	root         string     // the resolved folder, when discovery already knows it
 }
 
-// listDirs returns the child folders of dir (symlinks followed), sorted, skipping hidden
-// names. A missing dir is empty; an unreadable one is an issue.
-func listDirs(dir string, issues *issue.List) []string {
+// found is a child folder and whether it is a plain folder (not reached through a link).
+type found struct {
+	path  string
+	plain bool
+}
+
+// listFolders returns the child folders of dir (symlinks followed), sorted, skipping
+// hidden names. A missing dir is empty; an unreadable one is an issue.
+func listFolders(dir string, issues *issue.List) []found {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
@@ -33,27 +40,49 @@ func listDirs(dir string, issues *issue.List) []string {
 		}
 		return nil
 	}
-	var out []string
+	var out []found // ReadDir sorts by name
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		if isDir(p) {
-			out = append(out, p)
+		// The listing says what a plain folder is; only links need a Stat.
+		if e.IsDir() || e.Type()&os.ModeSymlink != 0 && isDir(p) {
+			out = append(out, found{p, e.IsDir()})
 		}
 	}
-	sort.Strings(out)
 	return out
+}
+
+// listDirs is listFolders without the plain flags.
+func listDirs(dir string, issues *issue.List) []string {
+	var out []string
+	for _, f := range listFolders(dir, issues) {
+		out = append(out, f.path)
+	}
+	return out
+}
+
+// managedLocations lists $PLUGBOARD_HOME/plugins/*. The folder is resolved once, so a
+// plain child folder needs no resolution of its own (a system call per path component
+// saved for every plugin).
+func managedLocations(dir string, issues *issue.List) []location {
+	var locs []location
+	resolvedDir, err := pathsafe.Root(dir)
+	for _, f := range listFolders(dir, issues) {
+		l := location{dir: f.path, source: SourceManaged}
+		if err == nil && f.plain {
+			l.root = filepath.Join(resolvedDir, filepath.Base(f.path))
+		}
+		locs = append(locs, l)
+	}
+	return locs
 }
 
 // discoverPlugins lists package folders in catalog order: managed, Cursor local, Cursor
 // cache, then skillPluginPaths.
 func discoverPlugins(o Options, s Settings, issues *issue.List) []location {
-	var locs []location
-	for _, d := range listDirs(filepath.Join(o.PlugboardHome, "plugins"), issues) {
-		locs = append(locs, location{dir: d, source: SourceManaged})
-	}
+	locs := managedLocations(filepath.Join(o.PlugboardHome, "plugins"), issues)
 	cursor := filepath.Join(o.Home, ".cursor", "plugins")
 	for _, d := range listDirs(filepath.Join(cursor, "local"), issues) {
 		locs = append(locs, location{dir: d, source: SourceCursorLocal, preferCursor: true})

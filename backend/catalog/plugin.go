@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -18,14 +17,17 @@ import (
 // Inspect validates the one package in dir, of any format. home is the user's home
 // folder (for the skills' paths rules).
 func Inspect(dir, home string) Plugin {
-	return loadPlugin(dir, SourceInspect, home, false)
+	return loadPlugin(location{dir: dir, source: SourceInspect}, home)
 }
 
 // loadPlugin reads one package. It never fails: problems become issues.
-func loadPlugin(dir, source, home string, preferCursor bool) Plugin {
-	abs, _ := filepath.Abs(dir)
-	p := Plugin{ID: filepath.Base(abs), Path: abs, Source: source}
-	root, err := pathsafe.Root(abs)
+func loadPlugin(l location, home string) Plugin {
+	abs, _ := filepath.Abs(l.dir)
+	p := Plugin{ID: filepath.Base(abs), Path: abs, Source: l.source}
+	root, err := l.root, error(nil)
+	if root == "" {
+		root, err = pathsafe.Root(abs)
+	}
 	if err == nil {
 		var st os.FileInfo
 		if st, err = os.Stat(root); err == nil && !st.IsDir() {
@@ -38,7 +40,7 @@ func loadPlugin(dir, source, home string, preferCursor bool) Plugin {
 		p.finish()
 		return p
 	}
-	m := manifest.Load(root, manifest.Detect(root, preferCursor))
+	m := manifest.Load(root, manifest.Detect(root, l.preferCursor))
 	p.Format, p.Manifest, p.Valid = m.Format, m.Path, m.Valid
 	p.Name, p.Version, p.Description = m.Name, m.Version, m.Description
 	p.Author, p.Homepage, p.Repository, p.License, p.Keywords = m.Author, m.Homepage, m.Repository, m.License, m.Keywords
@@ -116,20 +118,22 @@ func loadSkills(root, rel, home string, issues *issue.List) []skill.Skill {
 	var out []skill.Skill
 	for _, e := range entries {
 		dir := filepath.Join(at, e.Name())
-		if !isDir(dir) {
+		// The listing already says what a plain folder is; only links need a Stat.
+		if !e.IsDir() && (e.Type()&os.ModeSymlink == 0 || !isDir(dir)) {
 			continue // files beside skills (README.md) are not skills
 		}
 		shown := path.Join(rel, e.Name(), "SKILL.md")
-		if _, err := os.Lstat(filepath.Join(dir, "SKILL.md")); err != nil {
-			msg := fmt.Sprintf("%s/%s has no SKILL.md, so it is not a skill; add SKILL.md or move the folder out of %s/", rel, e.Name(), rel)
-			if _, err := os.Lstat(filepath.Join(dir, "skill.md")); err == nil {
-				msg = fmt.Sprintf("%s/%s has skill.md; the file must be named exactly SKILL.md — rename it", rel, e.Name())
-			}
-			issues.Add(issue.Warning, CodeSkillNoSkillMD, path.Join(rel, e.Name()), "", "%s", msg)
+		// A plain folder in the resolved skills folder is resolved already.
+		plain := e.IsDir() && resolved == at
+		s := skill.Load(dir, skill.Options{Root: root, Trusted: false, Home: home, Path: shown, Resolved: plain})
+		if !s.Valid && len(s.Issues) == 1 && s.Issues[0].Code == skill.CodeMissing {
+			// A folder without SKILL.md is not a skill (spec §7.1): say so, as a warning
+			// on the plugin, rather than listing an invalid skill.
+			issues.Add(issue.Warning, CodeSkillNoSkillMD, path.Join(rel, e.Name()), "", "%s/%s is not a skill: %s", rel, e.Name(), s.Issues[0].Message)
 			(*issues)[len(*issues)-1].Line = 1
 			continue
 		}
-		out = append(out, skill.Load(dir, skill.Options{Root: root, Trusted: false, Home: home, Path: shown}))
+		out = append(out, s)
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Folder < out[b].Folder })
 	return out

@@ -65,6 +65,26 @@ func Resolve(root, rel string) (string, error) {
 	return got, nil
 }
 
+// ResolveUnder resolves rel starting from base, a folder already resolved and inside root
+// (for example a skills folder whose containment was checked), so that only the
+// components of rel are looked up. The result must still lie inside root.
+func ResolveUnder(root, base, rel string) (string, error) {
+	if filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
+		return "", ErrAbsolute
+	}
+	if !Within(root, base) {
+		return base, ErrEscapes
+	}
+	got, err := resolveFrom(base, filepath.FromSlash(rel))
+	if err != nil {
+		return "", err
+	}
+	if !Within(root, got) {
+		return got, ErrEscapes
+	}
+	return got, nil
+}
+
 // ResolveAbs resolves an absolute path the same way, with no containment check.
 func ResolveAbs(p string) (string, error) {
 	if !filepath.IsAbs(p) {

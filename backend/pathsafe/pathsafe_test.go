@@ -79,6 +79,37 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+func TestResolveUnder(t *testing.T) {
+	root, _ := mustRoot(t)
+	os.Symlink("../..", filepath.Join(root, "bin", "up"))
+	tests := []struct {
+		base, rel string
+		want      string
+		wantErr   error
+	}{
+		{"bin", "server", "bin/server", nil},
+		{"bin", "../data/x", "data/x", nil},
+		{"bin", "up/outside", "", ErrEscapes},
+		{"bin", "../../x", "", ErrEscapes},
+		{"bin", "/abs", "", ErrAbsolute},
+	}
+	for _, tc := range tests {
+		got, err := ResolveUnder(root, filepath.Join(root, tc.base), tc.rel)
+		if tc.wantErr != nil {
+			if !errors.Is(err, tc.wantErr) {
+				t.Errorf("ResolveUnder(%s, %q) = %q, %v; want %v", tc.base, tc.rel, got, err, tc.wantErr)
+			}
+			continue
+		}
+		if want := filepath.Join(root, tc.want); err != nil || got != want {
+			t.Errorf("ResolveUnder(%s, %q) = %q, %v; want %q", tc.base, tc.rel, got, err, want)
+		}
+	}
+	if _, err := ResolveUnder(root, filepath.Dir(root), "x"); !errors.Is(err, ErrEscapes) {
+		t.Errorf("ResolveUnder with a base outside root = %v, want ErrEscapes", err)
+	}
+}
+
 func TestWithin(t *testing.T) {
 	tests := []struct {
 		root, p string

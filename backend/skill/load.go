@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -34,7 +35,7 @@ func Load(dir string, opts Options) Skill {
 	if opts.Path == "" {
 		opts.Path = file
 	}
-	data, p := readSkill(abs, file, opts.Root)
+	data, p := readSkill(abs, file, opts.Root, opts.Resolved)
 	if p != nil {
 		s := Skill{Name: folder, Folder: folder, Dir: abs, Path: opts.Path}
 		s.Issues.Errorf(p.code, opts.Path, "", "%s", p.msg)
@@ -45,28 +46,61 @@ func Load(dir string, opts Options) Skill {
 }
 
 // readSkill contains, finds and reads SKILL.md. Containment comes first, so nothing
-// outside the plugin root is even listed.
-func readSkill(dir, file, root string) ([]byte, *readProblem) {
+// outside the plugin root is even opened. The happy path costs one Lstat per component
+// below the root plus the read itself: the catalog does this ten thousand times.
+func readSkill(dir, file, root string, resolved bool) ([]byte, *readProblem) {
 	if root != "" {
-		got, err := pathsafe.ResolveAbs(file)
+		root = filepath.Clean(root)
+		var got string
+		var err error
+		if resolved {
+			got, err = pathsafe.ResolveUnder(root, dir, FileName)
+		} else if rel, ok := below(root, file); ok {
+			got, err = pathsafe.Resolve(root, rel)
+		} else {
+			got, err = pathsafe.ResolveAbs(file)
+			if err == nil && !pathsafe.Within(root, got) {
+				err = pathsafe.ErrEscapes
+			}
+		}
 		switch {
 		case errors.Is(err, syscall.ENOTDIR):
 			// dir is a file: findExact says so.
+		case errors.Is(err, pathsafe.ErrEscapes):
+			return nil, &readProblem{CodeEscapesRoot, "SKILL.md resolves to " + got + ", outside the plugin folder " +
+				root + "; the skill is skipped: move it inside the plugin or replace the symlink with a copy"}
 		case err != nil:
 			return nil, describe("SKILL.md", err)
-		case !pathsafe.Within(filepath.Clean(root), got):
-			return nil, &readProblem{CodeEscapesRoot, "SKILL.md resolves to " + got + ", outside the plugin folder " +
-				filepath.Clean(root) + "; the skill is skipped: move it inside the plugin or replace the symlink with a copy"}
 		}
 	}
-	if p := findExact(dir); p != nil {
-		return nil, p
-	}
 	data, err := capread.ReadFile(file, capread.SkillMax)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		if p := findExact(dir); p != nil {
+			return nil, p
+		}
+	}
 	if err != nil {
 		return nil, describe("SKILL.md", err)
 	}
+	if caseInsensitiveFS {
+		// skill.md would have opened as SKILL.md: insist on the exact name.
+		if p := findExact(dir); p != nil {
+			return nil, p
+		}
+	}
 	return data, nil
+}
+
+// caseInsensitiveFS is true where the usual file systems fold case.
+var caseInsensitiveFS = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
+
+// below returns p relative to root when p is lexically inside root.
+func below(root, p string) (string, bool) {
+	rel, err := filepath.Rel(root, filepath.Clean(p))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
 }
 
 // findExact checks that dir holds an entry named exactly SKILL.md (a case-insensitive

@@ -134,6 +134,9 @@ func parseYAML(fm []byte) (doc *yaml.Node, err error) {
 			err = fmt.Errorf("yaml: the parser failed (%v)", r)
 		}
 	}()
+	if doc, ok := fastYAML(fm); ok {
+		return doc, nil
+	}
 	var n yaml.Node
 	if err := yaml.Unmarshal(fm, &n); err != nil {
 		return nil, err

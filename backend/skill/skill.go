@@ -77,6 +77,10 @@ type Options struct {
 	// "skills/greet/SKILL.md"). When empty, Load uses the absolute SKILL.md path and Parse
 	// uses "<folder>/SKILL.md".
 	Path string
+	// Resolved tells Load that dir itself is already symlink-resolved and inside Root (the
+	// catalog knows this of a plain folder listed in a checked skills folder), so only
+	// SKILL.md needs looking up.
+	Resolved bool
 }
 
 // finish sets the derived fields once every check has run.

@@ -1,0 +1,148 @@
+package skill
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// fastYAML builds the yaml.v3 node tree for the plain frontmatter nearly every SKILL.md
+// has — "key: text" lines, one level of "  key: text" under a key (metadata) or "  - text"
+// items (paths) — without running the general parser, which costs several times more
+// than reading the file. It answers ok=false for anything else (comments, numbers,
+// booleans, block scalars, flow collections, escapes, tabs, CR), and the caller falls
+// back to yaml.v3. FuzzFastYAML checks that whatever it accepts, yaml.v3 parses to the
+// same tree.
+func fastYAML(fm []byte) (*yaml.Node, bool) {
+	if len(fm) == 0 || !utf8.Valid(fm) || bytes.IndexByte(fm, '\t') >= 0 || bytes.IndexByte(fm, '\r') >= 0 || bytes.IndexByte(fm, '#') >= 0 {
+		return nil, false
+	}
+	root := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1}
+	var parent *yaml.Node // the open nested collection, if any
+	lines := bytes.Split(bytes.TrimSuffix(fm, []byte("\n")), []byte("\n"))
+	for i, raw := range lines {
+		line := string(raw)
+		n := i + 1
+		switch {
+		case strings.HasPrefix(line, "  - "):
+			if parent == nil || parent.Kind == yaml.MappingNode && len(parent.Content) > 0 {
+				return nil, false
+			}
+			v, ok := scalar(line[4:], n, 5)
+			if !ok {
+				return nil, false
+			}
+			parent.Kind, parent.Tag = yaml.SequenceNode, "!!seq"
+			parent.Content = append(parent.Content, v)
+		case strings.HasPrefix(line, "  "):
+			if parent == nil || parent.Kind == yaml.SequenceNode && len(parent.Content) > 0 {
+				return nil, false
+			}
+			k, v, ok := pair(line[2:], n, 3)
+			if !ok || v == nil {
+				return nil, false
+			}
+			parent.Kind, parent.Tag = yaml.MappingNode, "!!map"
+			parent.Content = append(parent.Content, k, v)
+		default:
+			if parent != nil && len(parent.Content) == 0 {
+				return nil, false // "key:" with nothing under it is null: leave it to yaml.v3
+			}
+			parent = nil
+			k, v, ok := pair(line, n, 1)
+			if !ok {
+				return nil, false
+			}
+			if v == nil {
+				// The value is the nested block on the following lines; its position is
+				// where that block starts.
+				v = &yaml.Node{Line: n + 1, Column: 3}
+				parent = v
+			}
+			root.Content = append(root.Content, k, v)
+		}
+	}
+	if parent != nil && len(parent.Content) == 0 {
+		return nil, false
+	}
+	return &yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{root}}, true
+}
+
+// pair splits "key: value" (value nil for a bare "key:").
+func pair(s string, line, col int) (k, v *yaml.Node, ok bool) {
+	key, rest, found := strings.Cut(s, ":")
+	if !found {
+		return nil, nil, false
+	}
+	if !plainKey(key) {
+		return nil, nil, false
+	}
+	if k, ok = scalar(key, line, col); !ok {
+		return nil, nil, false
+	}
+	if rest == "" {
+		return k, nil, true
+	}
+	if rest[0] != ' ' {
+		return nil, nil, false
+	}
+	v, ok = scalar(rest[1:], line, col+len(key)+2)
+	return k, v, ok
+}
+
+// plainKey accepts ASCII keys such as name, allowed-tools, disable_model (YAML caps an
+// implicit key at 1,024 characters; real keys are short).
+func plainKey(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// scalar accepts text that yaml.v3 reads as a string for certain: plain text that starts
+// with a letter and is no YAML keyword, or a quoted string without escapes.
+func scalar(s string, line, col int) (*yaml.Node, bool) {
+	if s == "" || s != strings.TrimSpace(s) {
+		return nil, false
+	}
+	for _, r := range s {
+		if r < ' ' || r >= 0x7f && r <= 0x9f || r == 0xfeff || r >= 0x2028 && r <= 0x2029 || r >= 0xfffe {
+			return nil, false // YAML refuses or folds these; leave them to yaml.v3
+		}
+	}
+	if q := s[0]; q == '"' || q == '\'' {
+		if len(s) < 2 || s[len(s)-1] != q {
+			return nil, false
+		}
+		body := s[1 : len(s)-1]
+		if strings.ContainsAny(body, `"'\`) {
+			return nil, false
+		}
+		style := yaml.DoubleQuotedStyle
+		if q == '\'' {
+			style = yaml.SingleQuotedStyle
+		}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: body, Style: style, Line: line, Column: col}, true
+	}
+	if c := s[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') || keyword[strings.ToLower(s)] {
+		return nil, false
+	}
+	if strings.Contains(s, ": ") || strings.HasSuffix(s, ":") {
+		return nil, false
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Line: line, Column: col}, true
+}
+
+// keyword lists plain words YAML 1.1 or 1.2 resolvers read as something other than text.
+var keyword = map[string]bool{
+	"true": true, "false": true, "yes": true, "no": true, "on": true, "off": true, "y": true, "n": true,
+	"null": true, "nan": true, "inf": true,
+}
