@@ -39,7 +39,7 @@ func runCatalog(env Env, args []string) int {
 		return code
 	}
 	if f.json {
-		if err := writeJSON(env.Stdout, c); err != nil {
+		if err := writeCompactJSON(env.Stdout, c); err != nil {
 			return ExitUsage
 		}
 		return ExitOK

@@ -126,9 +126,18 @@ func homes(env Env, f *flags) (home, pbHome string, err error) {
 	return home, pbHome, err
 }
 
+// writeJSON prints v indented, for documents a person may read (inspect).
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// writeCompactJSON prints v on one line: the catalog of a large home is megabytes, and
+// indenting it doubles the cost of printing it (pipe it through jq to read it).
+func writeCompactJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }

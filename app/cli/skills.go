@@ -42,7 +42,7 @@ func runSkills(env Env, args []string) int {
 		if groups == nil {
 			groups = []SkillGroup{}
 		}
-		if err := writeJSON(env.Stdout, map[string]any{"groups": groups}); err != nil {
+		if err := writeCompactJSON(env.Stdout, map[string]any{"groups": groups}); err != nil {
 			return ExitUsage
 		}
 		return ExitOK

@@ -72,7 +72,9 @@ func Generate(pbHome string, plugins, skills int) error {
 			return err
 		}
 		for s := 0; s < skills; s++ {
-			name := fmt.Sprintf("skill-%02d", s)
+			// Names are unique across plugins, as in a real home; precedence still runs
+			// over every one of them.
+			name := fmt.Sprintf("p%04d-skill-%02d", p, s)
 			dir := filepath.Join(root, "skills", name)
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err

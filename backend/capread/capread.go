@@ -33,12 +33,31 @@ type TooLargeError struct{ Max int64 }
 func (e *TooLargeError) Error() string { return fmt.Sprintf("file is larger than %d bytes", e.Max) }
 func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
 
+// ErrSymlink is returned by ReadNoFollow when the file is a symbolic link.
+var ErrSymlink = errors.New("is a symbolic link")
+
+// ReadNoFollow reads path like ReadFile but refuses to follow a symlink in its last
+// component (ErrSymlink). For a file directly inside a folder already known to be inside
+// a root, a read that succeeds is contained: the containment check costs nothing on the
+// common path, and only a symlink needs resolving.
+func ReadNoFollow(path string, max int64) ([]byte, error) {
+	b, err := read(path, max, syscall.O_NOFOLLOW)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, ErrSymlink
+	}
+	return b, err
+}
+
 // ReadFile reads path (symlinks followed) when it is a regular file of at most max bytes.
 // It costs what os.ReadFile costs (open, fstat, one read, close): the catalog reads tens
 // of thousands of files, and each system call shows in its wall time.
 func ReadFile(path string, max int64) ([]byte, error) {
+	return read(path, max, 0)
+}
+
+func read(path string, max int64, flags int) ([]byte, error) {
 	// O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|flags, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,21 @@ import (
 	"testing"
 )
 
+func TestReadNoFollow(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "real"), []byte("x"), 0o644)
+	os.Symlink("real", filepath.Join(dir, "link"))
+	if b, err := ReadNoFollow(filepath.Join(dir, "real"), 10); err != nil || string(b) != "x" {
+		t.Errorf("ReadNoFollow(real) = %q, %v", b, err)
+	}
+	if _, err := ReadNoFollow(filepath.Join(dir, "link"), 10); !errors.Is(err, ErrSymlink) {
+		t.Errorf("ReadNoFollow(link) error = %v, want ErrSymlink", err)
+	}
+	if _, err := ReadNoFollow(filepath.Join(dir, "missing"), 10); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ReadNoFollow(missing) error = %v, want not exist", err)
+	}
+}
+
 func TestReadFile(t *testing.T) {
 	dir := t.TempDir()
 	small := filepath.Join(dir, "small")

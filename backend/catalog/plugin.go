@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/manifest"
@@ -87,18 +88,23 @@ func unwrapPath(err error) error {
 // loadSkills discovers skills as immediate children of the skills folder rel (spec §7.1).
 func loadSkills(root, rel, home string, issues *issue.List) []skill.Skill {
 	at := filepath.Join(root, filepath.FromSlash(rel))
-	if _, err := os.Lstat(at); errors.Is(err, os.ErrNotExist) {
+	lst, err := os.Lstat(at)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil // a missing fixed location is not an error (§6.2)
 	}
-	resolved, err := pathsafe.Resolve(root, rel)
-	if errors.Is(err, pathsafe.ErrEscapes) {
-		issues.Add(issue.Error, CodeSkillsEscapes, rel, "", "%s/ resolves outside the plugin folder (to %s); no skill of this plugin is loaded — make it a real folder inside the plugin", rel, resolved)
-		(*issues)[len(*issues)-1].Line = 1
-		return nil
-	}
-	var st os.FileInfo
-	if err == nil {
-		st, err = os.Stat(resolved)
+	resolved, st := at, lst
+	// A plain folder directly in the resolved root is resolved already (the default
+	// skills/); a link, or a Cursor skills path with several components, is resolved.
+	if err == nil && (lst.Mode()&os.ModeSymlink != 0 || strings.Contains(rel, "/")) {
+		resolved, err = pathsafe.Resolve(root, rel)
+		if errors.Is(err, pathsafe.ErrEscapes) {
+			issues.Add(issue.Error, CodeSkillsEscapes, rel, "", "%s/ resolves outside the plugin folder (to %s); no skill of this plugin is loaded — make it a real folder inside the plugin", rel, resolved)
+			(*issues)[len(*issues)-1].Line = 1
+			return nil
+		}
+		if err == nil {
+			st, err = os.Stat(resolved)
+		}
 	}
 	if err != nil || !st.IsDir() {
 		why := "is not a folder"

@@ -34,17 +34,21 @@ type SkillEntry struct {
 	ModelInvocable bool   `json:"modelInvocable"`
 	Enabled        bool   `json:"enabled"`
 	// Active is true when the bare name resolves to this skill.
-	Active     bool              `json:"active"`
-	ShadowedBy string            `json:"shadowedBy,omitempty"` // the winner's path
-	Shadows    []string          `json:"shadows,omitempty"`    // paths this skill hides
-	Paths      []skill.PathEntry `json:"paths,omitempty"`
-	Issues     issue.List        `json:"issues"`
+	Active     bool     `json:"active"`
+	ShadowedBy string   `json:"shadowedBy,omitempty"` // the winner's path
+	Shadows    []string `json:"shadows,omitempty"`    // paths this skill hides
+	// Paths and Issues are given for standalone skills; a plugin skill's are in its
+	// plugin's skills list, and are not repeated here (the catalog of a large home would
+	// otherwise carry every skill twice).
+	Paths  []skill.PathEntry `json:"paths,omitempty"`
+	Issues issue.List        `json:"issues,omitempty"`
 }
 
 func entryOf(s skill.Skill, layer int, src skill.Source, trusted bool, p *Plugin, settings Settings) SkillEntry {
 	e := SkillEntry{ID: s.Name, Name: s.Name, Source: src, Layer: layer, Trusted: trusted, Path: s.Path,
 		Description: s.Description, Valid: s.Valid, ModelInvocable: s.ModelInvocable, Paths: s.Paths, Issues: s.Issues.NonNil()}
 	if p != nil {
+		e.Paths, e.Issues = nil, nil
 		ns := p.Name
 		if ns == "" {
 			ns = p.ID

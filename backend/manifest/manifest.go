@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/plugboard/plugboard/backend/capread"
 	"github.com/plugboard/plugboard/backend/issue"
@@ -82,16 +83,16 @@ func Load(root string, f Format) Manifest {
 // readObject reads root/rel, checking containment, kind, size and JSON, and returns its
 // top-level object. On failure it records the issue and returns ok=false.
 func readObject(root, rel string, issues *issue.List) (data []byte, obj map[string]any, ok bool) {
-	p, err := pathsafe.Resolve(root, rel)
+	data, err := readContained(root, rel)
+	var esc *escapeError
 	switch {
-	case errors.Is(err, pathsafe.ErrEscapes):
-		issues.Errorf(CodeEscapes, rel, "", "%s resolves outside the plugin folder (a symlink to %s); a manifest must be a file inside the plugin", rel, p)
+	case errors.As(err, &esc):
+		issues.Errorf(CodeEscapes, rel, "", "%s resolves outside the plugin folder (a symlink to %s); a manifest must be a file inside the plugin", rel, esc.target)
 		return nil, nil, false
-	case err != nil:
+	case errors.Is(err, errResolve):
 		issues.Errorf(CodeUnreadable, rel, "", "%s cannot be resolved: %v; fix or remove the symlink", rel, err)
 		return nil, nil, false
 	}
-	data, err = capread.ReadFile(p, capread.ManifestMax)
 	if err != nil {
 		code := CodeUnreadable
 		if errors.Is(err, capread.ErrNotRegular) {
@@ -118,6 +119,32 @@ func readObject(root, rel string, issues *issue.List) (data []byte, obj map[stri
 		return data, nil, false
 	}
 	return data, obj, true
+}
+
+type escapeError struct{ target string }
+
+func (e *escapeError) Error() string { return "resolves outside the plugin folder to " + e.target }
+
+var errResolve = errors.New("cannot be resolved")
+
+// readContained reads root/rel if it resolves inside root. A file directly in the root
+// that opens without following a link needs no resolution: the common case costs one
+// open.
+func readContained(root, rel string) ([]byte, error) {
+	if !strings.Contains(rel, "/") {
+		data, err := capread.ReadNoFollow(filepath.Join(root, rel), capread.ManifestMax)
+		if !errors.Is(err, capread.ErrSymlink) {
+			return data, err
+		}
+	}
+	p, err := pathsafe.Resolve(root, rel)
+	switch {
+	case errors.Is(err, pathsafe.ErrEscapes):
+		return nil, &escapeError{p}
+	case err != nil:
+		return nil, fmt.Errorf("%w: %v", errResolve, err)
+	}
+	return capread.ReadFile(p, capread.ManifestMax)
 }
 
 // jsonKind names a decoded JSON value's type the way JSON Schema does.

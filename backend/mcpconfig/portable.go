@@ -48,6 +48,19 @@ const portableName = "mcp.json"
 // by the caller). It returns nil when mcp.json is absent (spec §6.2). An mcp.json that
 // resolves outside root, or that is not a regular file, makes the component invalid.
 func LoadPortable(root, manifestSchema string) *Config {
+	// The common case, a regular mcp.json (or none), costs one open: a file directly in
+	// the resolved root that opens without following a link is contained.
+	data, err := capread.ReadNoFollow(filepath.Join(root, portableName), capread.MCPMax)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err == nil:
+		c := ParsePortable(data, portableName, root, manifestSchema)
+		return &c
+	case !errors.Is(err, capread.ErrSymlink):
+		c := readProblem(portableName, err)
+		return &c
+	}
 	if _, err := os.Lstat(filepath.Join(root, portableName)); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	} else if err != nil {
@@ -68,7 +81,7 @@ func LoadPortable(root, manifestSchema string) *Config {
 		}
 		return &c
 	}
-	data, err := capread.ReadFile(resolved, capread.MCPMax)
+	data, err = capread.ReadFile(resolved, capread.MCPMax)
 	if err != nil {
 		c := readProblem(portableName, err)
 		return &c

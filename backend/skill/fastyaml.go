@@ -132,7 +132,7 @@ func scalar(s string, line, col int) (*yaml.Node, bool) {
 		}
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: body, Style: style, Line: line, Column: col}, true
 	}
-	if c := s[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') || keyword[strings.ToLower(s)] {
+	if c := s[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') || isKeyword(s) {
 		return nil, false
 	}
 	if strings.Contains(s, ": ") || strings.HasSuffix(s, ":") {
@@ -141,8 +141,17 @@ func scalar(s string, line, col int) (*yaml.Node, bool) {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Line: line, Column: col}, true
 }
 
-// keyword lists plain words YAML 1.1 or 1.2 resolvers read as something other than text.
-var keyword = map[string]bool{
-	"true": true, "false": true, "yes": true, "no": true, "on": true, "off": true, "y": true, "n": true,
-	"null": true, "nan": true, "inf": true,
+// keywords are plain words YAML 1.1 or 1.2 resolvers read as something other than text.
+var keywords = []string{"true", "false", "yes", "no", "on", "off", "y", "n", "null", "nan", "inf"}
+
+func isKeyword(s string) bool {
+	if len(s) > 5 {
+		return false
+	}
+	for _, k := range keywords {
+		if strings.EqualFold(s, k) {
+			return true
+		}
+	}
+	return false
 }

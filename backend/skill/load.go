@@ -49,6 +49,17 @@ func Load(dir string, opts Options) Skill {
 // outside the plugin root is even opened. The happy path costs one Lstat per component
 // below the root plus the read itself: the catalog does this ten thousand times.
 func readSkill(dir, file, root string, resolved bool) ([]byte, *readProblem) {
+	if root != "" && resolved && !caseInsensitiveFS {
+		// dir is resolved and inside root: a SKILL.md that opens without following a
+		// link is contained. Only a symlinked SKILL.md takes the long way below.
+		data, err := capread.ReadNoFollow(file, capread.SkillMax)
+		if !errors.Is(err, capread.ErrSymlink) && !errors.Is(err, os.ErrNotExist) {
+			if err != nil {
+				return nil, describe("SKILL.md", err)
+			}
+			return data, nil
+		}
+	}
 	if root != "" {
 		root = filepath.Clean(root)
 		var got string

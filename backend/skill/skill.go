@@ -46,7 +46,7 @@ type PathEntry struct {
 type Skill struct {
 	Name                   string            `json:"name"`   // frontmatter name; folder name when the name could not be read
 	Folder                 string            `json:"folder"` // the folder's own name (not a symlink target's)
-	Dir                    string            `json:"dir"`    // absolute path of the skill folder as found (not resolved)
+	Dir                    string            `json:"-"`      // absolute path of the skill folder as found (not resolved)
 	Path                   string            `json:"path"`   // the SKILL.md path as the caller wants it shown
 	Description            string            `json:"description,omitempty"`
 	License                string            `json:"license,omitempty"`
