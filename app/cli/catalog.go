@@ -39,7 +39,7 @@ func runCatalog(env Env, args []string) int {
 		return code
 	}
 	if f.json {
-		if err := writeCompactJSON(env.Stdout, c); err != nil {
+		if err := c.WriteJSON(env.Stdout); err != nil {
 			return ExitUsage
 		}
 		return ExitOK

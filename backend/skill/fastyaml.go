@@ -19,18 +19,20 @@ func fastYAML(fm []byte) (*yaml.Node, bool) {
 	if len(fm) == 0 || !utf8.Valid(fm) || bytes.IndexByte(fm, '\t') >= 0 || bytes.IndexByte(fm, '\r') >= 0 || bytes.IndexByte(fm, '#') >= 0 {
 		return nil, false
 	}
-	root := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1}
+	// One string for the whole frontmatter: every value is a slice of it.
+	lines := strings.Split(strings.TrimSuffix(string(fm), "\n"), "\n")
+	// Every node comes from one slab: at most two per line, plus the document and root.
+	a := &slab{nodes: make([]yaml.Node, 0, 2*len(lines)+2)}
+	root := a.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1})
 	var parent *yaml.Node // the open nested collection, if any
-	lines := bytes.Split(bytes.TrimSuffix(fm, []byte("\n")), []byte("\n"))
-	for i, raw := range lines {
-		line := string(raw)
+	for i, line := range lines {
 		n := i + 1
 		switch {
 		case strings.HasPrefix(line, "  - "):
 			if parent == nil || parent.Kind == yaml.MappingNode && len(parent.Content) > 0 {
 				return nil, false
 			}
-			v, ok := scalar(line[4:], n, 5)
+			v, ok := a.scalar(line[4:], n, 5)
 			if !ok {
 				return nil, false
 			}
@@ -40,7 +42,7 @@ func fastYAML(fm []byte) (*yaml.Node, bool) {
 			if parent == nil || parent.Kind == yaml.SequenceNode && len(parent.Content) > 0 {
 				return nil, false
 			}
-			k, v, ok := pair(line[2:], n, 3)
+			k, v, ok := a.pair(line[2:], n, 3)
 			if !ok || v == nil {
 				return nil, false
 			}
@@ -51,14 +53,14 @@ func fastYAML(fm []byte) (*yaml.Node, bool) {
 				return nil, false // "key:" with nothing under it is null: leave it to yaml.v3
 			}
 			parent = nil
-			k, v, ok := pair(line, n, 1)
+			k, v, ok := a.pair(line, n, 1)
 			if !ok {
 				return nil, false
 			}
 			if v == nil {
 				// The value is the nested block on the following lines; its position is
 				// where that block starts.
-				v = &yaml.Node{Line: n + 1, Column: 3}
+				v = a.node(yaml.Node{Line: n + 1, Column: 3})
 				parent = v
 			}
 			root.Content = append(root.Content, k, v)
@@ -67,11 +69,22 @@ func fastYAML(fm []byte) (*yaml.Node, bool) {
 	if parent != nil && len(parent.Content) == 0 {
 		return nil, false
 	}
-	return &yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{root}}, true
+	return a.node(yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{root}}), true
+}
+
+// slab hands out nodes from one allocation (a SKILL.md has a dozen).
+type slab struct{ nodes []yaml.Node }
+
+func (a *slab) node(n yaml.Node) *yaml.Node {
+	if len(a.nodes) == cap(a.nodes) {
+		return &n
+	}
+	a.nodes = append(a.nodes, n)
+	return &a.nodes[len(a.nodes)-1]
 }
 
 // pair splits "key: value" (value nil for a bare "key:").
-func pair(s string, line, col int) (k, v *yaml.Node, ok bool) {
+func (a *slab) pair(s string, line, col int) (k, v *yaml.Node, ok bool) {
 	key, rest, found := strings.Cut(s, ":")
 	if !found {
 		return nil, nil, false
@@ -79,7 +92,7 @@ func pair(s string, line, col int) (k, v *yaml.Node, ok bool) {
 	if !plainKey(key) {
 		return nil, nil, false
 	}
-	if k, ok = scalar(key, line, col); !ok {
+	if k, ok = a.scalar(key, line, col); !ok {
 		return nil, nil, false
 	}
 	if rest == "" {
@@ -88,7 +101,7 @@ func pair(s string, line, col int) (k, v *yaml.Node, ok bool) {
 	if rest[0] != ' ' {
 		return nil, nil, false
 	}
-	v, ok = scalar(rest[1:], line, col+len(key)+2)
+	v, ok = a.scalar(rest[1:], line, col+len(key)+2)
 	return k, v, ok
 }
 
@@ -109,7 +122,7 @@ func plainKey(s string) bool {
 
 // scalar accepts text that yaml.v3 reads as a string for certain: plain text that starts
 // with a letter and is no YAML keyword, or a quoted string without escapes.
-func scalar(s string, line, col int) (*yaml.Node, bool) {
+func (a *slab) scalar(s string, line, col int) (*yaml.Node, bool) {
 	if s == "" || s != strings.TrimSpace(s) {
 		return nil, false
 	}
@@ -130,7 +143,7 @@ func scalar(s string, line, col int) (*yaml.Node, bool) {
 		if q == '\'' {
 			style = yaml.SingleQuotedStyle
 		}
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: body, Style: style, Line: line, Column: col}, true
+		return a.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: body, Style: style, Line: line, Column: col}), true
 	}
 	if c := s[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') || isKeyword(s) {
 		return nil, false
@@ -138,7 +151,7 @@ func scalar(s string, line, col int) (*yaml.Node, bool) {
 	if strings.Contains(s, ": ") || strings.HasSuffix(s, ":") {
 		return nil, false
 	}
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Line: line, Column: col}, true
+	return a.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Line: line, Column: col}), true
 }
 
 // keywords are plain words YAML 1.1 or 1.2 resolvers read as something other than text.

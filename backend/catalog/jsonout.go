@@ -1,0 +1,77 @@
+package catalog
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+)
+
+// WriteJSON writes the catalog as one compact JSON object, the same document
+// json.Marshal would produce, but streamed element by element: the catalog of a large
+// home is megabytes, and building it in one buffer costs memory the scan does not need
+// (and, on a cold machine, the page faults to get it).
+func (c *Catalog) WriteJSON(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	s := &stream{w: bw, enc: enc}
+	s.raw("{")
+	s.field("home", c.Home, true)
+	s.field("plugboardHome", c.PlugboardHome, false)
+	if c.Workspace != "" {
+		s.field("workspace", c.Workspace, false)
+	}
+	s.field("workspaceTrusted", c.WorkspaceTrusted, false)
+	s.field("settings", c.Settings, false)
+	s.raw(`,"plugins":[`)
+	for i := range c.Plugins {
+		s.elem(&c.Plugins[i], i == 0)
+	}
+	s.raw(`],"skills":[`)
+	for i := range c.Skills {
+		s.elem(&c.Skills[i], i == 0)
+	}
+	s.raw("]")
+	s.field("mcp", c.MCP, false)
+	s.field("issues", c.Issues, false)
+	s.field("summary", c.Summary, false)
+	s.raw("}\n")
+	if s.err != nil {
+		return s.err
+	}
+	return bw.Flush()
+}
+
+type stream struct {
+	w   *bufio.Writer
+	enc *json.Encoder
+	err error
+}
+
+func (s *stream) raw(t string) {
+	if s.err == nil {
+		_, s.err = s.w.WriteString(t)
+	}
+}
+
+// value encodes v; the Encoder's trailing newline is JSON white space.
+func (s *stream) value(v any) {
+	if s.err == nil {
+		s.err = s.enc.Encode(v)
+	}
+}
+
+func (s *stream) field(name string, v any, first bool) {
+	if !first {
+		s.raw(",")
+	}
+	s.raw(`"` + name + `":`)
+	s.value(v)
+}
+
+func (s *stream) elem(v any, first bool) {
+	if !first {
+		s.raw(",")
+	}
+	s.value(v)
+}

@@ -1,0 +1,30 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestWriteJSON: the streamed document is the document json.Marshal makes.
+func TestWriteJSON(t *testing.T) {
+	o, dir := fullHome(t)
+	o.Workspace = filepath.Join(dir, "ws")
+	for _, c := range []*Catalog{Load(o), Load(Options{Home: t.TempDir(), PlugboardHome: t.TempDir()})} {
+		var buf bytes.Buffer
+		if err := c.WriteJSON(&buf); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(c)
+		var got, exp any
+		if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+			t.Fatalf("WriteJSON output is not JSON: %v", err)
+		}
+		json.Unmarshal(want, &exp)
+		if !reflect.DeepEqual(got, exp) {
+			t.Errorf("WriteJSON differs from json.Marshal:\n%s\n%s", buf.Bytes(), want)
+		}
+	}
+}
