@@ -51,7 +51,6 @@ const (
 	CodeCursorIndex      = "cursor.index-invalid"
 	CodeCursorVersions   = "cursor.older-versions"
 	CodeWorkspaceMCP     = "workspace.mcp-untrusted"
-	CodeSkillShadowed    = "skill.shadowed"
 )
 
 // Counts totals issues by severity.
