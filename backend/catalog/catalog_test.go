@@ -207,6 +207,10 @@ func TestLoadFullHome(t *testing.T) {
 func TestWorkspace(t *testing.T) {
 	o, dir := fullHome(t)
 	o.Workspace = filepath.Join(dir, "ws")
+	// Nested repositories: git cannot carry a .git folder in a fixture, so make them here.
+	writeFile(t, filepath.Join(o.Workspace, "vendored", ".git", "HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(o.Workspace, ".claude", "worktrees", "wt1", ".git"), "gitdir: ../../../.git/worktrees/wt1\n")
+	writeFile(t, filepath.Join(o.Workspace, ".claude", "worktrees", "wt1", ".claude", "skills", "wt-skill", "SKILL.md"), skillOf("wt-skill"))
 	c := Load(o)
 	found := map[string]SkillEntry{}
 	for _, s := range c.Skills {
@@ -219,8 +223,10 @@ func TestWorkspace(t *testing.T) {
 			t.Errorf("project skill %s not found", name)
 		}
 	}
-	if _, ok := found["nested-skill"]; ok {
-		t.Errorf("nested-skill inside a nested repository was catalogued")
+	for _, name := range []string{"nested-skill", "wt-skill"} {
+		if _, ok := found[name]; ok {
+			t.Errorf("%s inside a nested repository was catalogued", name)
+		}
 	}
 	if s := found["shared-name"]; s.Active || s.ShadowedBy == "" || s.Trusted {
 		t.Errorf("project shared-name must be shadowed by the user copy and untrusted: %+v", s)
