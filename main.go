@@ -1,19 +1,32 @@
 // Command plugboard keeps one honest catalog of the agent plugins and skills on this
-// machine. See README.md for the commands.
+// machine. With no command it opens the desktop window (or, with no display or in a
+// build without one, serves the page on loopback). See README.md for the commands.
 package main
 
 import (
+	"embed"
+	"io/fs"
 	"os"
 	"runtime/debug"
 
 	"github.com/plugboard/plugboard/app/cli"
 )
 
+// dist is the built page. frontend/dist/.gitkeep keeps the folder in a fresh clone, so
+// this compiles before the page is built; the server then says how to build it.
+//
+//go:embed all:frontend/dist
+var dist embed.FS
+
 func main() {
 	// A command runs once and exits: trade some memory for less collector work (a catalog
-	// of 10,000 skills stays near 100 MB resident; see README, Performance). The soft limit
+	// of 10,000 skills stays near 50 MB resident; see README, Performance). The soft limit
 	// makes the collector work harder only as the heap nears it.
 	debug.SetGCPercent(200)
 	debug.SetMemoryLimit(128 << 20)
-	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr}))
+	assets, err := fs.Sub(dist, "frontend/dist")
+	if err != nil {
+		panic(err) // the embed pattern above guarantees the folder
+	}
+	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Assets: assets, Desktop: desktopRunner()}))
 }

@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,6 +28,10 @@ const (
 type Env struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
+	// Assets is the built page (frontend/dist) for serve and the window.
+	Assets fs.FS
+	// Desktop opens the window; nil in a build without one.
+	Desktop DesktopFunc
 }
 
 type command struct {
@@ -39,6 +44,7 @@ func commands() []command {
 		{"inspect", "[--json] DIR", "validate one plugin package of any format", runInspect},
 		{"catalog", "[--json] [--home DIR] [--workspace DIR]", "every plugin, skill and MCP server on this machine", runCatalog},
 		{"skills", "[--json] [--home DIR] [--workspace DIR]", "skills grouped by plugin, in precedence order", runSkills},
+		{"serve", "[--addr 127.0.0.1:0] [--home DIR] [--workspace DIR]", "serve the page over HTTP (token, loopback); first line is the URL", runServe},
 	}
 }
 
@@ -47,11 +53,14 @@ func Main(args []string, env Env) int {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
 	}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if env.Assets == nil {
+		env.Assets = noPage{}
+	}
+	if len(args) == 0 {
+		return runDefault(env)
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(env.Stdout)
-		if len(args) == 0 {
-			return ExitUsage
-		}
 		return ExitOK
 	}
 	for _, c := range commands() {
@@ -67,6 +76,7 @@ func Main(args []string, env Env) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Plugboard: one honest catalog of the agent plugins and skills on this machine.")
 	fmt.Fprintln(w, "\nUsage:")
+	fmt.Fprintf(w, "  plugboard %-8s %-42s %s\n", "", "", "open the desktop window (no display: serve the page)")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  plugboard %-8s %-42s %s\n", c.name, c.args, c.help)
 	}
@@ -166,3 +176,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// noPage is the page of a caller that has none: serve then says how to build it.
+type noPage struct{}
+
+func (noPage) Open(string) (fs.File, error) { return nil, fs.ErrNotExist }

@@ -182,7 +182,7 @@ func TestBinary(t *testing.T) {
 	if !json.Valid(out) {
 		t.Errorf("binary inspect --json output is not JSON: %s", out)
 	}
-	cmd = exec.Command(bin)
+	cmd = exec.Command(bin, "help")
 	cmd.Env = []string{"HOME=" + home}
 	if out, _ := cmd.Output(); !strings.Contains(string(out), "plugboard inspect") {
 		t.Errorf("no-argument usage = %s", out)

@@ -9,6 +9,7 @@ import (
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
 	"github.com/plugboard/plugboard/backend/pathsafe"
+	"github.com/plugboard/plugboard/backend/settings"
 	"github.com/plugboard/plugboard/backend/skill"
 )
 
@@ -20,6 +21,10 @@ type Options struct {
 	// Workers bounds concurrent plugin loads; 0 means 4 per CPU (the work is mostly
 	// waiting on the filesystem).
 	Workers int
+	// Progress, when set, is called after each plugin is loaded with the number loaded
+	// so far and the number found. It is called from the loading goroutines, one call at
+	// a time, and must return quickly.
+	Progress func(done, total int)
 }
 
 // Catalog is one scan's result. It is never modified after Load returns.
@@ -50,7 +55,7 @@ type Summary struct {
 // Load scans everything Options names.
 func Load(o Options) *Catalog {
 	c := &Catalog{Home: o.Home, PlugboardHome: o.PlugboardHome, Workspace: o.Workspace}
-	c.Settings, c.Issues = ReadSettings(o.PlugboardHome)
+	c.Settings, _, c.Issues = settings.Read(o.PlugboardHome)
 	if o.Workspace != "" {
 		c.WorkspaceTrusted = trusted(o.Workspace, c.Settings.TrustedWorkspaces, o.Home)
 	}
@@ -99,6 +104,17 @@ func loadAll(locs []location, o Options) []Plugin {
 	out := make([]Plugin, len(locs))
 	next := make(chan int)
 	var wg sync.WaitGroup
+	var progressMu sync.Mutex
+	done := 0
+	report := func() {
+		if o.Progress == nil {
+			return
+		}
+		progressMu.Lock()
+		done++
+		o.Progress(done, len(locs))
+		progressMu.Unlock()
+	}
 	for w := 0; w < n && w < len(locs); w++ {
 		wg.Add(1)
 		go func() {
@@ -114,6 +130,7 @@ func loadAll(locs []location, o Options) []Plugin {
 				p.Issues = append(p.Issues, l.notes...)
 				p.finish()
 				out[i] = p
+				report()
 			}
 		}()
 	}

@@ -272,6 +272,22 @@ func TestSettingsBroken(t *testing.T) {
 	}
 }
 
+func TestProgress(t *testing.T) {
+	o, _ := fullHome(t)
+	var calls []int
+	total := 0
+	o.Progress = func(done, n int) { calls = append(calls, done); total = n }
+	c := Load(o)
+	if total != len(c.Plugins) || len(calls) != total || calls[len(calls)-1] != total {
+		t.Errorf("progress calls %v of %d, want 1..%d", calls, total, len(c.Plugins))
+	}
+	for i, d := range calls {
+		if d != i+1 {
+			t.Fatalf("progress not monotonic: %v", calls)
+		}
+	}
+}
+
 func TestEmptyHome(t *testing.T) {
 	home := t.TempDir()
 	c := Load(Options{Home: home, PlugboardHome: filepath.Join(home, ".plugboard")})

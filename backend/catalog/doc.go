@@ -24,6 +24,7 @@ import (
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/manifest"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
+	"github.com/plugboard/plugboard/backend/settings"
 	"github.com/plugboard/plugboard/backend/skill"
 )
 
@@ -47,7 +48,7 @@ const (
 	CodeMCPMissing       = "plugin.mcp-file-missing"
 	CodeLegacyMCP        = "plugin.legacy-mcp-not-catalogued"
 	CodeDuplicateName    = "catalog.duplicate-plugin-name"
-	CodeSettings         = "settings.invalid"
+	CodeSettings         = settings.CodeInvalid
 	CodeCursorIndex      = "cursor.index-invalid"
 	CodeCursorVersions   = "cursor.older-versions"
 	CodeWorkspaceMCP     = "workspace.mcp-untrusted"

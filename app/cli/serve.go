@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/plugboard/plugboard/app"
+)
+
+// DesktopFunc opens the desktop window and blocks until it closes.
+type DesktopFunc func(home, pbHome string, assets fs.FS) error
+
+func runServe(env Env, args []string) int {
+	f := newFlags(env, "serve", true)
+	addr := f.fs.String("addr", "127.0.0.1:0", "address to listen on (loopback unless you mean otherwise)")
+	pos, err := f.parse(args)
+	if err != nil {
+		return ExitUsage
+	}
+	if len(pos) != 0 {
+		fmt.Fprintf(env.Stderr, "plugboard serve: unexpected argument %q\n", pos[0])
+		return ExitUsage
+	}
+	home, pbHome, err := homes(env, f)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard serve: %v\n", err)
+		return ExitUsage
+	}
+	return serve(env, home, pbHome, f.workspace, *addr)
+}
+
+// serve runs the HTTP door until SIGINT or SIGTERM.
+func serve(env Env, home, pbHome, workspace, addr string) int {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard serve: --addr %s: %v\n", addr, err)
+		return ExitUsage
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		fmt.Fprintf(env.Stderr, "plugboard serve: warning: listening on %s, not loopback: anyone who can reach it and has the token can read this catalog\n", addr)
+	}
+	broker := app.NewBroker()
+	svc := app.NewService(home, pbHome, broker.Emit)
+	if workspace != "" {
+		if _, err := svc.OpenWorkspace(absPath(workspace)); err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard serve: %v\n", err)
+			return ExitUsage
+		}
+	}
+	srv, err := app.NewServer(svc, broker, env.Assets)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard serve: %v\n", err)
+		return ExitUsage
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard serve: %v\n", err)
+		return ExitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := srv.Serve(ctx, l, env.Stdout); err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard serve: %v\n", err)
+		return ExitUsage
+	}
+	return ExitOK
+}
+
+// runDefault is what `plugboard` with no command does: the window when there is one to
+// open, else the page on loopback.
+func runDefault(env Env) int {
+	home, pbHome, err := homes(env, newFlags(env, "plugboard", true))
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard: %v\n", err)
+		return ExitUsage
+	}
+	switch {
+	case env.Desktop == nil:
+		fmt.Fprintln(env.Stderr, "plugboard: this build has no desktop window (built without the desktop tag); serving the page instead — open the URL below")
+	case env.Getenv("DISPLAY") == "" && env.Getenv("WAYLAND_DISPLAY") == "":
+		fmt.Fprintln(env.Stderr, "plugboard: no display (DISPLAY and WAYLAND_DISPLAY are unset); serving the page instead — open the URL below")
+	default:
+		if err := env.Desktop(home, pbHome, env.Assets); err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard: the window could not open (%v); serving the page instead\n", err)
+		} else {
+			return ExitOK
+		}
+	}
+	return serve(env, home, pbHome, "", "127.0.0.1:0")
+}

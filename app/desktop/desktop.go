@@ -1,0 +1,67 @@
+//go:build desktop && !nogui
+
+// Package desktop opens the Plugboard window: the page in a Wails v2 webview, bound to
+// app.Service. It is compiled only with the desktop build tag (as `wails build` sets it),
+// so the CLI and `plugboard serve` build with Go alone. It holds no rules.
+package desktop
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"sync"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/plugboard/plugboard/app"
+)
+
+// Available reports that this build has a window.
+const Available = true
+
+// Emitter is late-bound: the service exists before Wails hands out its context.
+type Emitter struct {
+	mu  sync.Mutex
+	ctx context.Context
+}
+
+// Emit sends an event to the page once the window has started; earlier events are dropped.
+func (e *Emitter) Emit(name string, data any) {
+	e.mu.Lock()
+	ctx := e.ctx
+	e.mu.Unlock()
+	if ctx != nil {
+		runtime.EventsEmit(ctx, name, data)
+	}
+}
+
+// Run opens the window and blocks until it closes.
+func Run(svc *app.Service, em *Emitter, assets fs.FS) error {
+	return wails.Run(&options.App{
+		Title:     "Plugboard",
+		Width:     1280,
+		Height:    820,
+		MinWidth:  720,
+		MinHeight: 480,
+		AssetServer: &assetserver.Options{
+			Assets: assets,
+		},
+		OnStartup: func(ctx context.Context) {
+			em.mu.Lock()
+			em.ctx = ctx
+			em.mu.Unlock()
+		},
+		Bind: []interface{}{svc},
+		// Typed errors reach the page as {code, message}, as over HTTP.
+		ErrorFormatter: func(err error) any {
+			var e *app.Error
+			if errors.As(err, &e) {
+				return e
+			}
+			return &app.Error{Code: app.CodeIO, Message: err.Error()}
+		},
+	})
+}

@@ -1,0 +1,262 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/settings"
+)
+
+// maxBody caps a request body: arguments are a few paths and settings.
+const maxBody = 1 << 20
+
+const cookieName = "plugboard_token"
+
+// Server serves the page and the Service over HTTP for `plugboard serve`.
+type Server struct {
+	svc      *Service
+	broker   *Broker
+	token    string
+	assets   fs.FS // the built page; may lack index.html
+	port     string
+	loopback bool
+}
+
+// NewServer makes a server for svc whose events come from broker. assets is the built
+// page (frontend/dist).
+func NewServer(svc *Service, broker *Broker, assets fs.FS) (*Server, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	return &Server{svc: svc, broker: broker, token: hex.EncodeToString(b), assets: assets}, nil
+}
+
+// Token is the secret a client must present.
+func (s *Server) Token() string { return s.token }
+
+// Serve accepts connections on l until ctx ends. The first line written to out is the
+// URL to open.
+func (s *Server) Serve(ctx context.Context, l net.Listener, out io.Writer) error {
+	host, port, _ := net.SplitHostPort(l.Addr().String())
+	s.port = port
+	ip := net.ParseIP(host)
+	s.loopback = ip != nil && ip.IsLoopback()
+	urlHost := host
+	if ip != nil && ip.IsUnspecified() {
+		urlHost = "127.0.0.1"
+	}
+	fmt.Fprintf(out, "http://%s/?token=%s\n", net.JoinHostPort(urlHost, port), s.token)
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	err := srv.Serve(l)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Handler returns the guarded handler (exported for tests).
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/{method}", s.call)
+	mux.HandleFunc("GET /api/events", s.events)
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusMethodNotAllowed, &Error{Code: CodeInvalid, Message: "call methods with POST /api/<Method>; events are GET /api/events"})
+	})
+	mux.HandleFunc("GET /", s.static)
+	return s.guard(mux)
+}
+
+// guard refuses requests that are not from the page this server handed out: a Host that
+// is not this server (DNS rebinding), a foreign Origin (cross-site requests), or no token.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		h.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
+		if !s.hostAllowed(r.Host) {
+			deny(w, "the Host header does not name this server")
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+			deny(w, "cross-origin requests are refused")
+			return
+		}
+		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+			deny(w, "cross-site requests are refused")
+			return
+		}
+		if !s.authorised(w, r) {
+			deny(w, "missing or wrong token; open the URL plugboard serve printed")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed accepts the bound port with an IP literal, or with "localhost" when the
+// server listens on loopback. Any other name could be an attacker's DNS pointing here.
+func (s *Server) hostAllowed(hostport string) bool {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil || port != s.port {
+		return false
+	}
+	if host == "localhost" {
+		return s.loopback
+	}
+	return net.ParseIP(strings.Trim(host, "[]")) != nil
+}
+
+func (s *Server) authorised(w http.ResponseWriter, r *http.Request) bool {
+	ok := func(t string) bool { return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1 }
+	if ok(r.Header.Get("X-Plugboard-Token")) {
+		return true
+	}
+	if c, err := r.Cookie(cookieName); err == nil && ok(c.Value) {
+		return true
+	}
+	if ok(r.URL.Query().Get("token")) {
+		if r.Method == http.MethodGet {
+			http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		}
+		return true
+	}
+	return false
+}
+
+func deny(w http.ResponseWriter, msg string) {
+	writeError(w, http.StatusForbidden, &Error{Code: "forbidden", Message: msg})
+}
+
+func writeError(w http.ResponseWriter, status int, e *Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(e)
+}
+
+// call dispatches POST /api/<Method> with a JSON array of arguments.
+func (s *Server) call(w http.ResponseWriter, r *http.Request) {
+	var args []json.RawMessage
+	body := http.MaxBytesReader(w, r.Body, maxBody)
+	if err := json.NewDecoder(body).Decode(&args); err != nil && !errors.Is(err, io.EOF) {
+		writeError(w, http.StatusBadRequest, &Error{Code: CodeInvalid, Message: "the body must be a JSON array of arguments: " + err.Error()})
+		return
+	}
+	arg := func(i int, v any) error {
+		if i >= len(args) {
+			return fmt.Errorf("argument %d is missing", i+1)
+		}
+		return json.Unmarshal(args[i], v)
+	}
+	var result any
+	var err error
+	switch r.PathValue("method") {
+	case "Catalog":
+		result, err = s.svc.Catalog()
+	case "Rescan":
+		result, err = s.svc.Rescan()
+	case "Settings":
+		result, err = s.svc.Settings()
+	case "SaveSettings":
+		var st settings.Settings
+		var hash string
+		if err = arg(0, &st); err == nil {
+			if err = arg(1, &hash); err == nil {
+				result, err = s.svc.SaveSettings(st, hash)
+			}
+		}
+	case "OpenWorkspace":
+		var p string
+		if err = arg(0, &p); err == nil {
+			result, err = s.svc.OpenWorkspace(p)
+		}
+	case "SetWorkspaceTrust":
+		var t bool
+		if err = arg(0, &t); err == nil {
+			result, err = s.svc.SetWorkspaceTrust(t)
+		}
+	default:
+		writeError(w, http.StatusNotFound, &Error{Code: CodeNotFound, Message: "no method " + r.PathValue("method")})
+		return
+	}
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			e = &Error{Code: CodeInvalid, Message: err.Error()}
+		}
+		status := map[string]int{CodeStale: http.StatusConflict, CodeNotFound: http.StatusNotFound, CodeIO: http.StatusInternalServerError}[e.Code]
+		if status == 0 {
+			status = http.StatusBadRequest
+		}
+		writeError(w, status, e)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if c, ok := result.(*catalog.Catalog); ok {
+		c.WriteJSON(w) // megabytes for a large home: streamed
+		return
+	}
+	json.NewEncoder(w).Encode(result)
+}
+
+// events streams emitted events as server-sent events until the client goes away.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, http.StatusInternalServerError, &Error{Code: CodeIO, Message: "streaming unsupported"})
+		return
+	}
+	ch, cancel := s.broker.Subscribe()
+	defer cancel()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, ": connected\n\n")
+	fl.Flush()
+	keepalive := time.NewTicker(25 * time.Second)
+	defer keepalive.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-keepalive.C:
+			fmt.Fprint(w, ": keepalive\n\n")
+			fl.Flush()
+		case ev := <-ch:
+			data, _ := json.Marshal(ev.Data)
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Name, data)
+			fl.Flush()
+		}
+	}
+}
+
+// static serves the built page; without one, it says how to build it.
+func (s *Server) static(w http.ResponseWriter, r *http.Request) {
+	if _, err := fs.Stat(s.assets, "index.html"); err != nil {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintln(w, "The page is not built into this binary. Build it with `make frontend` (npm ci && npm run build in frontend/), then rebuild plugboard. The API is at /api/<Method>.")
+		return
+	}
+	http.FileServerFS(s.assets).ServeHTTP(w, r)
+}

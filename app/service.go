@@ -1,0 +1,213 @@
+// Package app is the thin shell around the backend for the two graphical doors: the
+// desktop window (Wails bindings) and `plugboard serve` (HTTP and server-sent events).
+// Service holds the one piece of state the page needs — the last catalog scan, the open
+// workspace — and forwards every decision to backend packages. Its methods are safe for
+// concurrent use; scans run one at a time.
+package app
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/pathsafe"
+	"github.com/plugboard/plugboard/backend/settings"
+)
+
+// Events the service emits.
+const (
+	EventProgress = "catalog:progress"
+	EventUpdated  = "catalog:updated"
+)
+
+// progressEvery throttles progress events: a scan of a large home reports a thousand
+// plugins in a second or two, and a page needs a handful of updates a second, not one per
+// plugin.
+const progressEvery = 100 * time.Millisecond
+
+// Emitter delivers an event to whoever shows the page. The backend never imports Wails:
+// the desktop shell and the HTTP server each pass their own.
+type Emitter func(event string, data any)
+
+// Error is what a method returns for the page: a code it can branch on and a message.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Current carries fresh state with a "stale" error (the settings now on disk).
+	Current any `json:"current,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Error codes.
+const (
+	CodeStale    = "stale"
+	CodeInvalid  = "invalid"
+	CodeNotFound = "not-found"
+	CodeIO       = "io"
+)
+
+// Service is the set of methods the page calls.
+type Service struct {
+	home, pbHome string
+	emit         Emitter
+
+	scanMu    sync.Mutex // one scan at a time
+	mu        sync.Mutex // guards the fields below
+	workspace string
+	last      *catalog.Catalog
+}
+
+// NewService makes a service over one home. emit may be nil.
+func NewService(home, pbHome string, emit Emitter) *Service {
+	if emit == nil {
+		emit = func(string, any) {}
+	}
+	return &Service{home: home, pbHome: pbHome, emit: emit}
+}
+
+// SettingsState is the settings with the hash a save must name.
+type SettingsState struct {
+	Settings settings.Settings `json:"settings"`
+	Hash     string            `json:"hash"`
+}
+
+// Catalog returns the last scan, scanning first if there is none.
+func (s *Service) Catalog() (*catalog.Catalog, error) {
+	s.mu.Lock()
+	c := s.last
+	s.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	return s.Rescan()
+}
+
+// Rescan scans now, reporting progress, and returns the new catalog.
+func (s *Service) Rescan() (*catalog.Catalog, error) {
+	s.scanMu.Lock()
+	defer s.scanMu.Unlock()
+	s.mu.Lock()
+	ws := s.workspace
+	s.mu.Unlock()
+	var lastEmit time.Time
+	c := catalog.Load(catalog.Options{Home: s.home, PlugboardHome: s.pbHome, Workspace: ws,
+		Progress: func(done, total int) {
+			if done == total || time.Since(lastEmit) >= progressEvery {
+				lastEmit = time.Now()
+				s.emit(EventProgress, map[string]int{"done": done, "total": total})
+			}
+		}})
+	s.mu.Lock()
+	s.last = c
+	s.mu.Unlock()
+	s.emit(EventUpdated, map[string]any{"summary": c.Summary})
+	return c, nil
+}
+
+// Settings returns the settings and their hash.
+func (s *Service) Settings() (SettingsState, error) {
+	st, hash, issues := settings.Read(s.pbHome)
+	if len(issues) > 0 && hash == "" {
+		return SettingsState{}, &Error{Code: CodeIO, Message: issues[0].Message}
+	}
+	return SettingsState{Settings: st, Hash: hash}, nil
+}
+
+// SaveSettings saves when the file still has hash, then rescans.
+func (s *Service) SaveSettings(st settings.Settings, hash string) (SettingsState, error) {
+	for i, p := range st.SkillPluginPaths {
+		if p == "" || !(filepath.IsAbs(p) || p == "~" || len(p) > 1 && p[:2] == "~/") {
+			return SettingsState{}, &Error{Code: CodeInvalid, Message: "skillPluginPaths entry " + strconv.Itoa(i+1) + " (" + p + ") must be an absolute path or start with ~/"}
+		}
+	}
+	newHash, err := settings.Save(s.pbHome, st, hash)
+	var stale *settings.StaleError
+	switch {
+	case errors.As(err, &stale):
+		return SettingsState{}, &Error{Code: CodeStale, Message: "settings.json changed on disk since it was loaded; nothing was saved — review the current settings and save again",
+			Current: SettingsState{Settings: stale.Current, Hash: stale.Hash}}
+	case err != nil:
+		return SettingsState{}, &Error{Code: CodeIO, Message: err.Error()}
+	}
+	go s.Rescan()
+	saved, _, _ := settings.Read(s.pbHome)
+	return SettingsState{Settings: saved, Hash: newHash}, nil
+}
+
+// OpenWorkspace makes path the open workspace ("" closes it) and rescans.
+func (s *Service) OpenWorkspace(path string) (*catalog.Catalog, error) {
+	if path != "" {
+		abs, err := filepath.Abs(expandTilde(path, s.home))
+		if err != nil {
+			return nil, &Error{Code: CodeInvalid, Message: err.Error()}
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return nil, &Error{Code: CodeNotFound, Message: "workspace " + path + " is not a folder"}
+		}
+		path = abs
+	}
+	s.mu.Lock()
+	s.workspace = path
+	s.mu.Unlock()
+	return s.Rescan()
+}
+
+// SetWorkspaceTrust adds the open workspace to trustedWorkspaces, or removes it, then
+// rescans. The change goes through the same guarded save as any settings edit.
+func (s *Service) SetWorkspaceTrust(trusted bool) (*catalog.Catalog, error) {
+	s.mu.Lock()
+	ws := s.workspace
+	s.mu.Unlock()
+	if ws == "" {
+		return nil, &Error{Code: CodeInvalid, Message: "no workspace is open; open one first"}
+	}
+	want, err := pathsafe.Root(ws)
+	if err != nil {
+		return nil, &Error{Code: CodeNotFound, Message: err.Error()}
+	}
+	for attempt := 0; attempt < 3; attempt++ {
+		st, hash, _ := settings.Read(s.pbHome)
+		var kept []string
+		for _, t := range st.TrustedWorkspaces {
+			if got, err := pathsafe.Root(expandTilde(t, s.home)); err == nil && got == want {
+				continue
+			}
+			kept = append(kept, t)
+		}
+		if trusted {
+			kept = append(kept, ws)
+		}
+		st.TrustedWorkspaces = kept
+		_, err := settings.Save(s.pbHome, st, hash)
+		if errors.Is(err, settings.ErrStale) {
+			continue // someone saved meanwhile: apply the change to what they saved
+		}
+		if err != nil {
+			return nil, &Error{Code: CodeIO, Message: err.Error()}
+		}
+		return s.Rescan()
+	}
+	return nil, &Error{Code: CodeStale, Message: "settings.json keeps changing on disk; try again"}
+}
+
+// Workspace returns the open workspace.
+func (s *Service) Workspace() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.workspace
+}
+
+func expandTilde(p, home string) string {
+	if p == "~" {
+		return home
+	}
+	if len(p) > 1 && p[:2] == "~/" {
+		return filepath.Join(home, p[2:])
+	}
+	return p
+}

@@ -1,0 +1,202 @@
+// The only module that knows how the page reaches the Go methods of app.Service (docs/api.md).
+//
+// In the desktop window Wails injects `window.go.app.Service.<Method>(...args)` (each returns a Promise)
+// and `window.runtime.EventsOn(name, cb)`. In a browser the same methods are `POST /api/<Method>` with a
+// JSON array of the arguments, authorised by the token of the URL `plugboard serve` prints (kept in
+// sessionStorage so a reload works; the server also sets a cookie), and events arrive over
+// `GET /api/events` (server-sent events). Every failure becomes an ApiError with a code.
+
+import type {
+  ApiErrorBody,
+  CatalogDoc,
+  EventMap,
+  Settings,
+  SettingsEnvelope,
+} from './types';
+
+type Method = 'Catalog' | 'Rescan' | 'Settings' | 'SaveSettings' | 'OpenWorkspace' | 'SetWorkspaceTrust';
+
+interface WailsService {
+  [method: string]: ((...args: unknown[]) => Promise<unknown>) | undefined;
+}
+
+interface WailsRuntime {
+  EventsOn?: (name: string, cb: (...data: unknown[]) => void) => (() => void) | void;
+}
+
+declare global {
+  interface Window {
+    go?: { app?: { Service?: WailsService } };
+    runtime?: WailsRuntime;
+  }
+}
+
+/** A failed call: `code` is the backend's (`stale`, `invalid`, `not-found`, `io`) or `transport`. */
+export class ApiError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+  }
+}
+
+const TOKEN_KEY = 'plugboard.token';
+
+function wailsService(): WailsService | undefined {
+  try {
+    return window.go?.app?.Service;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True in the desktop window (Wails bindings present). */
+export function isDesktop(): boolean {
+  return wailsService() !== undefined;
+}
+
+/**
+ * Reads `?token=` once, keeps it in sessionStorage and takes it out of the address bar so it does not
+ * linger in history or screenshots. Later calls return the stored token.
+ */
+function token(): string {
+  let stored = '';
+  try {
+    stored = sessionStorage.getItem(TOKEN_KEY) ?? '';
+  } catch {
+    /* storage disabled: rely on the cookie */
+  }
+  const url = new URL(window.location.href);
+  const fromURL = url.searchParams.get('token');
+  if (fromURL) {
+    stored = fromURL;
+    try {
+      sessionStorage.setItem(TOKEN_KEY, fromURL);
+    } catch {
+      /* ignore */
+    }
+    url.searchParams.delete('token');
+    try {
+      history.replaceState(history.state, '', url.pathname + url.search + url.hash);
+    } catch {
+      /* ignore */
+    }
+  }
+  return stored;
+}
+
+let cachedToken: string | undefined;
+
+function toApiError(e: unknown): ApiError {
+  if (e instanceof ApiError) return e;
+  if (e && typeof e === 'object' && 'code' in e && 'message' in e) {
+    const b = e as ApiErrorBody;
+    return new ApiError(String(b.code), String(b.message));
+  }
+  if (typeof e === 'string') {
+    // Wails rejects with the error's text; an ErrorFormatter may have made it a JSON object.
+    try {
+      const b = JSON.parse(e) as ApiErrorBody;
+      if (b && typeof b.code === 'string') return new ApiError(b.code, String(b.message ?? ''));
+    } catch {
+      /* plain text */
+    }
+    return new ApiError('transport', e);
+  }
+  if (e instanceof Error) return new ApiError('transport', e.message);
+  return new ApiError('transport', String(e));
+}
+
+async function callHTTP<T>(method: Method, args: unknown[]): Promise<T> {
+  if (cachedToken === undefined) cachedToken = token();
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (cachedToken) headers['X-Plugboard-Token'] = cachedToken;
+  let res: Response;
+  try {
+    res = await fetch(`/api/${method}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(args),
+      credentials: 'same-origin',
+    });
+  } catch (e) {
+    throw new ApiError('transport', `cannot reach Plugboard (${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (!res.ok) {
+    let body: unknown;
+    try {
+      body = await res.json();
+    } catch {
+      body = undefined;
+    }
+    if (body && typeof body === 'object' && 'code' in body) throw toApiError(body);
+    throw new ApiError('transport', `${method}: HTTP ${res.status} ${res.statusText}`.trim());
+  }
+  try {
+    return (await res.json()) as T;
+  } catch (e) {
+    throw new ApiError('transport', `${method}: the response is not JSON (${e instanceof Error ? e.message : e})`);
+  }
+}
+
+async function call<T>(method: Method, ...args: unknown[]): Promise<T> {
+  const svc = wailsService();
+  if (!svc) return callHTTP<T>(method, args);
+  const fn = svc[method];
+  if (typeof fn !== 'function') throw new ApiError('transport', `the desktop binding ${method} is missing`);
+  try {
+    const out = await fn(...args);
+    return (typeof out === 'string' ? JSON.parse(out) : out) as T;
+  } catch (e) {
+    throw toApiError(e);
+  }
+}
+
+export const api = {
+  catalog: () => call<CatalogDoc>('Catalog'),
+  rescan: () => call<CatalogDoc>('Rescan'),
+  settings: () => call<SettingsEnvelope>('Settings'),
+  saveSettings: (settings: Settings, hash: string) => call<SettingsEnvelope>('SaveSettings', settings, hash),
+  openWorkspace: (path: string) => call<CatalogDoc>('OpenWorkspace', path),
+  setWorkspaceTrust: (trusted: boolean) => call<CatalogDoc>('SetWorkspaceTrust', trusted),
+};
+
+type Handler<K extends keyof EventMap> = (data: EventMap[K]) => void;
+
+let source: EventSource | undefined;
+
+/**
+ * Subscribes to a backend event; returns the unsubscribe function. Never throws: without an event
+ * channel (no runtime, no EventSource) the page still works, it just is not told about scans.
+ */
+export function on<K extends keyof EventMap>(name: K, cb: Handler<K>): () => void {
+  const safe = (data: unknown) => {
+    try {
+      cb((typeof data === 'string' ? JSON.parse(data) : data) as EventMap[K]);
+    } catch (e) {
+      console.warn(`plugboard: bad ${name} event`, e);
+    }
+  };
+  if (wailsService()) {
+    try {
+      const off = window.runtime?.EventsOn?.(name, (...data: unknown[]) => safe(data[0]));
+      return typeof off === 'function' ? off : () => {};
+    } catch (e) {
+      console.warn('plugboard: EventsOn failed', e);
+      return () => {};
+    }
+  }
+  try {
+    if (!source && typeof EventSource !== 'undefined') {
+      if (cachedToken === undefined) cachedToken = token();
+      source = new EventSource('/api/events', { withCredentials: true });
+    }
+  } catch (e) {
+    console.warn('plugboard: no event stream', e);
+  }
+  if (!source) return () => {};
+  const listener = (ev: Event) => safe((ev as MessageEvent).data);
+  source.addEventListener(name, listener);
+  return () => source?.removeEventListener(name, listener);
+}

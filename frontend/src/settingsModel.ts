@@ -1,0 +1,145 @@
+// The settings the user is editing: the last {settings, hash} the backend returned and a draft.
+// Edits (skill plugin paths, per-skill enable switches from any view) change the draft; save sends
+// it with the hash it was based on, so a file changed on disk in between is refused as `stale`
+// instead of being overwritten. The rules (what a path may be, what a name means) stay in Go.
+
+import { api, ApiError } from './bridge';
+import type { Settings, SettingsEnvelope } from './types';
+
+export type Notice = { kind: 'ok' | 'error' | 'warn'; text: string } | null;
+
+export const STALE_MESSAGE = 'settings changed on disk; reloaded';
+
+function normalise(s: Partial<Settings> | null | undefined): Settings {
+  return {
+    skillPluginPaths: [...(s?.skillPluginPaths ?? [])],
+    skillsEnabled: { ...(s?.skillsEnabled ?? {}) },
+    trustedWorkspaces: [...(s?.trustedWorkspaces ?? [])],
+  };
+}
+
+function same(a: Settings, b: Settings): boolean {
+  const ka = Object.keys(a.skillsEnabled).sort();
+  const kb = Object.keys(b.skillsEnabled).sort();
+  return (
+    JSON.stringify(a.skillPluginPaths) === JSON.stringify(b.skillPluginPaths) &&
+    JSON.stringify(ka.map((k) => [k, a.skillsEnabled[k]])) === JSON.stringify(kb.map((k) => [k, b.skillsEnabled[k]]))
+  );
+}
+
+export class SettingsModel {
+  saved: Settings | null = null;
+  hash = '';
+  draft: Settings | null = null;
+  notice: Notice = null;
+  busy = false;
+  private listeners: Array<() => void> = [];
+
+  onChange(fn: () => void): void {
+    this.listeners.push(fn);
+  }
+
+  private emit(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  get dirty(): boolean {
+    return !!this.saved && !!this.draft && !same(this.saved, this.draft);
+  }
+
+  private accept(env: SettingsEnvelope, keepDraft = false): void {
+    const prevSaved = this.saved;
+    this.saved = normalise(env.settings);
+    this.hash = env.hash;
+    if (keepDraft && this.draft && prevSaved && !same(prevSaved, this.draft)) {
+      this.draft.trustedWorkspaces = [...this.saved.trustedWorkspaces];
+    } else {
+      this.draft = normalise(this.saved);
+    }
+  }
+
+  /** Loads the settings from the backend; keepDraft keeps unsaved edits (used after a trust change). */
+  async load(keepDraft = false): Promise<void> {
+    try {
+      this.accept(await api.settings(), keepDraft);
+    } catch (e) {
+      this.notice = { kind: 'error', text: `Cannot read settings: ${e instanceof Error ? e.message : e}` };
+    }
+    this.emit();
+  }
+
+  /** The value a skill's switch shows: the draft's entry, else what the catalog says. */
+  enabled(id: string, catalogValue: boolean): boolean {
+    const v = this.draft?.skillsEnabled[id];
+    return v === undefined ? catalogValue : v;
+  }
+
+  setEnabled(id: string, on: boolean): void {
+    if (!this.draft) return;
+    // An enabled skill needs no entry unless the saved file had one; keep the file minimal.
+    if (on && this.saved?.skillsEnabled[id] === undefined) delete this.draft.skillsEnabled[id];
+    else this.draft.skillsEnabled[id] = on;
+    this.notice = null;
+    this.emit();
+  }
+
+  removeEnabled(id: string): void {
+    if (!this.draft) return;
+    delete this.draft.skillsEnabled[id];
+    this.notice = null;
+    this.emit();
+  }
+
+  addPath(path: string): boolean {
+    const p = path.trim();
+    if (!this.draft || !p) return false;
+    if (this.draft.skillPluginPaths.includes(p)) {
+      this.notice = { kind: 'warn', text: `${p} is already in the list` };
+      this.emit();
+      return false;
+    }
+    this.draft.skillPluginPaths.push(p);
+    this.notice = null;
+    this.emit();
+    return true;
+  }
+
+  removePath(i: number): void {
+    if (!this.draft) return;
+    this.draft.skillPluginPaths.splice(i, 1);
+    this.notice = null;
+    this.emit();
+  }
+
+  discard(): void {
+    if (this.saved) this.draft = normalise(this.saved);
+    this.notice = null;
+    this.emit();
+  }
+
+  /** Saves the draft. On `stale`, reloads what is on disk and says so; other errors keep the draft. */
+  async save(): Promise<void> {
+    if (!this.draft || this.busy) return;
+    this.busy = true;
+    this.notice = null;
+    this.emit();
+    try {
+      this.accept(await api.saveSettings(normalise(this.draft), this.hash));
+      this.notice = { kind: 'ok', text: 'Settings saved; rescanning.' };
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'stale') {
+        try {
+          this.accept(await api.settings());
+        } catch {
+          /* the notice below still applies */
+        }
+        this.notice = { kind: 'warn', text: STALE_MESSAGE };
+      } else {
+        this.notice = { kind: 'error', text: `Not saved: ${e instanceof Error ? e.message : e}` };
+      }
+    } finally {
+      this.busy = false;
+      this.emit();
+    }
+  }
+}

@@ -1,0 +1,206 @@
+// The catalog document (`plugboard catalog --json`, the result of Catalog, Rescan, OpenWorkspace and
+// SetWorkspaceTrust) and the settings envelope, as docs/api.md and the README describe them. Written from
+// the JSON the CLI prints for testdata/homes/full; optional fields are the ones Go omits when empty.
+
+export type Severity = 'error' | 'warning' | 'info';
+
+/** One problem, with the file (relative to the plugin root for plugin issues) and the line when known. */
+export interface Issue {
+  severity: Severity;
+  code: string;
+  path: string;
+  pointer?: string;
+  line?: number;
+  message: string;
+}
+
+export interface IssueCounts {
+  errors: number;
+  warnings: number;
+}
+
+export type PluginFormat = 'portable' | 'legacy' | 'cursor' | 'none';
+export type PluginSource = 'plugboard' | 'cursor-local' | 'cursor-cache' | 'plugin-path' | 'inspect';
+
+export interface Author {
+  name?: string;
+  email?: string;
+  url?: string;
+}
+
+/** A `paths:` frontmatter entry of a skill, accepted or refused with the reason. */
+export interface PathEntry {
+  entry: string;
+  accepted: boolean;
+  reason?: string;
+}
+
+/** A skill as its plugin holds it (Plugin.skills). */
+export interface PluginSkill {
+  name: string;
+  folder: string;
+  path: string;
+  description?: string;
+  license?: string;
+  compatibility?: string;
+  allowedTools?: string[];
+  metadata?: Record<string, string>;
+  disableModelInvocation: boolean;
+  modelInvocable: boolean;
+  paths?: PathEntry[];
+  valid: boolean;
+  issues: Issue[];
+}
+
+/**
+ * The sanitised view of an MCP server: stdio servers carry the executable's basename, the argument
+ * count and the environment key names; remote servers the origin and the header names. Never a value.
+ */
+export interface McpSummary {
+  executable?: string;
+  args?: number;
+  envKeys?: string[];
+  origin?: string;
+  headerNames?: string[];
+}
+
+export type McpType = 'stdio' | 'streamable-http' | 'sse' | 'http' | '';
+
+export interface McpServer {
+  name: string;
+  type: McpType;
+  valid: boolean;
+  summary: McpSummary;
+  issues: Issue[];
+}
+
+/** A plugin's MCP file; valid false means MCP is disabled for the plugin (a whole-file problem). */
+export interface McpConfig {
+  path: string;
+  valid: boolean;
+  servers: McpServer[];
+  issues: Issue[];
+}
+
+export interface Plugin {
+  id: string;
+  path: string;
+  source: PluginSource;
+  format: PluginFormat;
+  valid: boolean;
+  name: string;
+  version: string;
+  description?: string;
+  author?: Author;
+  homepage?: string;
+  repository?: string;
+  license?: string;
+  keywords?: string[];
+  manifest: string;
+  skills: PluginSkill[];
+  mcp: McpConfig | null;
+  issues: Issue[];
+  issueCounts: IssueCounts;
+  /** Cursor plugins only. */
+  marketplace?: string;
+  revision?: string;
+  unsupported?: string[];
+}
+
+export type SkillSource = 'user' | 'plugin' | 'project' | 'cursor-plugin' | 'plugin-path' | 'builtin';
+
+/** A skill in the precedence view (CatalogDoc.skills), first valid name wins. */
+export interface SkillEntry {
+  id: string;
+  name: string;
+  source: SkillSource;
+  layer: number;
+  trusted: boolean;
+  plugin?: string;
+  pluginSource?: PluginSource;
+  path: string;
+  description?: string;
+  valid: boolean;
+  modelInvocable: boolean;
+  enabled: boolean;
+  active: boolean;
+  shadowedBy?: string;
+  shadows?: string[];
+  /** Standalone skills only; a plugin skill's are in its plugin. */
+  paths?: PathEntry[];
+  issues?: Issue[];
+}
+
+export type ServerSource = 'user' | 'plugin' | 'project';
+
+export interface ServerRef {
+  source: ServerSource;
+  plugin?: string;
+  file: string;
+  type: McpType;
+  summary: McpSummary;
+}
+
+/** MCP servers merged by name: the winner and the declarations it hides. */
+export interface MergedServer {
+  name: string;
+  winner: ServerRef;
+  shadowed?: ServerRef[];
+}
+
+export interface Settings {
+  skillPluginPaths: string[];
+  skillsEnabled: Record<string, boolean>;
+  trustedWorkspaces: string[];
+}
+
+export interface Summary {
+  plugins: number;
+  validPlugins: number;
+  skills: number;
+  activeSkills: number;
+  shadowedSkills: number;
+  mcpServers: number;
+  issues: IssueCounts;
+}
+
+export interface CatalogDoc {
+  home: string;
+  plugboardHome: string;
+  workspace?: string;
+  workspaceTrusted: boolean;
+  settings: Settings;
+  plugins: Plugin[];
+  skills: SkillEntry[];
+  mcp: MergedServer[];
+  issues: Issue[];
+  summary: Summary;
+}
+
+/** Result of Settings and SaveSettings. */
+export interface SettingsEnvelope {
+  settings: Settings;
+  hash: string;
+}
+
+export type ErrorCode = 'stale' | 'invalid' | 'not-found' | 'io' | 'transport';
+
+/** The error object the backend returns: `{code, message}`. */
+export interface ApiErrorBody {
+  code: string;
+  message: string;
+}
+
+export interface ProgressEvent {
+  done: number;
+  total: number;
+}
+
+export interface UpdatedEvent {
+  summary: Summary;
+}
+
+export interface EventMap {
+  'catalog:progress': ProgressEvent;
+  'catalog:updated': UpdatedEvent;
+}

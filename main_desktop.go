@@ -1,0 +1,19 @@
+//go:build desktop && !nogui
+
+package main
+
+import (
+	"io/fs"
+
+	"github.com/plugboard/plugboard/app"
+	"github.com/plugboard/plugboard/app/cli"
+	"github.com/plugboard/plugboard/app/desktop"
+)
+
+// desktopRunner opens the window over a service whose events go to the page.
+func desktopRunner() cli.DesktopFunc {
+	return func(home, pbHome string, assets fs.FS) error {
+		em := &desktop.Emitter{}
+		return desktop.Run(app.NewService(home, pbHome, em.Emit), em, assets)
+	}
+}
