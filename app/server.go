@@ -78,7 +78,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/{method}", s.call)
 	mux.HandleFunc("GET /api/events", s.events)
-	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, &Error{Code: CodeInvalid, Message: "call methods with POST /api/<Method>; events are GET /api/events"})
 	})
 	mux.HandleFunc("GET /", s.static)
