@@ -10,6 +10,7 @@ import (
 	"errors"
 	"io/fs"
 	"sync"
+	"testing/fstest"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -38,8 +39,17 @@ func (e *Emitter) Emit(name string, data any) {
 	}
 }
 
+// notBuilt stands in for the page in a binary built before the page was.
+var notBuilt = fstest.MapFS{"index.html": {Data: []byte(`<!doctype html><meta charset="utf-8"><title>Plugboard</title>
+<body style="font-family: system-ui, sans-serif; padding: 2rem; max-width: 40rem">
+<h1>Plugboard</h1><p>The page is not built into this binary. Build it with <code>make frontend</code>, then
+rebuild with <code>make desktop</code>. The command line works meanwhile: <code>plugboard catalog</code>.</p>`)}}
+
 // Run opens the window and blocks until it closes.
 func Run(svc *app.Service, em *Emitter, assets fs.FS) error {
+	if _, err := fs.Stat(assets, "index.html"); err != nil {
+		assets = notBuilt
+	}
 	return wails.Run(&options.App{
 		Title:     "Plugboard",
 		Width:     1280,

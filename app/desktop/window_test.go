@@ -1,0 +1,140 @@
+//go:build desktop && !nogui
+
+package desktop
+
+import (
+	"bufio"
+	"fmt"
+	"image"
+	"image/png"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestWindow starts the real desktop binary under Xvfb, finds its window by title, takes
+// a screenshot and checks that it is not blank. PLUGBOARD_DESKTOP_BIN names the binary
+// (make test-desktop builds it); PLUGBOARD_SCREENSHOT, when set, is where to keep the
+// picture.
+func TestWindow(t *testing.T) {
+	bin := os.Getenv("PLUGBOARD_DESKTOP_BIN")
+	if bin == "" {
+		t.Skip("PLUGBOARD_DESKTOP_BIN is not set; run make test-desktop")
+	}
+	for _, tool := range []string{"Xvfb", "xdotool", "/usr/bin/import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is missing: make deps installs xvfb, xdotool and imagemagick", tool)
+		}
+	}
+	display := startXvfb(t)
+	t.Setenv("DISPLAY", display) // for xdotool and import
+	home := copyFixture(t)
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+home, "PLUGBOARD_HOME="+filepath.Join(home, ".plugboard"))
+	logf, _ := os.Create(filepath.Join(t.TempDir(), "window.log"))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+
+	var wid string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && wid == ""; time.Sleep(500 * time.Millisecond) {
+		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Plugboard$").Output()
+		wid = strings.TrimSpace(strings.Split(string(out), "\n")[0])
+	}
+	if wid == "" {
+		log, _ := os.ReadFile(logf.Name())
+		t.Fatalf("no visible window titled Plugboard within 30 s; log:\n%s", log)
+	}
+	time.Sleep(6 * time.Second) // let the page load and render the catalog
+	shot := os.Getenv("PLUGBOARD_SCREENSHOT")
+	if shot == "" {
+		shot = filepath.Join(t.TempDir(), "window.png")
+	}
+	imp := exec.Command("/usr/bin/import", "-window", wid, shot)
+	imp.Env = append(os.Environ(), "DISPLAY="+display)
+	if out, err := imp.CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	colours, w, h := measure(t, shot)
+	if w < 700 || h < 450 {
+		t.Errorf("window is %dx%d, want at least the minimum size 720x480", w, h)
+	}
+	if colours < 16 {
+		t.Errorf("screenshot has %d distinct colours: the window is blank", colours)
+	}
+	t.Logf("window %s: %dx%d, %d distinct colours, picture %s", wid, w, h, colours, shot)
+}
+
+// measure counts distinct colours (on a coarse grid) of a PNG.
+func measure(t *testing.T, path string) (colours, w, h int) {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	seen := map[uint32]bool{}
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			seen[(r>>11)<<10|(g>>11)<<5|bl>>11] = true
+		}
+	}
+	return len(seen), b.Dx(), b.Dy()
+}
+
+var _ image.Image // image/png registers the decoder through image
+
+// startXvfb starts a private X server and returns its display name.
+func startXvfb(t *testing.T) string {
+	t.Helper()
+	r, w, _ := os.Pipe()
+	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	x.ExtraFiles = []*os.File{w}
+	if err := x.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatalf("Xvfb did not report its display: %v", err)
+	}
+	return ":" + strings.TrimSpace(line)
+}
+
+// copyFixture copies testdata/homes/full/home into a temporary folder.
+func copyFixture(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "testdata", "homes", "full", "home")
+	dst := filepath.Join(t.TempDir(), "home")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(fmt.Errorf("copy fixture: %w", err))
+	}
+	return dst
+}
