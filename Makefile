@@ -1,33 +1,80 @@
 # Plugboard. `make run` starts the app, `make test` runs every test (installing what the
 # tests need first), `make bench` measures. See README.md.
 
-GO      ?= go
-BIN     ?= ./plugboard
+GO       ?= go
 FUZZTIME ?= 20s
+DESKTOP_TAGS := desktop,production,webkit2_41
+BIN      := build/bin/plugboard
+NOGUI    := build/bin/plugboard-nogui
+PREFIX   ?= $(HOME)/.local
 
-.PHONY: run build test deps vet unit fuzz bench clean
+# Debian packages: GTK/WebKit headers for the window, Xvfb and friends for its test,
+# Chromium for the page's end-to-end tests.
+APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium
+SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-## run: build the CLI and show the catalog of this machine (the desktop app lands later)
-run: build
-	$(BIN) catalog
+.PHONY: run build cli nogui desktop frontend deps deps-system deps-node test vet unit \
+        test-desktop e2e screenshots fuzz bench install clean
 
-## build: the CLI with Go alone
-build:
-	$(GO) build -o $(BIN) .
+## run: build the desktop app and start it (with no display it serves the page instead)
+run: deps desktop
+	./$(BIN)
 
-## deps: everything the tests need (Go modules; later issues add system and npm packages)
-deps:
+## cli: the command line with Go alone (no window; serve included)
+cli build:
+	$(GO) build -o plugboard .
+
+## nogui: CLI and serve with Go alone, with the built page embedded when present
+nogui:
+	$(GO) build -tags nogui -o $(NOGUI) .
+
+## desktop: the window (GTK/WebKit 4.1), with the page embedded
+desktop: frontend
+	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "-w -s" -o $(BIN) .
+
+## frontend: the TypeScript page into frontend/dist
+frontend: deps-node
+	cd frontend && npm run build
+
+## deps: everything the build and the tests need, installed only when missing
+deps: deps-system deps-node
 	$(GO) mod download
 
-## test: vet, then every Go test (fuzz seed corpora included), race detector on
-test: deps vet unit
+deps-system:
+	@missing=$$(for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; \
+	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+deps-node:
+	@if [ ! -d frontend/node_modules ] || [ frontend/package-lock.json -nt frontend/node_modules/.package-lock.json ]; then \
+	  cd frontend && npm ci --no-audit --no-fund; \
+	fi
+
+## test: formatting and vet, every Go test (race detector), the window under Xvfb, the page in Chromium
+test: deps vet unit test-desktop e2e
 
 vet:
-	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './frontend/*'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
+	$(GO) vet -tags $(DESKTOP_TAGS) . ./app/desktop/
+	cd frontend && npm run typecheck
 
 unit:
 	$(GO) test -count=1 -race ./...
+
+test-desktop: desktop
+	PLUGBOARD_DESKTOP_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -tags $(DESKTOP_TAGS) -run TestWindow -v ./app/desktop/
+
+e2e: frontend nogui
+	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(NOGUI) npm run e2e
+
+## screenshots: the pictures the README shows (page in Chromium, window under Xvfb)
+screenshots: frontend nogui desktop
+	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(NOGUI) npm run screenshots
+	PLUGBOARD_DESKTOP_BIN=$(CURDIR)/$(BIN) PLUGBOARD_SCREENSHOT=$(CURDIR)/docs/screenshots/desktop.png \
+	  $(GO) test -count=1 -tags $(DESKTOP_TAGS) -run TestWindow ./app/desktop/
 
 ## fuzz: run each fuzz target for $(FUZZTIME)
 fuzz:
@@ -43,5 +90,12 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./backend/...
 	$(GO) run ./backend/benchhome/cmd/catalogbench
 
+## install: the desktop app for this user, started by double-click (no terminal)
+install: desktop
+	install -Dm755 $(BIN) $(PREFIX)/bin/plugboard
+	install -Dm644 build/appicon.png $(PREFIX)/share/icons/hicolor/512x512/apps/plugboard.png
+	sed 's|^Exec=.*|Exec=$(PREFIX)/bin/plugboard|' build/linux/plugboard.desktop > build/bin/plugboard.desktop
+	install -Dm644 build/bin/plugboard.desktop $(PREFIX)/share/applications/plugboard.desktop
+
 clean:
-	rm -f $(BIN)
+	rm -rf plugboard build/bin

@@ -3,6 +3,7 @@
 package main
 
 import (
+	_ "embed"
 	"io/fs"
 
 	"github.com/plugboard/plugboard/app"
@@ -10,10 +11,13 @@ import (
 	"github.com/plugboard/plugboard/app/desktop"
 )
 
+//go:embed build/appicon.png
+var icon []byte
+
 // desktopRunner opens the window over a service whose events go to the page.
 func desktopRunner() cli.DesktopFunc {
 	return func(home, pbHome string, assets fs.FS) error {
 		em := &desktop.Emitter{}
-		return desktop.Run(app.NewService(home, pbHome, em.Emit), em, assets)
+		return desktop.Run(app.NewService(home, pbHome, em.Emit), em, assets, icon)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/plugboard/plugboard/app"
@@ -46,7 +47,7 @@ var notBuilt = fstest.MapFS{"index.html": {Data: []byte(`<!doctype html><meta ch
 rebuild with <code>make desktop</code>. The command line works meanwhile: <code>plugboard catalog</code>.</p>`)}}
 
 // Run opens the window and blocks until it closes.
-func Run(svc *app.Service, em *Emitter, assets fs.FS) error {
+func Run(svc *app.Service, em *Emitter, assets fs.FS, icon []byte) error {
 	if _, err := fs.Stat(assets, "index.html"); err != nil {
 		assets = notBuilt
 	}
@@ -64,7 +65,8 @@ func Run(svc *app.Service, em *Emitter, assets fs.FS) error {
 			em.ctx = ctx
 			em.mu.Unlock()
 		},
-		Bind: []interface{}{svc},
+		Bind:  []interface{}{svc},
+		Linux: &linux.Options{Icon: icon, ProgramName: "plugboard"},
 		// Typed errors reach the page as {code, message}, as over HTTP.
 		ErrorFormatter: func(err error) any {
 			var e *app.Error
