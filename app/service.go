@@ -76,21 +76,30 @@ type SettingsState struct {
 	Hash     string            `json:"hash"`
 }
 
-// Catalog returns the last scan, scanning first if there is none.
+// Catalog returns the last scan. While a scan runs it waits for it (a page that opens
+// during the first scan of a large home gets that scan, not a second one); with no scan
+// yet it scans.
 func (s *Service) Catalog() (*catalog.Catalog, error) {
+	s.scanMu.Lock()
+	defer s.scanMu.Unlock()
 	s.mu.Lock()
 	c := s.last
 	s.mu.Unlock()
 	if c != nil {
 		return c, nil
 	}
-	return s.Rescan()
+	return s.scan(), nil
 }
 
 // Rescan scans now, reporting progress, and returns the new catalog.
 func (s *Service) Rescan() (*catalog.Catalog, error) {
 	s.scanMu.Lock()
 	defer s.scanMu.Unlock()
+	return s.scan(), nil
+}
+
+// scan runs one scan; the caller holds scanMu.
+func (s *Service) scan() *catalog.Catalog {
 	s.mu.Lock()
 	ws := s.workspace
 	s.mu.Unlock()
@@ -106,7 +115,7 @@ func (s *Service) Rescan() (*catalog.Catalog, error) {
 	s.last = c
 	s.mu.Unlock()
 	s.emit(EventUpdated, map[string]any{"summary": c.Summary})
-	return c, nil
+	return c
 }
 
 // Settings returns the settings and their hash.

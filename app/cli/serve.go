@@ -52,6 +52,9 @@ func serve(env Env, home, pbHome, workspace, addr string) int {
 			return ExitUsage
 		}
 	}
+	if workspace == "" {
+		go svc.Rescan() // the first scan starts now; the page's first Catalog call waits for it
+	}
 	srv, err := app.NewServer(svc, broker, env.Assets)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard serve: %v\n", err)
