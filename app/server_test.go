@@ -14,31 +14,14 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 // fixtureHome copies testdata/homes/full into a temporary folder.
 func fixtureHome(t *testing.T) (home, pbHome, ws string) {
 	t.Helper()
-	src := filepath.Join("..", "testdata", "homes", "full")
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dst := testhome.Copy(t, "full")
 	home = filepath.Join(dst, "home")
 	return home, filepath.Join(home, ".plugboard"), filepath.Join(dst, "ws")
 }

@@ -4,16 +4,16 @@ package desktop
 
 import (
 	"bufio"
-	"fmt"
 	"image"
 	"image/png"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 // TestWindow starts the real desktop binary under Xvfb, finds its window by title, takes
@@ -32,7 +32,7 @@ func TestWindow(t *testing.T) {
 	}
 	display := startXvfb(t)
 	t.Setenv("DISPLAY", display) // for xdotool and import
-	home := copyFixture(t)
+	home := filepath.Join(testhome.Copy(t, "full"), "home")
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+home, "PLUGBOARD_HOME="+filepath.Join(home, ".plugboard"))
 	logf, _ := os.Create(filepath.Join(t.TempDir(), "window.log"))
@@ -111,30 +111,4 @@ func startXvfb(t *testing.T) string {
 		t.Fatalf("Xvfb did not report its display: %v", err)
 	}
 	return ":" + strings.TrimSpace(line)
-}
-
-// copyFixture copies testdata/homes/full/home into a temporary folder.
-func copyFixture(t *testing.T) string {
-	t.Helper()
-	src := filepath.Join("..", "..", "testdata", "homes", "full", "home")
-	dst := filepath.Join(t.TempDir(), "home")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(fmt.Errorf("copy fixture: %w", err))
-	}
-	return dst
 }

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,42 +9,13 @@ import (
 	"time"
 
 	"github.com/plugboard/plugboard/backend/issue"
-	"github.com/plugboard/plugboard/backend/pathsafe"
+	"github.com/plugboard/plugboard/backend/testhome"
 )
-
-// copyTree copies testdata/homes/<name> into a fresh temporary folder.
-func copyTree(t *testing.T, name string) string {
-	t.Helper()
-	src := filepath.Join("..", "..", "testdata", "homes", name)
-	dst, err := pathsafe.Root(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
 
 // fullHome lays out testdata/homes/full with its symlinks and returns catalog options.
 func fullHome(t *testing.T) (Options, string) {
 	t.Helper()
-	dir := copyTree(t, "full")
+	dir := testhome.Copy(t, "full")
 	home := filepath.Join(dir, "home")
 	// Cursor's local plugins are symlinks to working copies.
 	local := filepath.Join(home, ".cursor", "plugins", "local")

@@ -30,7 +30,7 @@ func (e *SyntaxError) Error() string { return e.Msg }
 // json.Number). It refuses invalid UTF-8, nesting deeper than MaxDepth, and trailing data.
 func Decode(data []byte) (any, error) {
 	if !utf8.Valid(data) {
-		off := firstInvalidUTF8(data)
+		off := FirstInvalidUTF8(data)
 		return nil, &SyntaxError{Line: LineAt(data, off), Msg: "is not valid UTF-8 (JSON must be UTF-8); re-save the file as UTF-8"}
 	}
 	if d, off := depth(data); d > MaxDepth {
@@ -62,7 +62,9 @@ func syntaxError(data []byte, dec *json.Decoder, err error) error {
 	return &SyntaxError{Line: LineAt(data, int(dec.InputOffset())), Msg: "is not valid JSON: " + err.Error()}
 }
 
-func firstInvalidUTF8(data []byte) int {
+// FirstInvalidUTF8 returns the offset of the first byte that is not valid UTF-8, or
+// len(data) when all of it is.
+func FirstInvalidUTF8(data []byte) int {
 	for i := 0; i < len(data); {
 		r, n := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && n <= 1 {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/plugboard/plugboard/backend/issue"
+	"github.com/plugboard/plugboard/backend/jsondoc"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -67,7 +68,7 @@ func (c *checker) warnf(code string, line int, pointer, format string, args ...a
 // there is none to check.
 func (c *checker) frontmatter(data []byte) *yaml.Node {
 	if !utf8.Valid(data) {
-		off := firstInvalidUTF8(data)
+		off := jsondoc.FirstInvalidUTF8(data)
 		c.errorf(CodeInvalidUTF8, lineAt(data, off), "",
 			"SKILL.md is not valid UTF-8 (byte 0x%02x at offset %d); re-save it as UTF-8", data[off], off)
 		return nil
@@ -254,17 +255,6 @@ func kindName(n *yaml.Node) string {
 		return "alias"
 	}
 	return "single value"
-}
-
-func firstInvalidUTF8(data []byte) int {
-	for i := 0; i < len(data); {
-		r, n := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return len(data)
 }
 
 // lineAt returns the 1-based line of byte offset off.

@@ -1,0 +1,48 @@
+// Package testhome gives tests a private copy of a sample home from testdata/homes, so
+// that they may add symlinks or write files without touching the fixtures. It is used
+// only by tests.
+package testhome
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// Dir returns testdata/homes/<name> in the repository.
+func Dir(name string) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "homes", name)
+}
+
+// Copy copies testdata/homes/<name> into a fresh temporary folder and returns it,
+// symlinks resolved so paths compare equal to what the catalog reports.
+func Copy(t testing.TB, name string) string {
+	t.Helper()
+	src := Dir(name)
+	dst, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, b, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy %s: %v", src, err)
+	}
+	return dst
+}
