@@ -10,7 +10,7 @@ PREFIX   ?= $(HOME)/.local
 
 # Debian packages: GTK/WebKit headers for the window, Xvfb and friends for its test,
 # Chromium for the page's end-to-end tests.
-APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium
+APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium fonts-dejavu-core
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run build cli nogui desktop frontend deps deps-system deps-node test vet unit \

@@ -6,13 +6,7 @@
 // sessionStorage so a reload works; the server also sets a cookie), and events arrive over
 // `GET /api/events` (server-sent events). Every failure becomes an ApiError with a code.
 
-import type {
-  ApiErrorBody,
-  CatalogDoc,
-  EventMap,
-  Settings,
-  SettingsEnvelope,
-} from './types';
+import type { ApiErrorBody, CatalogDoc, EventMap, Settings, SettingsEnvelope } from './types';
 
 type Method = 'Catalog' | 'Rescan' | 'Settings' | 'SaveSettings' | 'OpenWorkspace' | 'SetWorkspaceTrust';
 
@@ -108,6 +102,28 @@ function toApiError(e: unknown): ApiError {
   return new ApiError('transport', String(e));
 }
 
+/**
+ * Resolves once the page has painted for the first time (or after 50 ms, for a hidden tab): parsing
+ * the catalog of a large home holds the main thread for a while, and the shell should be on screen
+ * before that starts.
+ */
+function firstPaint(): Promise<void> {
+  try {
+    if (performance.getEntriesByType('paint').length > 0) return Promise.resolve();
+  } catch {
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, 50);
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        clearTimeout(t);
+        resolve();
+      }, 0),
+    );
+  });
+}
+
 async function callHTTP<T>(method: Method, args: unknown[]): Promise<T> {
   if (cachedToken === undefined) cachedToken = token();
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
@@ -133,6 +149,7 @@ async function callHTTP<T>(method: Method, args: unknown[]): Promise<T> {
     if (body && typeof body === 'object' && 'code' in body) throw toApiError(body);
     throw new ApiError('transport', `${method}: HTTP ${res.status} ${res.statusText}`.trim());
   }
+  await firstPaint();
   try {
     return (await res.json()) as T;
   } catch (e) {

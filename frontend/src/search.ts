@@ -16,44 +16,72 @@ export interface SkillFilter {
   state: '' | 'active' | 'shadowed' | 'invalid' | 'disabled';
 }
 
-export interface CatalogIndex {
-  doc: CatalogDoc;
-  pluginText: string[];
-  skillText: string[];
-  mcpText: string[];
-  pluginById: Map<string, Plugin>;
-  /** Precedence-view entries of each plugin, by plugin id then skill name. */
-  pluginSkills: Map<string, Map<string, SkillEntry>>;
+/**
+ * The indexes of one catalog document. Only what the first screen needs (the plugin list) is
+ * built at once; the skill and MCP texts and maps are built on first use, so a 10,000-skill
+ * catalog reaches the screen sooner.
+ */
+export class CatalogIndex {
+  readonly doc: CatalogDoc;
+  /** Lower-case search text of each plugin: id, name, description, skill names. */
+  readonly pluginText: string[];
+  readonly pluginById = new Map<string, Plugin>();
+  private skillTextCache?: string[];
+  private mcpTextCache?: string[];
+  private byPath?: Map<string, SkillEntry>;
+  private byPlugin?: Map<string, Map<string, SkillEntry>>;
+
+  constructor(doc: CatalogDoc) {
+    this.doc = doc;
+    this.pluginText = doc.plugins.map((p) => {
+      const parts = [p.id, p.name, p.description ?? ''];
+      for (const s of p.skills) parts.push(s.name);
+      return parts.join('\n').toLowerCase();
+    });
+    for (const p of doc.plugins) this.pluginById.set(p.id, p);
+  }
+
+  get skillText(): string[] {
+    return (this.skillTextCache ??= this.doc.skills.map((s) =>
+      [s.id, s.name, s.plugin ?? '', s.description ?? ''].join('\n').toLowerCase(),
+    ));
+  }
+
+  get mcpText(): string[] {
+    return (this.mcpTextCache ??= this.doc.mcp.map((m) => {
+      const w = m.winner;
+      return [m.name, w.plugin ?? '', w.source, w.summary.origin ?? '', w.summary.executable ?? '']
+        .join('\n')
+        .toLowerCase();
+    }));
+  }
+
   /** Skill path → the entry (for "shadowed by …" labels). */
-  skillByPath: Map<string, SkillEntry>;
+  get skillByPath(): Map<string, SkillEntry> {
+    if (!this.byPath) {
+      this.byPath = new Map();
+      for (const s of this.doc.skills) this.byPath.set(s.path, s);
+    }
+    return this.byPath;
+  }
+
+  /** Precedence-view entries of each plugin, by plugin id then skill name. */
+  get pluginSkills(): Map<string, Map<string, SkillEntry>> {
+    if (!this.byPlugin) {
+      this.byPlugin = new Map();
+      for (const s of this.doc.skills) {
+        if (!s.plugin) continue;
+        let m = this.byPlugin.get(s.plugin);
+        if (!m) this.byPlugin.set(s.plugin, (m = new Map()));
+        m.set(s.name, s);
+      }
+    }
+    return this.byPlugin;
+  }
 }
 
 export function buildIndex(doc: CatalogDoc): CatalogIndex {
-  const pluginText = doc.plugins.map((p) => {
-    const parts = [p.id, p.name, p.description ?? ''];
-    for (const s of p.skills) parts.push(s.name);
-    return parts.join('\n').toLowerCase();
-  });
-  const skillText = doc.skills.map((s) =>
-    [s.id, s.name, s.plugin ?? '', s.description ?? ''].join('\n').toLowerCase(),
-  );
-  const mcpText = doc.mcp.map((m) =>
-    [m.name, m.winner.plugin ?? '', m.winner.source, m.winner.summary.origin ?? '', m.winner.summary.executable ?? '']
-      .join('\n')
-      .toLowerCase(),
-  );
-  const pluginById = new Map<string, Plugin>();
-  for (const p of doc.plugins) pluginById.set(p.id, p);
-  const pluginSkills = new Map<string, Map<string, SkillEntry>>();
-  const skillByPath = new Map<string, SkillEntry>();
-  for (const s of doc.skills) {
-    skillByPath.set(s.path, s);
-    if (!s.plugin) continue;
-    let m = pluginSkills.get(s.plugin);
-    if (!m) pluginSkills.set(s.plugin, (m = new Map()));
-    m.set(s.name, s);
-  }
-  return { doc, pluginText, skillText, mcpText, pluginById, pluginSkills, skillByPath };
+  return new CatalogIndex(doc);
 }
 
 function terms(query: string): string[] {

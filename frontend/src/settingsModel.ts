@@ -74,10 +74,11 @@ export class SettingsModel {
     return v === undefined ? catalogValue : v;
   }
 
-  setEnabled(id: string, on: boolean): void {
+  /** Switches a skill; keepEntry keeps an explicit `true` (the Settings list) instead of dropping it. */
+  setEnabled(id: string, on: boolean, keepEntry = false): void {
     if (!this.draft) return;
     // An enabled skill needs no entry unless the saved file had one; keep the file minimal.
-    if (on && this.saved?.skillsEnabled[id] === undefined) delete this.draft.skillsEnabled[id];
+    if (on && !keepEntry && this.saved?.skillsEnabled[id] === undefined) delete this.draft.skillsEnabled[id];
     else this.draft.skillsEnabled[id] = on;
     this.notice = null;
     this.emit();

@@ -7,8 +7,8 @@ import { h } from './dom';
 
 export interface VListOptions {
   rowHeight: number;
-  /** role of the container: 'listbox' (options) or 'table' (rows). */
-  role: 'listbox' | 'table';
+  /** role of the container: 'listbox' (options) or 'grid' (rows of cells, a header row first). */
+  role: 'listbox' | 'grid';
   label: string;
   testid: string;
   idPrefix: string;
@@ -69,7 +69,7 @@ export class VList {
     this.count = count;
     this.selected = selected < count ? selected : -1;
     this.spacer.style.height = `${count * this.opts.rowHeight}px`;
-    if (this.opts.role === 'table') this.viewport.setAttribute('aria-rowcount', String(count + 1));
+    if (this.opts.role === 'grid') this.viewport.setAttribute('aria-rowcount', String(count + 1));
     this.draw();
   }
 

@@ -1,0 +1,141 @@
+// Shared set-up for the end-to-end tests: a temp copy of the fixture home, the real backend
+// (`$PLUGBOARD_BIN serve`), and Debian's Chromium driven by playwright-core.
+
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const repoRoot = resolve(here, '..', '..');
+export const fixtureRoot = join(repoRoot, 'testdata', 'homes', 'full');
+export const CHROMIUM = process.env.PLUGBOARD_CHROMIUM || '/usr/bin/chromium';
+
+/** The backend binary from $PLUGBOARD_BIN (absolute or relative to the repository). */
+export function pluginBin() {
+  const bin = process.env.PLUGBOARD_BIN;
+  if (!bin) {
+    throw new Error(
+      'PLUGBOARD_BIN is not set: build the backend with `go build -tags nogui -o build/bin/plugboard-nogui .` ' +
+        '(after `npm run build`, so the page is embedded) and run `PLUGBOARD_BIN=$PWD/../build/bin/plugboard-nogui npm run e2e`',
+    );
+  }
+  return resolve(process.cwd(), bin);
+}
+
+/**
+ * Copies testdata/homes/full (home and ws) into a fresh temp folder and lays out what git cannot
+ * carry: the Cursor local-plugin symlink ~/.cursor/plugins/local/hf-skills -> ~/src/hf-skills, as
+ * backend/catalog/catalog_test.go does.
+ */
+export function makeFixture() {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-e2e-'));
+  cpSync(fixtureRoot, dir, { recursive: true, verbatimSymlinks: true });
+  const home = join(dir, 'home');
+  const local = join(home, '.cursor', 'plugins', 'local');
+  mkdirSync(local, { recursive: true });
+  symlinkSync(join(home, 'src', 'hf-skills'), join(local, 'hf-skills'));
+  return {
+    dir,
+    home,
+    pbHome: join(home, '.plugboard'),
+    ws: join(dir, 'ws'),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * Starts `plugboard serve --addr 127.0.0.1:0 --home <pbHome>` with HOME=<home>, reads the first
+ * stdout line (the URL with the token) and returns it with a stop function.
+ */
+export async function startServe({ home, pbHome, args = [] }) {
+  const bin = pluginBin();
+  const env = { ...process.env, HOME: home };
+  delete env.PLUGBOARD_HOME; // --home says where it is
+  const proc = spawn(bin, ['serve', '--addr', '127.0.0.1:0', '--home', pbHome, ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr.on('data', (d) => (stderr += d));
+  const url = await new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`serve printed no URL in 20 s; stderr: ${stderr}`)), 20000);
+    proc.once('error', (e) => {
+      clearTimeout(timer);
+      rej(new Error(`cannot start ${bin}: ${e.message}`));
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      rej(new Error(`serve exited with ${code} before printing its URL; stderr: ${stderr}`));
+    });
+    const rl = createInterface({ input: proc.stdout });
+    rl.once('line', (line) => {
+      clearTimeout(timer);
+      res(line.trim());
+    });
+  });
+  if (!/^http:\/\/127\.0\.0\.1:\d+\/\?token=\w+/.test(url)) throw new Error(`unexpected first line from serve: ${url}`);
+  const stop = async () => {
+    if (proc.exitCode !== null) return;
+    const done = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    const t = setTimeout(() => proc.kill('SIGKILL'), 3000);
+    await done;
+    clearTimeout(t);
+  };
+  return { url, origin: new URL(url).origin, proc, stop, stderr: () => stderr };
+}
+
+/**
+ * Launches Debian's Chromium. playwright-core's launch() gives every browser a fresh temporary
+ * user-data-dir, removed when the browser closes.
+ */
+export async function launchBrowser() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** A page of a new browser context (fresh storage), sized like the desktop window. */
+export async function newPage(browser, opts = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...opts });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.error('page error:', e.message));
+  return page;
+}
+
+/** Waits until the page has a catalog (the plugin list is showing). */
+export async function waitReady(page) {
+  await page.waitForSelector('[data-testid="plugin-row"], [data-testid="empty"]:not([hidden])', { timeout: 20000 });
+}
+
+/** data-id of every plugin row currently in the DOM. */
+export async function rowIds(page) {
+  return page.$$eval('[data-testid="plugin-row"]', (els) => els.map((e) => e.getAttribute('data-id')));
+}
+
+export async function waitFor(fn, { timeout = 10000, interval = 100, message = 'condition' } = {}) {
+  const end = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${message} (last: ${last})`);
+    await new Promise((r) => setTimeout(r, interval));
+  }
+}

@@ -1,0 +1,62 @@
+// npm run screenshots: starts `$PLUGBOARD_BIN serve` on a copy of the fixture home and writes the
+// page's screenshots to docs/screenshots/ (plugins light and dark, skills, MCP, settings).
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { launchBrowser, makeFixture, repoRoot, startServe, waitReady } from './harness.mjs';
+
+const out = process.env.PLUGBOARD_SCREENSHOTS || join(repoRoot, 'docs', 'screenshots');
+mkdirSync(out, { recursive: true });
+
+const fx = makeFixture();
+const srv = await startServe(fx);
+const browser = await launchBrowser();
+const written = [];
+
+async function open(colorScheme) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.error('page error:', e.message));
+  await page.goto(srv.url);
+  await waitReady(page);
+  return page;
+}
+
+async function shot(page, name) {
+  await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
+  await page.mouse.move(620, 26); // an empty spot of the header: no hover effects
+  await page.waitForTimeout(150);
+  const file = join(out, name);
+  await page.screenshot({ path: file });
+  written.push(file);
+}
+
+try {
+  // dark first: the light pass opens the workspace, which the server keeps open
+  for (const scheme of ['dark', 'light']) {
+    const page = await open(scheme);
+    await page.click('[data-testid="plugin-row"][data-id="alpha"]');
+    await shot(page, `plugins-${scheme}.png`);
+    if (scheme === 'dark') {
+      await page.close();
+      continue;
+    }
+    await page.click('[data-testid="tab-skills"]');
+    await page.click('[data-testid="skill-row"][data-id="alpha:shared-name"]');
+    await shot(page, 'skills.png');
+    await page.click('[data-testid="tab-mcp"]');
+    await page.click('[data-testid="mcp-row"][data-name="db"]');
+    await shot(page, 'mcp.png');
+    await page.click('[data-testid="tab-settings"]');
+    await page.fill('[data-testid="workspace-path"]', '~/../ws');
+    await page.click('[data-testid="workspace-open"]');
+    await page.waitForSelector('[data-testid="workspace-state"]:text-matches("^Open:")');
+    await shot(page, 'settings.png');
+    await page.close();
+  }
+  for (const f of written) console.log(f);
+} finally {
+  await browser.close();
+  await srv.stop();
+  fx.cleanup();
+}

@@ -1,0 +1,96 @@
+// Page states against the real backend: empty home, a failed Catalog call with retry, and a
+// catalog:updated from a scan another client started (quiet reload, selection kept).
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { launchBrowser, makeFixture, newPage, rowIds, startServe, waitFor, waitReady } from './harness.mjs';
+
+const cleanups = [];
+after(async () => {
+  for (const fn of cleanups.reverse()) await fn();
+});
+
+test('an empty home says where Plugboard looks for plugins', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'pb-empty-'));
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  const srv = await startServe({ home, pbHome: join(home, '.plugboard') });
+  cleanups.push(srv.stop);
+  const browser = await launchBrowser();
+  cleanups.push(() => browser.close());
+  const page = await newPage(browser);
+  await page.goto(srv.url);
+  await page.waitForSelector('[data-testid="empty"]:not([hidden])');
+  const text = await page.textContent('[data-testid="empty"]');
+  assert.match(text, /No plugins found/);
+  assert.match(text, /~\/\.plugboard\/plugins\/<id>\//);
+  assert.match(text, /~\/\.cursor\/plugins\/local/);
+  assert.match(text, /~\/\.cursor\/plugins\/cache/);
+  assert.equal(await page.textContent('[data-testid="plugin-count"]'), '0 plugins');
+});
+
+test('a failed Catalog call shows the error with Retry; Retry loads the catalog', async () => {
+  const fx = makeFixture();
+  cleanups.push(fx.cleanup);
+  const srv = await startServe(fx);
+  cleanups.push(srv.stop);
+  const browser = await launchBrowser();
+  cleanups.push(() => browser.close());
+  const page = await newPage(browser);
+  let fail = true;
+  await page.route('**/api/Catalog', (route) =>
+    fail
+      ? route.fulfill({
+          status: 500,
+          contentType: 'application/json',
+          body: JSON.stringify({ code: 'io', message: 'disk on fire' }),
+        })
+      : route.continue(),
+  );
+  await page.goto(srv.url);
+  await page.waitForSelector('[data-testid="error"]');
+  assert.equal(await page.textContent('[data-testid="error-message"]'), 'disk on fire');
+  assert.equal(await page.getAttribute('[data-testid="scan-state"]', 'data-state'), 'error');
+  fail = false;
+  await page.click('[data-testid="retry"]');
+  await waitReady(page);
+  assert.equal((await rowIds(page)).length, 8);
+  assert.equal(await page.isHidden('[data-testid="error"]'), true);
+});
+
+test('a scan started elsewhere updates the page quietly and keeps the selection', async () => {
+  const fx = makeFixture();
+  cleanups.push(fx.cleanup);
+  const srv = await startServe(fx);
+  cleanups.push(srv.stop);
+  const browser = await launchBrowser();
+  cleanups.push(() => browser.close());
+  const page = await newPage(browser);
+  await page.goto(srv.url);
+  await waitReady(page);
+  await page.click('[data-testid="plugin-row"][data-id="tool"]');
+  const catalogCalls = [];
+  page.on('request', (r) => r.url().endsWith('/api/Catalog') && catalogCalls.push(r.url()));
+  // another client (the desktop tray, a second tab) rescans
+  const token = new URL(srv.url).searchParams.get('token');
+  const res = await fetch(`${srv.origin}/api/Rescan`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Plugboard-Token': token },
+    body: '[]',
+  });
+  assert.equal(res.status, 200);
+  await waitFor(() => catalogCalls.length === 1, { message: 'the page fetched the catalog after catalog:updated' });
+  await page.waitForTimeout(300);
+  assert.equal(catalogCalls.length, 1, 'one quiet reload');
+  assert.equal(await page.getAttribute('[data-testid="plugin-row"][aria-selected="true"]', 'data-id'), 'tool');
+  assert.equal(await page.getAttribute('[data-testid="detail"] article', 'data-id'), 'tool');
+  assert.equal(await page.isHidden('[data-testid="loading"]'), true, 'no loading screen for a quiet reload');
+  // the page's own Rescan applies its result without a second download
+  catalogCalls.length = 0;
+  await page.click('[data-testid="rescan"]');
+  await page.waitForSelector('[data-testid="scan-state"][data-state="ready"]');
+  await page.waitForTimeout(500);
+  assert.equal(catalogCalls.length, 0, 'Rescan returns the document; the event does not fetch it again');
+});

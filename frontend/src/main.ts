@@ -1,0 +1,341 @@
+// The application shell: header (rescan, scan state, theme), tabs, loading/error states, the
+// settings save bar, global shortcuts, and the flow of catalog documents from the backend into
+// the views. Startup: subscribe to events, then ask for the last scan (Catalog) and the settings.
+
+import './style.css';
+import { api, on } from './bridge';
+import { h, mount, plural } from './dom';
+import { icons } from './icons';
+import { CatalogFeed } from './feed';
+import { showError, showLoading } from './screens';
+import { buildIndex, type CatalogIndex } from './search';
+import { SettingsModel } from './settingsModel';
+import { currentTheme, initTheme, toggleTheme } from './theme';
+import type { CatalogDoc, ProgressEvent, Summary } from './types';
+import type { Ctx, Tab } from './views/ctx';
+import { McpView } from './views/mcp';
+import { PluginsView } from './views/plugins';
+import { SettingsView } from './views/settings';
+import { SkillsView } from './views/skills';
+
+const TABS: Array<{ id: Tab; label: string }> = [
+  { id: 'plugins', label: 'Plugins' },
+  { id: 'skills', label: 'Skills' },
+  { id: 'mcp', label: 'MCP servers' },
+  { id: 'settings', label: 'Settings' },
+];
+
+let index: CatalogIndex | null = null;
+let tab: Tab = 'plugins';
+let rescanning = false; // the page's own Rescan is running
+const settings = new SettingsModel();
+const feed = new CatalogFeed(
+  (doc) => applyCatalog(doc),
+  (e) => setScanState('error', `Reload failed: ${e instanceof Error ? e.message : e}`),
+);
+
+// Ask for the catalog before building anything: for a large home it is megabytes, and the
+// shell below is built while it travels. Events first, so a first scan's progress is seen.
+on('catalog:progress', (p) => onProgress(p));
+on('catalog:updated', (ev) => feed.updated(ev?.summary));
+performance.mark('plugboard:catalog-request');
+const firstCatalog = api.catalog().then((doc) => {
+  performance.mark('plugboard:catalog-parsed');
+  return doc;
+});
+firstCatalog.catch(() => {}); // handled in start()
+
+const ctx: Ctx = {
+  index: () => index,
+  settings,
+  showPlugin: (id) => {
+    switchTab('plugins');
+    plugins.selectId(id);
+  },
+  showSkill: (entry) => {
+    switchTab('skills');
+    skills.select(entry);
+  },
+  docCall: (fn) => feed.call(fn, true),
+};
+
+const plugins = new PluginsView(ctx);
+const skills = new SkillsView(ctx);
+const mcp = new McpView(ctx);
+const settingsView = new SettingsView(ctx);
+const views: Record<Tab, { el: HTMLElement; setIndex(ix: CatalogIndex): void }> = {
+  plugins,
+  skills,
+  mcp,
+  settings: settingsView,
+};
+// Which catalog each view last rendered: only the visible view renders when a document arrives,
+// the others catch up when their tab opens (a 10,000-skill table need not be built unseen).
+const shown: Record<Tab, CatalogIndex | null> = { plugins: null, skills: null, mcp: null, settings: null };
+
+function refreshView(t: Tab): void {
+  if (index && shown[t] !== index) {
+    shown[t] = index;
+    views[t].setIndex(index);
+  }
+}
+
+// ---- shell elements -------------------------------------------------------------------------
+const scanState = h('span', {
+  class: 'scan-state',
+  'data-testid': 'scan-state',
+  role: 'status',
+  'aria-live': 'polite',
+});
+const rescanBtn = h(
+  'button',
+  { type: 'button', class: 'btn', 'data-testid': 'rescan', onclick: () => void rescan() },
+  icons.rescan(),
+  h('span', null, 'Rescan'),
+);
+const themeBtn = h('button', {
+  type: 'button',
+  class: 'btn btn-icon',
+  'data-testid': 'theme-toggle',
+  onclick: () => toggleTheme(),
+});
+const tabButtons = TABS.map((t) =>
+  h(
+    'button',
+    {
+      type: 'button',
+      role: 'tab',
+      id: `tab-${t.id}`,
+      'aria-controls': `panel-${t.id}`,
+      'data-testid': `tab-${t.id}`,
+      onclick: () => switchTab(t.id),
+    },
+    t.label,
+  ),
+);
+const tablist = h('nav', { class: 'tabs', role: 'tablist', 'aria-label': 'Sections' }, ...tabButtons);
+const progressBar = h(
+  'div',
+  { class: 'topbar-progress', hidden: true, 'aria-hidden': 'true' },
+  h('div', { class: 'bar' }),
+);
+const panels = TABS.map((t) =>
+  h(
+    'section',
+    {
+      class: 'panel',
+      role: 'tabpanel',
+      id: `panel-${t.id}`,
+      'aria-labelledby': `tab-${t.id}`,
+      'data-testid': `panel-${t.id}`,
+      hidden: true,
+    },
+    views[t.id].el,
+  ),
+);
+const screen = h('div', { class: 'state-screen' });
+const saveMsg = h('span', {
+  class: 'savebar-msg',
+  'data-testid': 'settings-status',
+  role: 'status',
+  'aria-live': 'polite',
+});
+const saveBtn = h(
+  'button',
+  { type: 'button', class: 'btn btn-primary', 'data-testid': 'settings-save', onclick: () => void save() },
+  'Save settings',
+);
+const discardBtn = h(
+  'button',
+  { type: 'button', class: 'btn btn-quiet', 'data-testid': 'settings-discard', onclick: () => settings.discard() },
+  'Discard',
+);
+const dismissBtn = h(
+  'button',
+  {
+    type: 'button',
+    class: 'btn btn-quiet btn-small',
+    'aria-label': 'Dismiss',
+    onclick: () => {
+      settings.notice = null;
+      renderSavebar();
+    },
+  },
+  '×',
+);
+const savebar = h(
+  'div',
+  { class: 'savebar', 'data-testid': 'savebar', hidden: true },
+  saveMsg,
+  h('span', { class: 'grow' }),
+  discardBtn,
+  saveBtn,
+  dismissBtn,
+);
+const main = h('main', { class: 'main' }, screen, ...panels);
+
+const app = h(
+  'div',
+  { class: 'app', id: 'app' },
+  h(
+    'header',
+    { class: 'topbar' },
+    h('div', { class: 'brand' }, icons.logo(), h('h1', null, 'Plugboard')),
+    tablist,
+    h('span', { class: 'grow' }),
+    scanState,
+    rescanBtn,
+    themeBtn,
+    progressBar,
+  ),
+  main,
+  savebar,
+);
+
+// ---- state rendering -------------------------------------------------------------------------
+function renderTheme(): void {
+  const dark = currentTheme() === 'dark';
+  mount(themeBtn, dark ? icons.sun() : icons.moon());
+  themeBtn.setAttribute('aria-label', dark ? 'Switch to light theme' : 'Switch to dark theme');
+  themeBtn.title = themeBtn.getAttribute('aria-label')!;
+  themeBtn.setAttribute('aria-pressed', String(dark));
+}
+
+function switchTab(t: Tab, focus = false): void {
+  tab = t;
+  TABS.forEach((x, i) => {
+    const sel = x.id === t;
+    tabButtons[i].setAttribute('aria-selected', String(sel));
+    tabButtons[i].tabIndex = sel ? 0 : -1;
+    panels[i].hidden = !index || !sel;
+  });
+  refreshView(t);
+  if (focus) tabButtons[TABS.findIndex((x) => x.id === t)].focus();
+}
+
+function summaryText(s: Summary): string {
+  const parts = [plural(s.plugins, 'plugin'), plural(s.skills, 'skill')];
+  if (s.issues.errors) parts.push(plural(s.issues.errors, 'error'));
+  if (s.issues.warnings) parts.push(plural(s.issues.warnings, 'warning'));
+  return parts.join(' · ');
+}
+
+function setScanState(state: 'scanning' | 'ready' | 'error', text: string): void {
+  scanState.dataset.state = state;
+  scanState.textContent = text;
+  rescanBtn.disabled = rescanning;
+  rescanBtn.setAttribute('aria-busy', String(state === 'scanning'));
+}
+
+function onProgress(p: ProgressEvent): void {
+  if (!index) {
+    showLoading(screen, p);
+    return;
+  }
+  progressBar.hidden = false;
+  (progressBar.firstChild as HTMLElement).style.width = `${p.total ? (100 * p.done) / p.total : 0}%`;
+  setScanState('scanning', `Scanning ${p.done}/${p.total}`);
+}
+
+function applyCatalog(doc: CatalogDoc): void {
+  const first = index === null;
+  index = buildIndex(doc);
+  performance.mark('plugboard:indexed');
+  progressBar.hidden = true;
+  screen.hidden = true;
+  refreshView(tab);
+  const time = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  setScanState('ready', `${summaryText(doc.summary)} · scanned ${time}`);
+  scanState.title = doc.workspace ? `workspace ${doc.workspace}` : '';
+  if (first) switchTab(tab);
+}
+
+// ---- backend calls ---------------------------------------------------------------------------
+async function rescan(): Promise<void> {
+  if (rescanning) return;
+  rescanning = true;
+  setScanState('scanning', 'Scanning…');
+  try {
+    await feed.call(api.rescan, true);
+  } catch (e) {
+    progressBar.hidden = true;
+    setScanState('error', `Rescan failed: ${e instanceof Error ? e.message : e}`);
+  } finally {
+    rescanning = false;
+    rescanBtn.disabled = false;
+  }
+}
+
+async function save(): Promise<void> {
+  await settings.save(); // the backend rescans after a save; catalog:updated brings the document
+}
+
+function renderSavebar(): void {
+  const dirty = settings.dirty;
+  savebar.hidden = !dirty && !settings.notice && !settings.busy;
+  savebar.dataset.state = settings.notice?.kind ?? (dirty ? 'dirty' : '');
+  saveMsg.textContent = settings.busy
+    ? 'Saving…'
+    : (settings.notice?.text ?? (dirty ? 'Unsaved changes to settings.' : ''));
+  saveBtn.toggleAttribute('disabled', !dirty || settings.busy);
+  saveBtn.hidden = !dirty && !settings.busy;
+  discardBtn.hidden = !dirty;
+  dismissBtn.hidden = dirty || !settings.notice;
+}
+
+async function start(request?: Promise<CatalogDoc>): Promise<void> {
+  showLoading(screen);
+  setScanState('scanning', 'Loading…');
+  void settings.load();
+  try {
+    await feed.call(() => request ?? api.catalog(), false);
+    performance.mark('plugboard:catalog-shown');
+  } catch (e) {
+    index = null;
+    switchTab(tab);
+    showError(screen, e instanceof Error ? e.message : String(e), () => void start());
+    setScanState('error', 'Not loaded');
+  }
+}
+
+// ---- keyboard ----------------------------------------------------------------------------------
+tablist.addEventListener('keydown', (e) => {
+  const i = TABS.findIndex((t) => t.id === tab);
+  let j = -1;
+  if (e.key === 'ArrowRight') j = (i + 1) % TABS.length;
+  else if (e.key === 'ArrowLeft') j = (i + TABS.length - 1) % TABS.length;
+  else if (e.key === 'Home') j = 0;
+  else if (e.key === 'End') j = TABS.length - 1;
+  if (j < 0) return;
+  e.preventDefault();
+  switchTab(TABS[j].id, true);
+});
+
+document.addEventListener('keydown', (e) => {
+  const t = e.target as HTMLElement | null;
+  const typing =
+    !!t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable);
+  if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey && !e.altKey && index) {
+    e.preventDefault();
+    if (tab === 'settings') switchTab('plugins');
+    if (tab === 'plugins') plugins.focusSearch();
+    else if (tab === 'skills') skills.focusSearch();
+    else mcp.focusSearch();
+  }
+});
+
+// ---- start ---------------------------------------------------------------------------------------
+settings.onChange(() => {
+  renderSavebar();
+  if (!index) return;
+  // skill switches show the draft: redraw the visible view, let the others redraw when opened
+  if (tab === 'skills') skills.refresh();
+  else shown.skills = null;
+  if (tab === 'plugins') plugins.refreshDetail();
+  else shown.plugins = null;
+});
+
+initTheme(renderTheme);
+document.getElementById('app')?.replaceWith(app);
+switchTab('plugins');
+void start(firstCatalog);

@@ -1,0 +1,229 @@
+// The detail of one plugin: manifest metadata, skills (trust, model invocation, precedence, refused
+// paths), the sanitised summary of each MCP server, and every issue grouped by file.
+
+import { badge, h, plural, tilde } from './dom';
+import { countsBadges, issueGroups, mcpSummary, typeBadge } from './render';
+import type { CatalogIndex } from './search';
+import type { SettingsModel } from './settingsModel';
+import type { Issue, Plugin, PluginSkill, SkillEntry } from './types';
+
+export interface DetailDeps {
+  ix: CatalogIndex;
+  settings: SettingsModel;
+  openSkill: (entry: SkillEntry) => void;
+}
+
+function allIssues(p: Plugin): Issue[] {
+  const out = [...p.issues];
+  for (const s of p.skills) out.push(...s.issues);
+  if (p.mcp) {
+    out.push(...p.mcp.issues);
+    for (const s of p.mcp.servers) out.push(...s.issues);
+  }
+  return out;
+}
+
+function row(label: string, value: Node | string | undefined | null, testid?: string): HTMLElement[] {
+  if (value === undefined || value === null || value === '') return [];
+  return [h('dt', null, label), h('dd', { 'data-testid': testid }, value)];
+}
+
+function metadata(p: Plugin, home: string): HTMLElement {
+  const author = p.author
+    ? [p.author.name, p.author.email && `<${p.author.email}>`, p.author.url].filter(Boolean).join(' ')
+    : '';
+  const keywords = p.keywords?.length
+    ? h('span', { class: 'names' }, ...p.keywords.map((k) => h('span', { class: 'chip' }, k)))
+    : null;
+  const unsupported = p.unsupported?.length
+    ? h(
+        'span',
+        { class: 'names' },
+        ...p.unsupported.map((u) => badge(u, 'neutral', 'listed, not loaded')),
+        h('span', { class: 'muted small' }, ' not supported yet'),
+      )
+    : null;
+  return h(
+    'dl',
+    { class: 'meta', 'data-testid': 'detail-meta' },
+    ...row('ID', h('code', null, p.id)),
+    ...row('Name', p.name),
+    ...row('Version', p.version),
+    ...row('Description', p.description),
+    ...row('Author', author),
+    ...row('Homepage', p.homepage && h('span', { class: 'mono wrap' }, p.homepage)),
+    ...row('Repository', p.repository && h('span', { class: 'mono wrap' }, p.repository)),
+    ...row('License', p.license),
+    ...row('Keywords', keywords),
+    ...row('Format', p.format),
+    ...row('Source', p.source),
+    ...row('Manifest', p.manifest && h('code', null, p.manifest)),
+    ...row('Path', h('span', { class: 'mono wrap', title: p.path }, tilde(p.path, home)), 'detail-path'),
+    ...row('Marketplace', p.marketplace),
+    ...row('Revision', p.revision && h('code', null, p.revision)),
+    ...row('Components', unsupported),
+  );
+}
+
+/** The precedence badge of a plugin skill, and a line saying what it shadows or what shadows it. */
+function precedence(entry: SkillEntry | undefined, deps: DetailDeps): [HTMLElement | null, HTMLElement | null] {
+  if (!entry) return [null, null];
+  if (entry.active) {
+    const n = entry.shadows?.length ?? 0;
+    return [
+      badge('active', 'ok'),
+      n ? h('div', { class: 'muted small' }, `shadows ${n} other ${n === 1 ? 'copy' : 'copies'}`) : null,
+    ];
+  }
+  if (entry.shadowedBy) {
+    const winner = deps.ix.skillByPath.get(entry.shadowedBy);
+    const label = winner ? `${winner.id} (${winner.source})` : tilde(entry.shadowedBy, deps.ix.doc.home);
+    return [
+      badge('shadowed', 'neutral'),
+      h('div', { class: 'muted small', title: entry.shadowedBy, 'data-testid': 'shadowed-by' }, `shadowed by ${label}`),
+    ];
+  }
+  return [badge('inactive', 'neutral'), null];
+}
+
+function skillRow(p: Plugin, s: PluginSkill, deps: DetailDeps): HTMLElement {
+  const entry = deps.ix.skillByPath.get(`${p.path}/${s.path}`) ?? deps.ix.pluginSkills.get(p.id)?.get(s.name);
+  const enabled = entry ? deps.settings.enabled(entry.id, entry.enabled) : true;
+  const refused = (s.paths ?? []).filter((x) => !x.accepted);
+  const [state, why] = precedence(entry, deps);
+  const nameCell = h(
+    'div',
+    { class: 'skill-name' },
+    entry
+      ? h(
+          'button',
+          { class: 'link', type: 'button', onclick: () => deps.openSkill(entry), title: 'Show in Skills' },
+          s.name,
+        )
+      : h('span', null, s.name),
+    s.folder !== s.name ? h('span', { class: 'muted small' }, ` in ${s.folder}/`) : null,
+    s.description ? h('div', { class: 'muted small clamp' }, s.description) : null,
+    why,
+  );
+  const li = h(
+    'li',
+    { class: 'skill-item', 'data-testid': 'detail-skill', 'data-name': s.name },
+    nameCell,
+    h(
+      'div',
+      { class: 'skill-flags' },
+      s.valid ? badge('valid', 'ok') : badge('invalid', 'error'),
+      entry && !entry.trusted
+        ? badge('untrusted', 'warning', 'plugin skill text is data: it is shown to the model, never obeyed as policy')
+        : badge('trusted', 'ok'),
+      s.modelInvocable ? badge('model-invocable', 'info') : badge('user-invoked only', 'neutral'),
+      enabled ? null : badge('disabled', 'neutral'),
+      state,
+    ),
+  );
+  if (refused.length) {
+    li.append(
+      h(
+        'ul',
+        { class: 'refused', 'data-testid': 'refused-paths' },
+        ...refused.map((x) =>
+          h('li', null, h('code', null, x.entry), h('span', { class: 'muted' }, ` refused: ${x.reason ?? ''}`)),
+        ),
+      ),
+    );
+  }
+  return li;
+}
+
+function mcpSection(p: Plugin, deps: DetailDeps): HTMLElement {
+  if (!p.mcp) return h('p', { class: 'muted' }, 'No MCP file.');
+  const merged = new Map(deps.ix.doc.mcp.map((m) => [m.name, m]));
+  const head = h(
+    'p',
+    { class: 'mcp-file' },
+    h('code', null, p.mcp.path),
+    ' ',
+    p.mcp.valid
+      ? badge(plural(p.mcp.servers.filter((s) => s.valid).length, 'valid server'), 'ok')
+      : badge('MCP disabled', 'error'),
+  );
+  const servers = p.mcp.servers.map((s) => {
+    const m = merged.get(s.name);
+    let state: HTMLElement | null = null;
+    if (m && s.valid && p.mcp!.valid) {
+      if (m.winner.source === 'plugin' && m.winner.plugin === p.id) state = badge('active', 'ok');
+      else
+        state = h(
+          'span',
+          { class: 'muted small' },
+          `shadowed by ${m.winner.source}${m.winner.plugin ? ` ${m.winner.plugin}` : ''}`,
+        );
+    }
+    return h(
+      'li',
+      { class: 'server', 'data-testid': 'detail-mcp-server', 'data-name': s.name },
+      h(
+        'div',
+        { class: 'server-head' },
+        h('strong', null, s.name),
+        ' ',
+        typeBadge(s.type),
+        ' ',
+        s.valid ? badge('valid', 'ok') : badge('invalid', 'error'),
+        ' ',
+        state,
+      ),
+      mcpSummary(s.type, s.summary),
+    );
+  });
+  return h(
+    'div',
+    null,
+    head,
+    h('ul', { class: 'servers' }, ...servers),
+    h(
+      'p',
+      { class: 'muted small' },
+      'Only names and counts are shown: environment values, header values, URL paths and queries never leave the backend.',
+    ),
+  );
+}
+
+export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
+  const issues = allIssues(p);
+  return h(
+    'article',
+    { class: 'detail-body', 'data-id': p.id },
+    h(
+      'header',
+      { class: 'detail-head' },
+      h('h2', { id: 'detail-title', tabindex: -1 }, p.name || p.id),
+      h(
+        'div',
+        { class: 'detail-badges' },
+        p.version ? h('span', { class: 'muted mono' }, p.version) : null,
+        p.valid ? badge('valid', 'ok') : badge('invalid', 'error'),
+        badge(p.format, `fmt-${p.format}`),
+        badge(p.source, 'neutral'),
+        countsBadges(p.issueCounts),
+      ),
+      p.description ? h('p', { class: 'lead' }, p.description) : null,
+    ),
+    h('section', { class: 'card' }, h('h3', null, 'Manifest'), metadata(p, deps.ix.doc.home)),
+    h(
+      'section',
+      { class: 'card', 'data-testid': 'detail-skills' },
+      h('h3', null, `Skills `, h('span', { class: 'muted' }, `(${p.skills.length})`)),
+      p.skills.length
+        ? h('ul', { class: 'skill-items' }, ...p.skills.map((s) => skillRow(p, s, deps)))
+        : h('p', { class: 'muted' }, 'No skills.'),
+    ),
+    h('section', { class: 'card', 'data-testid': 'detail-mcp' }, h('h3', null, 'MCP servers'), mcpSection(p, deps)),
+    h(
+      'section',
+      { class: 'card', 'data-testid': 'detail-issues' },
+      h('h3', null, 'Issues ', h('span', { class: 'muted' }, `(${issues.length})`)),
+      issueGroups(issues),
+    ),
+  );
+}

@@ -1,0 +1,18 @@
+// What the views share with the application shell.
+
+import type { CatalogIndex } from '../search';
+import type { SettingsModel } from '../settingsModel';
+import type { CatalogDoc, SkillEntry } from '../types';
+
+export type Tab = 'plugins' | 'skills' | 'mcp' | 'settings';
+
+export interface Ctx {
+  index(): CatalogIndex | null;
+  settings: SettingsModel;
+  /** Switches to the Plugins tab with this plugin selected. */
+  showPlugin(id: string): void;
+  /** Switches to the Skills tab with this entry selected. */
+  showSkill(entry: SkillEntry): void;
+  /** Runs a method that scans and returns a catalog document (OpenWorkspace, SetWorkspaceTrust) and applies it. */
+  docCall(fn: () => Promise<CatalogDoc>): Promise<CatalogDoc>;
+}

@@ -1,0 +1,313 @@
+// Plugins: a searchable, filterable, virtualised list of every package on the left and the
+// selected plugin's detail on the right.
+
+import { badge, h, mount, plural, tilde } from '../dom';
+import { pluginDetail } from '../pluginDetail';
+import { issueGroups } from '../render';
+import { type CatalogIndex, filterPlugins, type PluginFilter, validServers } from '../search';
+import type { Plugin } from '../types';
+import { VList } from '../vlist';
+import type { Ctx } from './ctx';
+
+const ROW_HEIGHT = 60;
+
+function options(label: string, values: string[]): HTMLOptionElement[] {
+  return [h('option', { value: '' }, label), ...values.map((v) => h('option', { value: v }, v))];
+}
+
+export class PluginsView {
+  readonly el: HTMLElement;
+  private readonly ctx: Ctx;
+  private readonly list: VList;
+  private readonly search: HTMLInputElement;
+  private readonly format: HTMLSelectElement;
+  private readonly source: HTMLSelectElement;
+  private readonly issues: HTMLInputElement;
+  private readonly count: HTMLElement;
+  private readonly empty: HTMLElement;
+  private readonly detail: HTMLElement;
+  private ix: CatalogIndex | null = null;
+  private visible: number[] = [];
+  private selectedId: string | null = null;
+  private renderedDetail: { id: string | null; doc: unknown } = { id: null, doc: null };
+
+  constructor(ctx: Ctx) {
+    this.ctx = ctx;
+    this.search = h('input', {
+      type: 'search',
+      class: 'search',
+      placeholder: 'Search plugins and skills   /',
+      'aria-label': 'Search plugins by id, name, description or skill name',
+      'data-testid': 'search',
+      autocomplete: 'off',
+      spellcheck: 'false',
+    });
+    this.format = h(
+      'select',
+      { 'aria-label': 'Format', 'data-testid': 'filter-format' },
+      ...options('All formats', ['portable', 'legacy', 'cursor', 'none']),
+    );
+    this.source = h(
+      'select',
+      { 'aria-label': 'Source', 'data-testid': 'filter-source' },
+      ...options('All sources', ['plugboard', 'cursor-local', 'cursor-cache', 'plugin-path']),
+    );
+    this.issues = h('input', { type: 'checkbox', 'data-testid': 'filter-issues' });
+    this.count = h('div', { class: 'count', 'data-testid': 'plugin-count', 'aria-live': 'polite' });
+    this.list = new VList({
+      rowHeight: ROW_HEIGHT,
+      role: 'listbox',
+      label: 'Plugins',
+      testid: 'plugin-list',
+      idPrefix: 'plugin-opt',
+      render: (i) => this.row(this.ix!.doc.plugins[this.visible[i]]),
+      onSelect: (i) => this.selectId(this.ix!.doc.plugins[this.visible[i]].id, false),
+      onOpen: (i) => {
+        this.selectId(this.ix!.doc.plugins[this.visible[i]].id, false);
+        this.openDetail();
+      },
+    });
+    this.empty = h('div', { class: 'list-empty', 'data-testid': 'empty', hidden: true });
+    this.detail = h('div', {
+      class: 'pane pane-detail',
+      'data-testid': 'detail',
+      tabindex: -1,
+      'aria-label': 'Plugin detail',
+    });
+    const toolbar = h(
+      'div',
+      { class: 'toolbar' },
+      this.search,
+      h(
+        'div',
+        { class: 'filters' },
+        this.format,
+        this.source,
+        h('label', { class: 'check' }, this.issues, ' Has issues'),
+      ),
+      this.count,
+    );
+    this.el = h(
+      'div',
+      { class: 'split' },
+      h('div', { class: 'pane pane-list' }, toolbar, h('div', { class: 'list-wrap' }, this.list.el, this.empty)),
+      this.detail,
+    );
+    const refilter = () => this.refilter();
+    this.search.addEventListener('input', refilter);
+    this.search.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        this.search.value = '';
+        refilter();
+      } else if (e.key === 'ArrowDown') {
+        e.preventDefault();
+        this.list.focus();
+        if (this.list.selectedIndex < 0 && this.visible.length) this.list.select(0);
+      }
+    });
+    this.format.addEventListener('change', refilter);
+    this.source.addEventListener('change', refilter);
+    this.issues.addEventListener('change', refilter);
+  }
+
+  focusSearch(): void {
+    this.search.focus();
+    this.search.select();
+  }
+
+  private filter(): PluginFilter {
+    return {
+      query: this.search.value,
+      format: this.format.value,
+      source: this.source.value,
+      hasIssues: this.issues.checked,
+    };
+  }
+
+  setIndex(ix: CatalogIndex): void {
+    this.ix = ix;
+    if (this.selectedId && !ix.pluginById.has(this.selectedId)) this.selectedId = null;
+    this.refilter();
+    this.renderedDetail = { id: this.renderedDetail.id, doc: null }; // same plugin: keep the scroll
+    this.renderDetail();
+  }
+
+  /** Re-renders the detail (settings draft changed: enabled switches). */
+  refreshDetail(): void {
+    this.renderedDetail = { id: this.renderedDetail.id, doc: null };
+    this.renderDetail();
+  }
+
+  private refilter(): void {
+    const ix = this.ix;
+    if (!ix) return;
+    this.visible = filterPlugins(ix, this.filter());
+    const total = ix.doc.plugins.length;
+    this.count.textContent =
+      this.visible.length === total ? plural(total, 'plugin') : `${this.visible.length} of ${plural(total, 'plugin')}`;
+    const sel = this.selectedId === null ? -1 : this.visible.findIndex((i) => ix.doc.plugins[i].id === this.selectedId);
+    this.list.setData(this.visible.length, sel);
+    if (sel >= 0) this.list.scrollToIndex(sel);
+    this.showEmpty(total);
+  }
+
+  private showEmpty(total: number): void {
+    const ix = this.ix!;
+    if (this.visible.length > 0) {
+      this.empty.hidden = true;
+      return;
+    }
+    this.empty.hidden = false;
+    if (total === 0) {
+      const home = ix.doc.home;
+      const where = [
+        `${tilde(ix.doc.plugboardHome, home)}/plugins/<id>/`,
+        '~/.cursor/plugins/local/*',
+        '~/.cursor/plugins/cache/<marketplace>/<plugin>/<revision>/',
+        ...ix.doc.settings.skillPluginPaths.map((p) => `${p} (skillPluginPaths)`),
+      ];
+      mount(
+        this.empty,
+        h('h3', null, 'No plugins found'),
+        h('p', null, 'Plugboard looks for packages in:'),
+        h('ul', { class: 'mono small' }, ...where.map((w) => h('li', null, w))),
+        h(
+          'p',
+          { class: 'muted small' },
+          'Add a folder to skillPluginPaths in Settings, or install a plugin, then Rescan.',
+        ),
+      );
+    } else {
+      mount(
+        this.empty,
+        h('h3', null, 'No plugins match'),
+        h(
+          'button',
+          { type: 'button', class: 'btn', 'data-testid': 'clear-filters', onclick: () => this.clearFilters() },
+          'Clear search and filters',
+        ),
+      );
+    }
+  }
+
+  clearFilters(): void {
+    this.search.value = '';
+    this.format.value = '';
+    this.source.value = '';
+    this.issues.checked = false;
+    this.refilter();
+  }
+
+  /** Selects a plugin by id (from another view too): clears filters that would hide it. */
+  selectId(id: string, reveal = true): void {
+    const ix = this.ix;
+    if (!ix || !ix.pluginById.has(id)) return;
+    this.selectedId = id;
+    let i = this.visible.findIndex((v) => ix.doc.plugins[v].id === id);
+    if (i < 0 && reveal) {
+      this.clearFilters();
+      i = this.visible.findIndex((v) => ix.doc.plugins[v].id === id);
+    }
+    if (i >= 0 && this.list.selectedIndex !== i) {
+      this.list.setData(this.visible.length, i);
+      this.list.scrollToIndex(i);
+    }
+    this.renderDetail();
+  }
+
+  openDetail(): void {
+    const title = this.detail.querySelector<HTMLElement>('#detail-title');
+    (title ?? this.detail).focus();
+  }
+
+  private renderDetail(): void {
+    const ix = this.ix;
+    if (!ix) return;
+    const id = this.selectedId;
+    if (this.renderedDetail.id === id && this.renderedDetail.doc === ix.doc) return;
+    const sameItem = this.renderedDetail.id === id;
+    const scroll = this.detail.scrollTop;
+    this.renderedDetail = { id, doc: ix.doc };
+    const p = id ? ix.pluginById.get(id) : undefined;
+    if (!p) {
+      mount(this.detail, this.overview(ix));
+      return;
+    }
+    mount(this.detail, pluginDetail(p, { ix, settings: this.ctx.settings, openSkill: (e) => this.ctx.showSkill(e) }));
+    this.detail.scrollTop = sameItem ? scroll : 0;
+  }
+
+  private overview(ix: CatalogIndex): HTMLElement {
+    const s = ix.doc.summary;
+    const stat = (n: number, label: string) =>
+      h('div', { class: 'stat' }, h('strong', null, String(n)), h('span', null, label));
+    return h(
+      'article',
+      { class: 'detail-body overview' },
+      h(
+        'header',
+        { class: 'detail-head' },
+        h('h2', { id: 'detail-title', tabindex: -1 }, 'Catalog'),
+        h('p', { class: 'lead' }, 'Select a plugin to see its manifest, skills, MCP servers and issues.'),
+      ),
+      h(
+        'div',
+        { class: 'stats' },
+        stat(s.plugins, 'plugins'),
+        stat(s.validPlugins, 'valid'),
+        stat(s.skills, 'skills'),
+        stat(s.activeSkills, 'active skills'),
+        stat(s.mcpServers, 'MCP servers'),
+        stat(s.issues.errors, 'errors'),
+        stat(s.issues.warnings, 'warnings'),
+      ),
+      h('section', { class: 'card' }, h('h3', null, 'Catalog issues'), issueGroups(ix.doc.issues, 'catalog-issues')),
+    );
+  }
+
+  private row(p: Plugin): HTMLElement {
+    const mcp = validServers(p);
+    const c = p.issueCounts;
+    return h(
+      'div',
+      {
+        class: 'prow',
+        'data-testid': 'plugin-row',
+        'data-id': p.id,
+        title: p.id === p.name ? undefined : `id ${p.id}`,
+      },
+      h(
+        'div',
+        { class: 'prow-main' },
+        h('span', { class: `pname${p.name ? '' : ' noname'}` }, p.name || p.id),
+        p.version ? h('span', { class: 'pver mono' }, p.version) : null,
+      ),
+      h(
+        'div',
+        { class: 'prow-sub' },
+        badge(p.format, `fmt-${p.format}`),
+        h('span', null, p.source),
+        h('span', { 'data-testid': 'skill-count' }, plural(p.skills.length, 'skill')),
+        p.mcp
+          ? h(
+              'span',
+              { 'data-testid': 'mcp-indicator', class: mcp === null ? 'warn-text' : '' },
+              mcp === null ? 'MCP disabled' : `${mcp} MCP`,
+            )
+          : null,
+      ),
+      h(
+        'div',
+        { class: 'prow-side' },
+        p.valid ? badge('valid', 'ok') : badge('invalid', 'error'),
+        h(
+          'span',
+          { class: 'prow-issues', 'data-testid': 'issue-count' },
+          c.errors ? h('span', { class: 'n-err' }, plural(c.errors, 'error')) : null,
+          c.warnings ? h('span', { class: 'n-warn' }, plural(c.warnings, 'warning')) : null,
+        ),
+      ),
+    );
+  }
+}

@@ -1,0 +1,317 @@
+// Settings: skillPluginPaths (add/remove), skillsEnabled overrides, the open workspace and its
+// trust. Path and name edits go to the settings draft (saved from the save bar); opening a
+// workspace and trusting it are immediate calls, since the backend owns both.
+
+import { api } from '../bridge';
+import { badge, h, mount, tilde } from '../dom';
+import type { CatalogIndex } from '../search';
+import type { Ctx } from './ctx';
+
+export class SettingsView {
+  readonly el: HTMLElement;
+  private readonly ctx: Ctx;
+  private readonly paths: HTMLElement;
+  private readonly pathInput: HTMLInputElement;
+  private readonly enabledList: HTMLElement;
+  private readonly enabledInput: HTMLInputElement;
+  private readonly skillIds: HTMLDataListElement;
+  private readonly wsInput: HTMLInputElement;
+  private readonly wsState: HTMLElement;
+  private readonly trust: HTMLInputElement;
+  private readonly wsStatus: HTMLElement;
+  private readonly trusted: HTMLElement;
+  private ix: CatalogIndex | null = null;
+  private wsBusy = false;
+
+  constructor(ctx: Ctx) {
+    this.ctx = ctx;
+    const s = ctx.settings;
+    this.paths = h('ul', { class: 'edit-list', 'data-testid': 'settings-paths' });
+    this.pathInput = h('input', {
+      type: 'text',
+      class: 'grow mono',
+      placeholder: '~/src/my-plugin',
+      'aria-label': 'New skill plugin path',
+      'data-testid': 'settings-path-input',
+      spellcheck: 'false',
+    });
+    const addPath = () => {
+      if (s.addPath(this.pathInput.value)) this.pathInput.value = '';
+      this.pathInput.focus();
+    };
+    this.pathInput.addEventListener('keydown', (e) => e.key === 'Enter' && addPath());
+    this.enabledList = h('ul', { class: 'edit-list', 'data-testid': 'settings-enabled' });
+    this.skillIds = h('datalist', { id: 'skill-ids' });
+    this.enabledInput = h('input', {
+      type: 'text',
+      class: 'grow mono',
+      list: 'skill-ids',
+      placeholder: 'skill or plugin:skill',
+      'aria-label': 'Skill to disable',
+      'data-testid': 'settings-enabled-input',
+      spellcheck: 'false',
+    });
+    const addEnabled = () => {
+      const id = this.enabledInput.value.trim();
+      if (!id) return;
+      s.setEnabled(id, false);
+      this.enabledInput.value = '';
+      this.enabledInput.focus();
+    };
+    this.enabledInput.addEventListener('keydown', (e) => e.key === 'Enter' && addEnabled());
+
+    this.wsInput = h('input', {
+      type: 'text',
+      class: 'grow mono',
+      placeholder: '/path/to/project',
+      'aria-label': 'Workspace folder',
+      'data-testid': 'workspace-path',
+      spellcheck: 'false',
+    });
+    this.wsInput.addEventListener('keydown', (e) => e.key === 'Enter' && this.openWorkspace(this.wsInput.value.trim()));
+    this.wsState = h('p', { class: 'small', 'data-testid': 'workspace-state' });
+    this.trust = h('input', {
+      type: 'checkbox',
+      role: 'switch',
+      'data-testid': 'workspace-trust',
+      'aria-describedby': 'trust-warning',
+    });
+    this.trust.addEventListener('change', () => this.setTrust(this.trust.checked));
+    this.wsStatus = h('p', { class: 'notice', 'data-testid': 'workspace-status', role: 'status', hidden: true });
+    this.trusted = h('ul', { class: 'plain mono small', 'data-testid': 'settings-trusted' });
+
+    this.el = h(
+      'div',
+      { class: 'settings-page' },
+      h(
+        'section',
+        { class: 'card', 'aria-labelledby': 'h-paths' },
+        h('h3', { id: 'h-paths' }, 'Skill plugin paths'),
+        h(
+          'p',
+          { class: 'muted small' },
+          'Extra plugin folders to catalog (',
+          h('code', null, 'skillPluginPaths'),
+          '). Their skills are untrusted. ',
+          h('code', null, '~'),
+          ' is your home folder.',
+        ),
+        this.paths,
+        h(
+          'div',
+          { class: 'row' },
+          this.pathInput,
+          h(
+            'button',
+            { type: 'button', class: 'btn', 'data-testid': 'settings-path-add', onclick: addPath },
+            'Add path',
+          ),
+        ),
+      ),
+      h(
+        'section',
+        { class: 'card', 'aria-labelledby': 'h-enabled' },
+        h('h3', { id: 'h-enabled' }, 'Skill switches'),
+        h(
+          'p',
+          { class: 'muted small' },
+          'Skills listed here are switched off or on explicitly (',
+          h('code', null, 'skillsEnabled'),
+          '); every other skill is on. Switch skills from the Skills tab, or add one by name.',
+        ),
+        this.enabledList,
+        h(
+          'div',
+          { class: 'row' },
+          this.enabledInput,
+          this.skillIds,
+          h(
+            'button',
+            { type: 'button', class: 'btn', 'data-testid': 'settings-enabled-add', onclick: addEnabled },
+            'Switch off',
+          ),
+        ),
+      ),
+      h(
+        'section',
+        { class: 'card', 'aria-labelledby': 'h-ws' },
+        h('h3', { id: 'h-ws' }, 'Workspace'),
+        h(
+          'p',
+          { class: 'muted small' },
+          'A project folder whose skills join the catalog (layer 3). Empty closes the workspace.',
+        ),
+        h(
+          'div',
+          { class: 'row' },
+          this.wsInput,
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'btn',
+              'data-testid': 'workspace-open',
+              onclick: () => this.openWorkspace(this.wsInput.value.trim()),
+            },
+            'Open',
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'btn btn-quiet',
+              'data-testid': 'workspace-close',
+              onclick: () => this.openWorkspace(''),
+            },
+            'Close',
+          ),
+        ),
+        this.wsState,
+        h('label', { class: 'switch-row' }, this.trust, h('span', null, h('strong', null, 'Trust this workspace'))),
+        h(
+          'p',
+          { class: 'warning-text small', id: 'trust-warning' },
+          'Trusting a workspace lets its MCP servers (',
+          h('code', null, '.cursor/mcp.json'),
+          ', ',
+          h('code', null, '.mcp.json'),
+          ') load: they can run programs and reach the network. Trust only projects you know.',
+        ),
+        this.wsStatus,
+        h('h4', null, 'Trusted workspaces'),
+        this.trusted,
+      ),
+    );
+    s.onChange(() => this.render());
+  }
+
+  setIndex(ix: CatalogIndex): void {
+    this.ix = ix;
+    if (document.activeElement !== this.wsInput) this.wsInput.value = ix.doc.workspace ?? '';
+    mount(
+      this.skillIds,
+      ...[...new Set(ix.doc.skills.map((s) => s.id))].slice(0, 2000).map((id) => h('option', { value: id })),
+    );
+    this.render();
+  }
+
+  private render(): void {
+    const s = this.ctx.settings;
+    const d = s.draft;
+    const home = this.ix?.doc.home ?? '';
+    if (d) {
+      mount(
+        this.paths,
+        ...(d.skillPluginPaths.length
+          ? d.skillPluginPaths.map((p, i) =>
+              h(
+                'li',
+                { 'data-testid': 'settings-path', 'data-path': p },
+                h('code', { class: 'grow' }, p),
+                s.saved?.skillPluginPaths.includes(p) ? null : badge('unsaved', 'info'),
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'btn btn-quiet btn-small',
+                    'aria-label': `Remove ${p}`,
+                    'data-testid': 'settings-path-remove',
+                    onclick: () => s.removePath(i),
+                  },
+                  'Remove',
+                ),
+              ),
+            )
+          : [h('li', { class: 'muted' }, 'No extra paths.')]),
+      );
+      const ids = Object.keys(d.skillsEnabled).sort();
+      mount(
+        this.enabledList,
+        ...(ids.length
+          ? ids.map((id) => {
+              const sw = h('input', {
+                type: 'checkbox',
+                role: 'switch',
+                checked: d.skillsEnabled[id],
+                'aria-label': `Enable ${id}`,
+                'data-testid': 'settings-enabled-switch',
+              });
+              sw.addEventListener('change', () => s.setEnabled(id, sw.checked, true));
+              return h(
+                'li',
+                { 'data-testid': 'settings-enabled-item', 'data-id': id },
+                h(
+                  'label',
+                  { class: 'check grow' },
+                  sw,
+                  h('code', null, id),
+                  h('span', { class: 'muted small' }, d.skillsEnabled[id] ? ' on' : ' off'),
+                ),
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'btn btn-quiet btn-small',
+                    'aria-label': `Forget ${id}`,
+                    onclick: () => s.removeEnabled(id),
+                  },
+                  'Forget',
+                ),
+              );
+            })
+          : [h('li', { class: 'muted' }, 'Every skill is on.')]),
+      );
+      mount(
+        this.trusted,
+        ...(d.trustedWorkspaces.length
+          ? d.trustedWorkspaces.map((w) => h('li', null, tilde(w, home)))
+          : [h('li', { class: 'muted' }, 'None.')]),
+      );
+    }
+    const doc = this.ix?.doc;
+    const ws = doc?.workspace;
+    this.wsState.textContent = ws
+      ? `Open: ${tilde(ws, home)} (${doc!.workspaceTrusted ? 'trusted' : 'not trusted'})`
+      : 'No workspace is open.';
+    this.trust.checked = !!doc?.workspaceTrusted;
+    this.trust.disabled = !ws || this.wsBusy;
+  }
+
+  private status(kind: 'ok' | 'error', text: string): void {
+    this.wsStatus.hidden = false;
+    this.wsStatus.className = `notice notice-${kind}`;
+    this.wsStatus.textContent = text;
+  }
+
+  private async openWorkspace(path: string): Promise<void> {
+    if (this.wsBusy) return;
+    this.wsBusy = true;
+    this.render();
+    try {
+      const doc = await this.ctx.docCall(() => api.openWorkspace(path));
+      this.status('ok', doc.workspace ? `Opened ${tilde(doc.workspace, doc.home)}.` : 'Workspace closed.');
+    } catch (e) {
+      this.status('error', `Cannot open the workspace: ${e instanceof Error ? e.message : e}`);
+    } finally {
+      this.wsBusy = false;
+      this.render();
+    }
+  }
+
+  private async setTrust(trusted: boolean): Promise<void> {
+    if (this.wsBusy) return;
+    this.wsBusy = true;
+    this.render();
+    try {
+      await this.ctx.docCall(() => api.setWorkspaceTrust(trusted));
+      this.status('ok', trusted ? 'Workspace trusted: its MCP servers are loaded.' : 'Workspace no longer trusted.');
+      // The trust list lives in settings.json: take the new hash, keep unsaved edits.
+      await this.ctx.settings.load(true);
+    } catch (e) {
+      this.status('error', `Cannot change trust: ${e instanceof Error ? e.message : e}`);
+    } finally {
+      this.wsBusy = false;
+      this.render();
+    }
+  }
+}
