@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -182,6 +183,22 @@ func TestBinary(t *testing.T) {
 	if !json.Valid(out) {
 		t.Errorf("binary inspect --json output is not JSON: %s", out)
 	}
+	// With no command and no display, it says so and serves the page instead.
+	cmd = exec.Command(bin)
+	cmd.Env = []string{"HOME=" + home}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := bufio.NewReader(stdout).ReadString('\n')
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	if !strings.HasPrefix(first, "http://127.0.0.1:") || !strings.Contains(first, "token=") || !strings.Contains(stderr.String(), "serving the page instead") {
+		t.Errorf("no-display start: stdout %q, stderr %q", first, stderr.String())
+	}
+
 	cmd = exec.Command(bin, "help")
 	cmd.Env = []string{"HOME=" + home}
 	if out, _ := cmd.Output(); !strings.Contains(string(out), "plugboard inspect") {
