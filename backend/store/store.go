@@ -1,0 +1,164 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/mattn/go-sqlite3"
+)
+
+// Sentinels for the conditions callers branch on; the driver's error, when there is
+// one, is wrapped beside them.
+var (
+	// ErrNotFound: no history entry or snapshot has the requested id.
+	ErrNotFound = errors.New("not found")
+	// ErrBusy: another connection or process held the write lock for longer than
+	// the busy timeout. The operation did nothing and may be retried.
+	ErrBusy = errors.New("the Plugboard database is busy")
+)
+
+// Where the database lives under $PLUGBOARD_HOME.
+const (
+	stateDir = "state"
+	dbName   = "plugboard.db"
+	// busyTimeoutMS is how long a connection waits for another's lock before
+	// giving up with ErrBusy: long enough to ride out any write this package makes
+	// (the largest is a snapshot of a few thousand rows), short enough that a stuck
+	// process shows as an error rather than a hang.
+	busyTimeoutMS = 5000
+)
+
+// Store is an open Plugboard database. It is safe for concurrent use.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// Open opens (creating) <pbHome>/state/plugboard.db, sets it aside and starts a fresh
+// one when it is damaged or from a newer build, and migrates it to this build's
+// schema. The warnings are for a person (the CLI prints them, the app shows them);
+// they are returned even when err is not nil. Open never panics.
+func Open(ctx context.Context, pbHome string) (st *Store, warnings []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			st, err = nil, fmt.Errorf("open the Plugboard database: unexpected failure: %v", r)
+		}
+	}()
+	if pbHome == "" {
+		return nil, nil, errors.New("open the Plugboard database: no Plugboard home folder given")
+	}
+	if abs, aerr := filepath.Abs(pbHome); aerr == nil {
+		pbHome = abs
+	}
+	dir := filepath.Join(pbHome, stateDir)
+	path := filepath.Join(dir, dbName)
+	firstRun, err := makeStateDir(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the Plugboard database: %w", err)
+	}
+	unlock, err := lockOpen(ctx, dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the Plugboard database: %w", err)
+	}
+	defer unlock()
+	warnings, err = prepareFile(ctx, path, firstRun)
+	if err != nil {
+		return nil, warnings, fmt.Errorf("open the Plugboard database: %w", err)
+	}
+	db, err := openChecked(ctx, path)
+	var bad *damagedError
+	if errors.As(err, &bad) {
+		aside, aerr := setAside(path)
+		if aerr != nil {
+			return nil, warnings, fmt.Errorf("the Plugboard database %s %s, and it could not be moved aside: %w", path, bad.reason, aerr)
+		}
+		warnings = append(warnings, fmt.Sprintf("the Plugboard database %s %s. It was moved to %s and a new, empty database was created in its place. "+
+			"Your agents and templates are unchanged; the assignment history and catalog snapshots recorded before now are only in the moved file.",
+			path, bad.reason, aside))
+		if _, err = createDatabase(ctx, path); err == nil {
+			db, err = openChecked(ctx, path)
+		}
+	}
+	if err != nil {
+		return nil, warnings, fmt.Errorf("open the Plugboard database %s: %w", path, err)
+	}
+	return &Store{db: db, path: path}, warnings, nil
+}
+
+// Close closes the pool. Calls in flight finish first; later calls fail.
+func (s *Store) Close() error {
+	return s.db.Close()
+}
+
+// Path is the database file's absolute path.
+func (s *Store) Path() string {
+	return s.path
+}
+
+// WithTx runs fn in one IMMEDIATE transaction: it holds the write lock from the start,
+// commits when fn returns nil and rolls back otherwise (also when fn panics, after
+// which the panic continues). Inside fn use only tx, never the Store's methods.
+func (s *Store) WithTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return withTx(ctx, s.db, fn)
+}
+
+func withTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) (err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return mapErr(fmt.Errorf("begin transaction: %w", err))
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			if rerr := tx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) && err != nil {
+				err = fmt.Errorf("%w (and roll back: %v)", err, rerr)
+			}
+		}
+	}()
+	if err := fn(tx); err != nil {
+		return mapErr(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return mapErr(fmt.Errorf("commit: %w", err))
+	}
+	committed = true
+	return nil
+}
+
+// mapErr adds the sentinel a driver error stands for, keeping the driver error
+// wrapped too. Errors that already carry a sentinel pass through unchanged.
+func mapErr(err error) error {
+	if err == nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrBusy) {
+		return err
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	var se sqlite3.Error
+	if errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked) {
+		return fmt.Errorf("%w: %w", ErrBusy, err)
+	}
+	return err
+}
+
+// isForeignKey reports a FOREIGN KEY constraint failure.
+func isForeignKey(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintForeignKey
+}
+
+// dsn is the go-sqlite3 data source for path. Every connection the pool opens runs
+// these settings: WAL, foreign keys, the busy timeout, IMMEDIATE transactions, and
+// synchronous=NORMAL (in WAL mode a power cut may lose the last commits, never
+// corrupt the file; the files on disk stay the source of truth either way).
+func dsn(path string) string {
+	// As a file: URI, SQLite decodes %XX in the path; escape what would otherwise
+	// end the path part (? and #) and the escape character itself.
+	p := strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(filepath.ToSlash(path))
+	return fmt.Sprintf("file:%s?mode=rwc&_journal_mode=WAL&_foreign_keys=on&_busy_timeout=%d&_txlock=immediate&_synchronous=NORMAL",
+		p, busyTimeoutMS)
+}
