@@ -1,0 +1,154 @@
+package assign
+
+import (
+	"sort"
+
+	"github.com/plugboard/plugboard/backend/manifest"
+)
+
+// Collision kinds (R6).
+const (
+	CollisionSkill     = "skill"      // a portable skill name in two portable plugins
+	CollisionNamespace = "namespace"  // a manifest name (the runtime namespace) in two plugins
+	CollisionMCP       = "mcp-server" // an MCP runtime server name in two portable plugins
+)
+
+// check applies the rules of A4 and R6 to a change whose effective set goes from before
+// to after and whose target then holds the managed ids written. It returns the MCP
+// servers that need (or, with ack, received) an acknowledgment.
+//
+//   - An id newly written must be in the catalog and valid; ids the target already had
+//     in effect stay and may be removed whatever their state.
+//   - A name collision among the valid plugins of after that involves a plugin newly in
+//     effect is refused; collisions that were there already do not block other edits.
+//   - A portable plugin newly in effect with at least one valid MCP server needs ack.
+func (ps plugins) check(before, written, after []string, ack bool) ([]Ack, error) {
+	had := set(before)
+	var unknown, invalid []string
+	for _, id := range written {
+		if had[id] {
+			continue
+		}
+		switch p := ps[id]; {
+		case p == nil:
+			unknown = append(unknown, id)
+		case !p.Valid:
+			invalid = append(invalid, id)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, &RuleError{Code: RuleUnknown, Reason: "no such plugin in $PLUGBOARD_HOME/plugins, so it cannot be assigned", Names: unknown}
+	}
+	if len(invalid) > 0 {
+		return nil, &RuleError{Code: RuleInvalid, Reason: "the plugin is invalid, so it cannot be newly assigned (fix its issues first; an invalid plugin already assigned can only be removed)", Names: invalid}
+	}
+	added := map[string]bool{}
+	for _, id := range after {
+		if !had[id] {
+			added[id] = true
+		}
+	}
+	if cs := ps.collisions(after, added); len(cs) > 0 {
+		names := make([]string, len(cs))
+		for i, c := range cs {
+			names[i] = c.Name
+		}
+		return nil, &RuleError{Code: RuleCollision, Reason: "names collide among the selected plugins, so the set would fail closed at launch", Names: names, Collisions: cs}
+	}
+	acks := []Ack{}
+	for _, id := range after {
+		if added[id] {
+			acks = append(acks, ps.mcpAcks(id)...)
+		}
+	}
+	if len(acks) > 0 && !ack {
+		return nil, &AckError{Servers: acks}
+	}
+	return acks, nil
+}
+
+func set(ids []string) map[string]bool {
+	m := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
+}
+
+// mcpAcks lists the valid servers of a valid portable plugin's valid mcp.json, sanitised.
+// Legacy .mcp.json files are not catalogued and need no acknowledgment (F5).
+func (ps plugins) mcpAcks(id string) []Ack {
+	p := ps[id]
+	if p == nil || !p.Valid || p.Format != manifest.FormatPortable || p.MCP == nil || !p.MCP.Valid {
+		return nil
+	}
+	var out []Ack
+	for _, s := range p.MCP.Servers {
+		if s.Valid {
+			out = append(out, Ack{Plugin: id, Server: s.Name, Type: s.Type, Summary: s.Summary})
+		}
+	}
+	return out
+}
+
+// collisions finds the names provided by more than one of the valid plugins ids, keeping
+// those that involve a plugin in added. Sorted by kind, then name.
+func (ps plugins) collisions(ids []string, added map[string]bool) []Collision {
+	type key struct{ kind, name string }
+	by := map[key][]string{}
+	note := func(kind, name, id string) {
+		k := key{kind, name}
+		if l := by[k]; len(l) == 0 || l[len(l)-1] != id {
+			by[k] = append(l, id)
+		}
+	}
+	for _, id := range ids {
+		p := ps[id]
+		if p == nil || !p.Valid {
+			continue
+		}
+		if p.Name != "" {
+			note(CollisionNamespace, p.Name, id)
+		}
+		if p.Format != manifest.FormatPortable {
+			continue
+		}
+		for _, s := range p.Skills {
+			if s.Valid {
+				note(CollisionSkill, s.Name, id)
+			}
+		}
+		if p.MCP != nil && p.MCP.Valid {
+			for _, s := range p.MCP.Servers {
+				if s.Valid {
+					note(CollisionMCP, s.Name, id)
+				}
+			}
+		}
+	}
+	var out []Collision
+	for k, l := range by {
+		if len(l) < 2 || !anyIn(l, added) {
+			continue
+		}
+		l = append([]string{}, l...)
+		sort.Strings(l)
+		out = append(out, Collision{Kind: k.kind, Name: k.name, Plugins: l})
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].Kind != out[b].Kind {
+			return out[a].Kind < out[b].Kind
+		}
+		return out[a].Name < out[b].Name
+	})
+	return out
+}
+
+func anyIn(ids []string, m map[string]bool) bool {
+	for _, id := range ids {
+		if m[id] {
+			return true
+		}
+	}
+	return false
+}

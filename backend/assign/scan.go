@@ -1,0 +1,196 @@
+package assign
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/plugboard/plugboard/backend/capread"
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/issue"
+	"github.com/plugboard/plugboard/backend/jsondoc"
+	"github.com/plugboard/plugboard/backend/jsonfile"
+	"github.com/plugboard/plugboard/backend/settings"
+)
+
+// Issue codes of this package. Stable: tools match on them.
+const (
+	CodeUnreadable     = "assign.file-unreadable"
+	CodeInvalid        = "assign.file-invalid"
+	CodeNameMissing    = "assign.name-missing"
+	CodeDuplicate      = "assign.duplicate-target"
+	CodeNotManaged     = "assign.entry-not-managed"
+	CodeUnknownPlugin  = "assign.unknown-plugin"
+	CodeDuplicateEntry = "assign.duplicate-entry"
+	CodeUnknownAgent   = "assign.unknown-agent"
+)
+
+// located is a target with what a save needs: the bytes it was read from and where in
+// the file its pluginDirs live.
+type located struct {
+	Target
+	data []byte
+	dirs []string // pluginDirs as written; nil when the member is absent
+	slot int      // index in the template's "agents"; -1 for other targets
+	ptr  string   // JSON pointer of the object holding pluginDirs ("" for an agent)
+}
+
+// home is one reading of a Plugboard home's assignment files.
+type home struct {
+	dir     string
+	plugins plugins
+	agents  map[string]*located // by agent name
+	targets []*located
+	issues  issue.List
+}
+
+// Targets lists every assignment target of the home, sorted by id. Files that cannot be
+// read or parsed, and entries that cannot be used, are issues; the rest is listed.
+func Targets(pbHome string, cat *catalog.Catalog) ([]Target, issue.List) {
+	h := scan(pbHome, indexPlugins(cat))
+	out := make([]Target, len(h.targets))
+	for i, t := range h.targets {
+		out[i] = t.Target
+	}
+	return out, h.issues.NonNil()
+}
+
+// scan reads every assignment file of the home once.
+func scan(pbHome string, ps plugins) *home {
+	h := &home{dir: pbHome, plugins: ps, agents: map[string]*located{}}
+	for _, f := range h.files("agents") {
+		if t := h.readAgent(f); t != nil {
+			h.add(t)
+			h.agents[t.Name] = t
+		}
+	}
+	for _, f := range h.files("templates") {
+		for _, t := range h.readTemplate(f) {
+			h.add(t)
+		}
+	}
+	for _, t := range h.readBindings() {
+		h.add(t)
+	}
+	for _, t := range h.targets {
+		h.finish(t)
+	}
+	sort.Slice(h.targets, func(a, b int) bool { return h.targets[a].ID < h.targets[b].ID })
+	return h
+}
+
+// files lists the *.json files of a folder of the home, by name; hidden files (our
+// temporary files among them) are skipped.
+func (h *home) files(sub string) []string {
+	dir := filepath.Join(h.dir, sub)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			h.issues.Errorf(CodeUnreadable, dir, "", "%s cannot be listed (%v); its targets are not shown", dir, err)
+		}
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if n := e.Name(); strings.HasSuffix(n, ".json") && !strings.HasPrefix(n, ".") && !e.IsDir() {
+			out = append(out, filepath.Join(dir, n))
+		}
+	}
+	return out
+}
+
+func (h *home) add(t *located) {
+	for _, o := range h.targets {
+		if o.ID == t.ID {
+			h.issues.Errorf(CodeDuplicate, t.File, "", "target %s is declared by %s and again by %s; the second is ignored — rename one", t.ID, o.File, t.File)
+			return
+		}
+	}
+	h.targets = append(h.targets, t)
+}
+
+// load reads a file of the home, or returns nil after an issue.
+func (h *home) load(p string) []byte {
+	data, err := capread.ReadFile(p, capread.SettingsMax)
+	if err != nil {
+		h.issues.Errorf(CodeUnreadable, p, "", "%s %s; its targets are not shown", filepath.Base(p), capread.Describe(err))
+		return nil
+	}
+	return data
+}
+
+// members parses a JSON object file, or returns nil after an issue.
+func (h *home) members(p string, data []byte) []jsonfile.Member {
+	if _, err := jsondoc.Decode(data); err != nil {
+		h.issues.Errorf(CodeInvalid, p, "", "%s %v; its targets are not shown until it is fixed", filepath.Base(p), err)
+		var se *jsondoc.SyntaxError
+		if errors.As(err, &se) {
+			h.issues[len(h.issues)-1].Line = se.Line
+		}
+		return nil
+	}
+	ms, err := jsonfile.Members(data)
+	if err != nil || ms == nil {
+		h.issues.Errorf(CodeInvalid, p, "", "%s is not a JSON object; its targets are not shown until it is fixed", filepath.Base(p))
+		return nil
+	}
+	return ms
+}
+
+func member(ms []jsonfile.Member, key string) (json.RawMessage, bool) {
+	for _, m := range ms {
+		if m.Key == key {
+			return m.Value, true
+		}
+	}
+	return nil, false
+}
+
+// nameOf returns the "name" member, or the file's stem with a warning.
+func (h *home) nameOf(p string, ms []jsonfile.Member) string {
+	var name string
+	if raw, ok := member(ms, "name"); ok && json.Unmarshal(raw, &name) == nil && name != "" {
+		return name
+	}
+	name = strings.TrimSuffix(filepath.Base(p), ".json")
+	h.issues.Warnf(CodeNameMissing, p, "/name", "%s has no \"name\" string; it is listed as %q (its file name) — add \"name\"", filepath.Base(p), name)
+	return name
+}
+
+// dirsOf reads a pluginDirs member. ok is false (after an issue) when it is not a list
+// of strings: such a target is shown read-only rather than overwritten.
+func (h *home) dirsOf(p string, data []byte, ptr string, ms []jsonfile.Member) (dirs []string, ok bool) {
+	raw, present := member(ms, "pluginDirs")
+	if !present {
+		return nil, true
+	}
+	if err := json.Unmarshal(raw, &dirs); err != nil || dirs == nil {
+		h.issues.Errorf(CodeInvalid, p, ptr+"/pluginDirs", "%s: \"pluginDirs\" must be a list of folder paths; the target is read-only until it is fixed", filepath.Base(p))
+		h.issues[len(h.issues)-1].Line = jsondoc.Line(data, ptr+"/pluginDirs")
+		return nil, false
+	}
+	return dirs, true
+}
+
+func (h *home) readAgent(p string) *located {
+	if data := h.load(p); data != nil {
+		return h.agentFrom(p, data)
+	}
+	return nil
+}
+
+// agentFrom parses one agent file.
+func (h *home) agentFrom(p string, data []byte) *located {
+	ms := h.members(p, data)
+	if ms == nil {
+		return nil
+	}
+	name := h.nameOf(p, ms)
+	dirs, ok := h.dirsOf(p, data, "", ms)
+	return &located{data: data, dirs: dirs, slot: -1, Target: Target{
+		ID: "agent:" + name, Kind: KindAgent, Name: name, File: p, ReadOnly: !ok, Hash: settings.Hash(data),
+	}}
+}
