@@ -44,6 +44,10 @@ func commands() []command {
 		{"inspect", "[--json] DIR", "validate one plugin package of any format", runInspect},
 		{"catalog", "[--json] [--home DIR] [--workspace DIR]", "every plugin, skill and MCP server on this machine", runCatalog},
 		{"skills", "[--json] [--home DIR] [--workspace DIR]", "skills grouped by plugin, in precedence order", runSkills},
+		{"targets", "[--json] [--home DIR]", "agents and template slots with their plugin sets and hashes", runTargets},
+		{"assign", "TARGET (--set a,b | --add a | --remove a | --defaults) [--expect-hash H] [--ack-mcp] [--json]", "change a target's plugin set (exit 3 stale, 4 acknowledgment needed)", runAssign},
+		{"history", "[--json] [TARGET]", "assignment history, newest first", runHistory},
+		{"revert", "[--ack-mcp] [--json] ENTRY", "undo one history entry (itself a guarded save)", runRevert},
 		{"serve", "[--addr 127.0.0.1:0] [--home DIR] [--workspace DIR]", "serve the page over HTTP (token, loopback); first line is the URL", runServe},
 	}
 }
@@ -81,7 +85,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  plugboard %-8s %-42s %s\n", c.name, c.args, c.help)
 	}
 	fmt.Fprintln(w, "\nEnvironment: HOME (the user's home), PLUGBOARD_HOME (default ~/.plugboard; --home overrides).")
-	fmt.Fprintln(w, "Exit status: 0 ok, 1 invalid, 2 usage or I/O error.")
+	fmt.Fprintln(w, "Exit status: 0 ok, 1 invalid or refused by a rule, 2 usage or I/O error, 3 stale hash (nothing written), 4 MCP acknowledgment needed.")
 }
 
 // flags is the common flag set: --json, --home, --workspace.

@@ -12,16 +12,22 @@ import (
 )
 
 // Dir returns testdata/homes/<name> in the repository.
-func Dir(name string) string {
+func Dir(name string) string { return Testdata(filepath.Join("homes", name)) }
+
+// Testdata returns testdata/<rel> in the repository.
+func Testdata(rel string) string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "homes", name)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", rel)
 }
 
 // Copy copies testdata/homes/<name> into a fresh temporary folder and returns it,
 // symlinks resolved so paths compare equal to what the catalog reports.
-func Copy(t testing.TB, name string) string {
+func Copy(t testing.TB, name string) string { return CopyTestdata(t, filepath.Join("homes", name)) }
+
+// CopyTestdata copies testdata/<rel> into a fresh temporary folder and returns it.
+func CopyTestdata(t testing.TB, rel string) string {
 	t.Helper()
-	src := Dir(name)
+	src := Testdata(rel)
 	dst, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,301 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/plugboard/plugboard/backend/assign"
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/store"
+)
+
+// Exit codes of assign and revert beyond the common ones.
+const (
+	ExitStale   = 3 // the target changed since --expect-hash; nothing written
+	ExitNeedAck = 4 // an MCP acknowledgment is needed (--ack-mcp)
+)
+
+// homeCatalog loads the catalog for the assignment commands.
+func homeCatalog(env Env, f *flags, name string) (*catalog.Catalog, string, bool) {
+	home, pbHome, err := homes(env, f)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard %s: %v\n", name, err)
+		return nil, "", false
+	}
+	return catalog.Load(catalog.Options{Home: home, PlugboardHome: pbHome}), pbHome, true
+}
+
+func runTargets(env Env, args []string) int {
+	f := newFlags(env, "targets", true)
+	if _, err := f.parse(args); err != nil {
+		return ExitUsage
+	}
+	cat, pbHome, ok := homeCatalog(env, f, "targets")
+	if !ok {
+		return ExitUsage
+	}
+	targets, issues := assign.Targets(pbHome, cat)
+	if f.json {
+		if targets == nil {
+			targets = []assign.Target{}
+		}
+		writeJSON(env.Stdout, map[string]any{"targets": targets, "issues": issues.NonNil()})
+		return ExitOK
+	}
+	for _, i := range issues {
+		fmt.Fprintln(env.Stderr, i.String())
+	}
+	for _, t := range targets {
+		printTarget(env.Stdout, t)
+	}
+	return ExitOK
+}
+
+func printTarget(w io.Writer, t assign.Target) {
+	flags := ""
+	if t.ReadOnly {
+		flags += " (read-only)"
+	}
+	if t.Inherits {
+		flags += " (agent defaults)"
+	}
+	fmt.Fprintf(w, "%s%s\n  hash %s\n  effective: %s\n", t.ID, flags, t.Hash, list(t.Effective))
+	if len(t.Unmanaged) > 0 {
+		fmt.Fprintf(w, "  unmanaged: %s\n", list(t.Unmanaged))
+	}
+}
+
+func list(l []string) string {
+	if len(l) == 0 {
+		return "(none)"
+	}
+	return strings.Join(l, ", ")
+}
+
+func splitIDs(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func runAssign(env Env, args []string) int {
+	f := newFlags(env, "assign", true)
+	set := f.fs.String("set", "", "the whole managed set, comma-separated plugin ids")
+	add := f.fs.String("add", "", "plugin ids to add")
+	remove := f.fs.String("remove", "", "plugin ids to remove")
+	defaults := f.fs.Bool("defaults", false, "template slot: use the agent's defaults (deletes the slot's pluginDirs)")
+	expect := f.fs.String("expect-hash", "", "refuse to save unless the target still has this hash")
+	ack := f.fs.Bool("ack-mcp", false, "acknowledge that the added plugins' MCP servers run local code and may send data over the network")
+	pos, err := f.parse(args)
+	if err != nil {
+		return ExitUsage
+	}
+	kinds := 0
+	for _, on := range []bool{isFlagSet(f, "set"), *add != "", *remove != "", *defaults} {
+		if on {
+			kinds++
+		}
+	}
+	if len(pos) != 1 || kinds != 1 {
+		fmt.Fprintln(env.Stderr, "usage: plugboard assign TARGET (--set a,b | --add a | --remove a | --defaults) [--expect-hash H] [--ack-mcp] [--json]")
+		return ExitUsage
+	}
+	ch := assign.Change{Set: splitIDs(*set), Add: splitIDs(*add), Remove: splitIDs(*remove), Defaults: *defaults}
+	if isFlagSet(f, "set") && ch.Set == nil {
+		ch.Set = []string{}
+	}
+	target := pos[0]
+	return saveAndRecord(env, f, target, *expect, 0, func(pbHome string, cat *catalog.Catalog) (assign.Outcome, error) {
+		return assign.Apply(pbHome, cat, target, ch, *expect, *ack)
+	})
+}
+
+func isFlagSet(f *flags, name string) bool {
+	found := false
+	f.fs.Visit(func(fl *flag.Flag) { found = found || fl.Name == name })
+	return found
+}
+
+// saveAndRecord runs one guarded save, records it in the history, and prints the outcome.
+func saveAndRecord(env Env, f *flags, target, expect string, revertOf int64, apply func(string, *catalog.Catalog) (assign.Outcome, error)) int {
+	cat, pbHome, ok := homeCatalog(env, f, "assign")
+	if !ok {
+		return ExitUsage
+	}
+	out, err := apply(pbHome, cat)
+	var stale *assign.StaleError
+	var rule *assign.RuleError
+	var need *assign.AckError
+	switch {
+	case errors.As(err, &stale):
+		fmt.Fprintf(env.Stderr, "plugboard assign: %s changed since hash %s; nothing was written. It is now:\n", target, expect)
+		if f.json {
+			writeJSON(env.Stdout, map[string]any{"error": "stale", "target": stale.Fresh})
+		} else {
+			printTarget(env.Stdout, stale.Fresh)
+		}
+		return ExitStale
+	case errors.As(err, &rule):
+		fmt.Fprintf(env.Stderr, "plugboard assign: refused: %s\n", rule.Reason)
+		if f.json {
+			writeJSON(env.Stdout, map[string]any{"error": "refused", "reason": rule.Reason, "names": rule.Names})
+		}
+		return ExitInvalid
+	case errors.As(err, &need):
+		fmt.Fprintln(env.Stderr, "plugboard assign: these MCP servers will run local code or send data over the network (this is not a sandbox); run again with --ack-mcp to accept:")
+		for _, a := range need.Servers {
+			fmt.Fprintf(env.Stderr, "  %s/%s %s %s\n", a.Plugin, a.Server, a.Type, describeSummary(a.Summary.Executable, a.Summary.Origin))
+		}
+		if f.json {
+			writeJSON(env.Stdout, map[string]any{"error": "acknowledgment-needed", "servers": need.Servers})
+		}
+		return ExitNeedAck
+	case err != nil:
+		fmt.Fprintf(env.Stderr, "plugboard assign: %v\n", err)
+		return ExitUsage
+	}
+	if !out.Written {
+		fmt.Fprintf(env.Stdout, "%s already has that plugin set; nothing to save\n", target)
+		return ExitOK
+	}
+	entryID, warnings := record(pbHome, target, out, revertOf)
+	for _, w := range warnings {
+		fmt.Fprintln(env.Stderr, "plugboard: warning:", w)
+	}
+	if f.json {
+		writeJSON(env.Stdout, map[string]any{"target": out.Target, "before": out.Before, "after": out.After,
+			"beforeHash": out.BeforeHash, "afterHash": out.AfterHash, "acknowledged": out.Acknowledged, "history": entryID})
+		return ExitOK
+	}
+	fmt.Fprintf(env.Stdout, "saved %s (history entry %d)\n  before: %s\n  after:  %s\n", target, entryID, list(out.Before), list(out.After))
+	return ExitOK
+}
+
+func describeSummary(exe, origin string) string {
+	if exe != "" {
+		return "runs " + exe
+	}
+	return "connects to " + origin
+}
+
+// record writes the history entry; the files are the source of truth, so a store that
+// cannot be opened is a warning, never a failed save.
+func record(pbHome, target string, out assign.Outcome, revertOf int64) (int64, []string) {
+	ctx := context.Background()
+	st, warnings, err := store.Open(ctx, pbHome)
+	if err != nil {
+		return 0, append(warnings, "the history database cannot be opened ("+err.Error()+"); the save is done but not recorded")
+	}
+	defer st.Close()
+	var acked []string
+	for _, a := range out.Acknowledged {
+		acked = append(acked, a.Plugin+"/"+a.Server)
+	}
+	// The entries as written, and whether the member was there at all, so that a revert
+	// restores the file exactly (unmanaged entries and a slot's inheritance included).
+	id, err := st.AddHistory(ctx, store.HistoryEntry{Target: target, Before: out.BeforeDirs, After: out.AfterDirs,
+		BeforeUnset: out.BeforeDirs == nil, AfterUnset: out.AfterDirs == nil,
+		BeforeHash: out.BeforeHash, AfterHash: out.AfterHash, Acknowledged: acked, RevertOf: revertOf, Actor: "cli"})
+	if err != nil {
+		warnings = append(warnings, "the save is done but not recorded in the history: "+err.Error())
+	}
+	return id, warnings
+}
+
+func runHistory(env Env, args []string) int {
+	f := newFlags(env, "history", true)
+	pos, err := f.parse(args)
+	if err != nil || len(pos) > 1 {
+		fmt.Fprintln(env.Stderr, "usage: plugboard history [--json] [TARGET]")
+		return ExitUsage
+	}
+	_, pbHome, err := homes(env, f)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard history: %v\n", err)
+		return ExitUsage
+	}
+	st, warnings, err := store.Open(context.Background(), pbHome)
+	for _, w := range warnings {
+		fmt.Fprintln(env.Stderr, "plugboard: warning:", w)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard history: %v\n", err)
+		return ExitUsage
+	}
+	defer st.Close()
+	target := ""
+	if len(pos) == 1 {
+		target = pos[0]
+	}
+	entries, err := st.History(context.Background(), target, 0)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard history: %v\n", err)
+		return ExitUsage
+	}
+	if f.json {
+		if entries == nil {
+			entries = []store.HistoryEntry{}
+		}
+		writeJSON(env.Stdout, map[string]any{"entries": entries})
+		return ExitOK
+	}
+	for _, e := range entries {
+		rev := ""
+		if e.RevertOf != 0 {
+			rev = fmt.Sprintf(" (revert of %d)", e.RevertOf)
+		}
+		fmt.Fprintf(env.Stdout, "%d  %s  %s%s\n  before: %s\n  after:  %s\n", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), e.Target, rev, list(e.Before), list(e.After))
+	}
+	return ExitOK
+}
+
+func runRevert(env Env, args []string) int {
+	f := newFlags(env, "revert", true)
+	ack := f.fs.Bool("ack-mcp", false, "acknowledge MCP servers the revert adds back")
+	pos, err := f.parse(args)
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintln(env.Stderr, "usage: plugboard revert [--ack-mcp] [--json] ENTRY")
+		return ExitUsage
+	}
+	id, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard revert: %q is not a history entry number (see plugboard history)\n", pos[0])
+		return ExitUsage
+	}
+	_, pbHome, err := homes(env, f)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard revert: %v\n", err)
+		return ExitUsage
+	}
+	st, _, err := store.Open(context.Background(), pbHome)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard revert: %v\n", err)
+		return ExitUsage
+	}
+	e, err := st.HistoryEntry(context.Background(), id)
+	st.Close()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard revert: entry %d: %v\n", id, err)
+		return ExitUsage
+	}
+	// A revert is a guarded save of the entry's "before" state: it must still find the
+	// target as the entry left it (its after-hash), and it obeys the rules of any save.
+	before := e.Before
+	if e.BeforeUnset {
+		before = nil
+	} else if before == nil {
+		before = []string{}
+	}
+	return saveAndRecord(env, f, e.Target, e.AfterHash, id, func(pbHome string, cat *catalog.Catalog) (assign.Outcome, error) {
+		return assign.SetDirs(pbHome, cat, e.Target, before, e.AfterHash, *ack)
+	})
+}

@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/plugboard/plugboard/backend/testhome"
+)
+
+// assignHome copies the assignment fixture home; env points --home at it.
+func assignHome(t *testing.T) (pb string, env map[string]string) {
+	pb = testhome.CopyTestdata(t, "assign/home")
+	return pb, map[string]string{"HOME": t.TempDir(), "PLUGBOARD_HOME": pb}
+}
+
+func targetHash(t *testing.T, env map[string]string, id string) string {
+	t.Helper()
+	code, out, _ := run(t, env, "targets", "--json")
+	var doc struct {
+		Targets []struct{ ID, Hash string }
+	}
+	if code != ExitOK || json.Unmarshal([]byte(out), &doc) != nil {
+		t.Fatalf("targets --json = %d %s", code, out)
+	}
+	for _, tg := range doc.Targets {
+		if tg.ID == id {
+			return tg.Hash
+		}
+	}
+	t.Fatalf("no target %s", id)
+	return ""
+}
+
+func TestAssignExitCodes(t *testing.T) {
+	pb, env := assignHome(t)
+	agent := filepath.Join(pb, "agents", "researcher.json")
+	hash := targetHash(t, env, "agent:researcher")
+
+	// 1: refused by a rule (an invalid plugin cannot be added), nothing written.
+	before, _ := os.ReadFile(filepath.Join(pb, "agents", "bare.json"))
+	if code, _, errOut := run(t, env, "assign", "agent:bare", "--add", "broken"); code != ExitInvalid || !strings.Contains(errOut, "refused") {
+		t.Errorf("invalid add = %d %q, want 1", code, errOut)
+	}
+	if after, _ := os.ReadFile(filepath.Join(pb, "agents", "bare.json")); string(after) != string(before) {
+		t.Errorf("a refused save wrote the file")
+	}
+	// 4: an MCP acknowledgment is needed; the servers are listed, sanitised.
+	code, _, errOut := run(t, env, "assign", "agent:researcher", "--add", "tools", "--expect-hash", hash)
+	if code != ExitNeedAck || !strings.Contains(errOut, "--ack-mcp") || strings.Contains(errOut, "PLANTED") {
+		t.Errorf("MCP add without ack = %d %q, want 4", code, errOut)
+	}
+	// 0: saved with the acknowledgment.
+	code, out, _ := run(t, env, "assign", "agent:researcher", "--add", "tools", "--expect-hash", hash, "--ack-mcp", "--json")
+	if code != ExitOK || !strings.Contains(out, `"history"`) {
+		t.Fatalf("ack save = %d %s", code, out)
+	}
+	if b, _ := os.ReadFile(agent); !strings.Contains(string(b), "plugins/tools") || !strings.Contains(string(b), "/opt/shared/plugins/house") {
+		t.Errorf("saved file lacks the new entry or lost the unmanaged one:\n%s", b)
+	}
+	// 3: the old hash is stale now; the fresh target is printed and nothing is written.
+	saved, _ := os.ReadFile(agent)
+	code, out, _ = run(t, env, "assign", "agent:researcher", "--remove", "notes", "--expect-hash", hash)
+	if code != ExitStale || !strings.Contains(out, "agent:researcher") {
+		t.Errorf("stale save = %d %s, want 3 with the fresh target", code, out)
+	}
+	if now, _ := os.ReadFile(agent); string(now) != string(saved) {
+		t.Errorf("a stale save wrote the file")
+	}
+	// 2: usage.
+	for _, args := range [][]string{{"assign", "agent:researcher"}, {"assign", "agent:researcher", "--add", "a", "--remove", "b"}, {"assign"}} {
+		if code, _, _ := run(t, env, args...); code != ExitUsage {
+			t.Errorf("%v = %d, want 2", args, code)
+		}
+	}
+	// Read-only targets are refused.
+	if code, _, _ := run(t, env, "assign", "shell:main-shell", "--add", "notes"); code == ExitOK {
+		t.Errorf("a read-only shell binding was saved")
+	}
+}
+
+func TestHistoryAndRevert(t *testing.T) {
+	pb, env := assignHome(t)
+	slot := filepath.Join(pb, "templates", "review.json")
+	original, _ := os.ReadFile(slot)
+
+	// A slot that inherits gets a custom set, then the save is reverted: the file is back,
+	// the slot inherits again, and the revert is itself a history entry.
+	if code, _, errOut := run(t, env, "assign", "template:review/researcher", "--set", "notes"); code != ExitOK {
+		t.Fatalf("custom set = %d %s", code, errOut)
+	}
+	code, out, _ := run(t, env, "history", "--json", "template:review/researcher")
+	var h struct {
+		Entries []struct {
+			ID          int64
+			Target      string
+			Before      []string
+			After       []string
+			BeforeUnset bool
+			RevertOf    int64
+		}
+	}
+	if code != ExitOK || json.Unmarshal([]byte(out), &h) != nil || len(h.Entries) != 1 || !h.Entries[0].BeforeUnset || h.Entries[0].After[0] != "plugins/notes" {
+		t.Fatalf("history = %d %s", code, out)
+	}
+	id := h.Entries[0].ID
+	if code, _, errOut := run(t, env, "revert", strings.TrimSpace(jsonNumber(id))); code != ExitOK {
+		t.Fatalf("revert = %d %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(slot); string(b) != string(original) {
+		t.Errorf("revert did not restore the file:\n%s\nwant\n%s", b, original)
+	}
+	code, out, _ = run(t, env, "history", "--json")
+	json.Unmarshal([]byte(out), &h)
+	if code != ExitOK || len(h.Entries) != 2 || h.Entries[0].RevertOf != id {
+		t.Errorf("history after revert = %s", out)
+	}
+	// Reverting the same entry again is stale: the target no longer has its after-hash.
+	if code, _, _ := run(t, env, "revert", jsonNumber(id)); code != ExitStale {
+		t.Errorf("second revert = %d, want 3", code)
+	}
+	code, out, _ = run(t, env, "history")
+	if code != ExitOK || !strings.Contains(out, "(revert of") {
+		t.Errorf("history text = %s", out)
+	}
+	for _, args := range [][]string{{"revert"}, {"revert", "x"}, {"revert", "999"}} {
+		if code, _, _ := run(t, env, args...); code != ExitUsage {
+			t.Errorf("%v = %d, want 2", args, code)
+		}
+	}
+}
+
+func jsonNumber(n int64) string { b, _ := json.Marshal(n); return string(b) }
