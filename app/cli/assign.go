@@ -114,8 +114,9 @@ func runAssign(env Env, args []string) int {
 		ch.Set = []string{}
 	}
 	target := pos[0]
-	return saveAndRecord(env, f, target, *expect, 0, func(pbHome string, cat *catalog.Catalog) (assign.Outcome, error) {
-		return assign.Apply(pbHome, cat, target, ch, *expect, *ack)
+	return saveAndRecord(env, f, 0, func(pbHome string, cat *catalog.Catalog) (assign.Outcome, string, error) {
+		out, err := assign.Apply(pbHome, cat, target, ch, *expect, *ack)
+		return out, target, err
 	})
 }
 
@@ -126,18 +127,18 @@ func isFlagSet(f *flags, name string) bool {
 }
 
 // saveAndRecord runs one guarded save, records it in the history, and prints the outcome.
-func saveAndRecord(env Env, f *flags, target, expect string, revertOf int64, apply func(string, *catalog.Catalog) (assign.Outcome, error)) int {
+func saveAndRecord(env Env, f *flags, revertOf int64, apply func(string, *catalog.Catalog) (assign.Outcome, string, error)) int {
 	cat, pbHome, ok := homeCatalog(env, f, "assign")
 	if !ok {
 		return ExitUsage
 	}
-	out, err := apply(pbHome, cat)
+	out, target, err := apply(pbHome, cat)
 	var stale *assign.StaleError
 	var rule *assign.RuleError
 	var need *assign.AckError
 	switch {
 	case errors.As(err, &stale):
-		fmt.Fprintf(env.Stderr, "plugboard assign: %s changed since hash %s; nothing was written. It is now:\n", target, expect)
+		fmt.Fprintf(env.Stderr, "plugboard assign: %s changed since it was read; nothing was written. It is now:\n", target)
 		if f.json {
 			writeJSON(env.Stdout, map[string]any{"error": "stale", "target": stale.Fresh})
 		} else {
@@ -187,28 +188,9 @@ func describeSummary(exe, origin string) string {
 	return "connects to " + origin
 }
 
-// record writes the history entry; the files are the source of truth, so a store that
-// cannot be opened is a warning, never a failed save.
+// record writes the history entry (backend/assign.Record).
 func record(pbHome, target string, out assign.Outcome, revertOf int64) (int64, []string) {
-	ctx := context.Background()
-	st, warnings, err := store.Open(ctx, pbHome)
-	if err != nil {
-		return 0, append(warnings, "the history database cannot be opened ("+err.Error()+"); the save is done but not recorded")
-	}
-	defer st.Close()
-	var acked []string
-	for _, a := range out.Acknowledged {
-		acked = append(acked, a.Plugin+"/"+a.Server)
-	}
-	// The entries as written, and whether the member was there at all, so that a revert
-	// restores the file exactly (unmanaged entries and a slot's inheritance included).
-	id, err := st.AddHistory(ctx, store.HistoryEntry{Target: target, Before: out.BeforeDirs, After: out.AfterDirs,
-		BeforeUnset: out.BeforeDirs == nil, AfterUnset: out.AfterDirs == nil,
-		BeforeHash: out.BeforeHash, AfterHash: out.AfterHash, Acknowledged: acked, RevertOf: revertOf, Actor: "cli"})
-	if err != nil {
-		warnings = append(warnings, "the save is done but not recorded in the history: "+err.Error())
-	}
-	return id, warnings
+	return assign.Record(context.Background(), pbHome, target, out, revertOf, "cli")
 }
 
 func runHistory(env Env, args []string) int {
@@ -271,31 +253,11 @@ func runRevert(env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "plugboard revert: %q is not a history entry number (see plugboard history)\n", pos[0])
 		return ExitUsage
 	}
-	_, pbHome, err := homes(env, f)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard revert: %v\n", err)
-		return ExitUsage
-	}
-	st, _, err := store.Open(context.Background(), pbHome)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard revert: %v\n", err)
-		return ExitUsage
-	}
-	e, err := st.HistoryEntry(context.Background(), id)
-	st.Close()
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard revert: entry %d: %v\n", id, err)
-		return ExitUsage
-	}
-	// A revert is a guarded save of the entry's "before" state: it must still find the
-	// target as the entry left it (its after-hash), and it obeys the rules of any save.
-	before := e.Before
-	if e.BeforeUnset {
-		before = nil
-	} else if before == nil {
-		before = []string{}
-	}
-	return saveAndRecord(env, f, e.Target, e.AfterHash, id, func(pbHome string, cat *catalog.Catalog) (assign.Outcome, error) {
-		return assign.SetDirs(pbHome, cat, e.Target, before, e.AfterHash, *ack)
+	return saveAndRecord(env, f, id, func(pbHome string, cat *catalog.Catalog) (assign.Outcome, string, error) {
+		out, e, err := assign.Revert(context.Background(), pbHome, cat, id, *ack)
+		if errors.Is(err, store.ErrNotFound) {
+			err = fmt.Errorf("%w (see plugboard history)", err)
+		}
+		return out, e.Target, err
 	})
 }

@@ -1,0 +1,55 @@
+package assign
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/store"
+)
+
+// Record writes a save to the history (A6): the pluginDirs as written before and after,
+// whether the member existed (so a revert restores a slot's inheritance), the hashes and
+// the acknowledged servers. The files are the source of truth, so a history that cannot
+// be opened or written gives warnings, never a failed save.
+func Record(ctx context.Context, pbHome, target string, out Outcome, revertOf int64, actor string) (int64, []string) {
+	st, warnings, err := store.Open(ctx, pbHome)
+	if err != nil {
+		return 0, append(warnings, "the history database cannot be opened ("+err.Error()+"); the save is done but not recorded")
+	}
+	defer st.Close()
+	var acked []string
+	for _, a := range out.Acknowledged {
+		acked = append(acked, a.Plugin+"/"+a.Server)
+	}
+	id, err := st.AddHistory(ctx, store.HistoryEntry{Target: target, Before: out.BeforeDirs, After: out.AfterDirs,
+		BeforeUnset: out.BeforeDirs == nil, AfterUnset: out.AfterDirs == nil,
+		BeforeHash: out.BeforeHash, AfterHash: out.AfterHash, Acknowledged: acked, RevertOf: revertOf, Actor: actor})
+	if err != nil {
+		warnings = append(warnings, "the save is done but not recorded in the history: "+err.Error())
+	}
+	return id, warnings
+}
+
+// Revert undoes history entry id: a guarded save of the entry's "before" pluginDirs,
+// made only while the target still has the entry's after-hash, under the same rules as
+// any save (ack for MCP servers it brings back). It returns the entry it reverted.
+func Revert(ctx context.Context, pbHome string, cat *catalog.Catalog, id int64, ack bool) (Outcome, store.HistoryEntry, error) {
+	st, _, err := store.Open(ctx, pbHome)
+	if err != nil {
+		return Outcome{}, store.HistoryEntry{}, err
+	}
+	e, err := st.HistoryEntry(ctx, id)
+	st.Close()
+	if err != nil {
+		return Outcome{}, e, fmt.Errorf("history entry %d: %w", id, err)
+	}
+	before := e.Before
+	if e.BeforeUnset {
+		before = nil
+	} else if before == nil {
+		before = []string{}
+	}
+	out, err := SetDirs(pbHome, cat, e.Target, before, e.AfterHash, ack)
+	return out, e, err
+}
