@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/settings"
 )
@@ -196,20 +197,34 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		if err = arg(0, &t); err == nil {
 			result, err = s.svc.SetWorkspaceTrust(t)
 		}
+	case "Targets":
+		result, err = s.svc.Targets()
+	case "Assign":
+		var target, hash string
+		var ch assign.Change
+		var ack bool
+		if err = args4(arg, &target, &ch, &hash, &ack); err == nil {
+			result, err = s.svc.Assign(target, ch, hash, ack)
+		}
+	case "History":
+		var target string
+		if err = arg(0, &target); err == nil {
+			result, err = s.svc.History(target)
+		}
+	case "Revert":
+		var id int64
+		var ack bool
+		if err = arg(0, &id); err == nil {
+			if err = arg(1, &ack); err == nil {
+				result, err = s.svc.Revert(id, ack)
+			}
+		}
 	default:
 		writeError(w, http.StatusNotFound, &Error{Code: CodeNotFound, Message: "no method " + r.PathValue("method")})
 		return
 	}
 	if err != nil {
-		var e *Error
-		if !errors.As(err, &e) {
-			e = &Error{Code: CodeInvalid, Message: err.Error()}
-		}
-		status := map[string]int{CodeStale: http.StatusConflict, CodeNotFound: http.StatusNotFound, CodeIO: http.StatusInternalServerError}[e.Code]
-		if status == 0 {
-			status = http.StatusBadRequest
-		}
-		writeError(w, status, e)
+		writeMethodError(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -218,6 +233,33 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	json.NewEncoder(w).Encode(result)
+}
+
+func args4(arg func(int, any) error, vs ...any) error {
+	for i, v := range vs {
+		if err := arg(i, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeMethodError sends a method's error with the status its code calls for.
+func writeMethodError(w http.ResponseWriter, err error) {
+	var body any = &Error{Code: CodeInvalid, Message: err.Error()}
+	code := CodeInvalid
+	var e *Error
+	if errors.As(err, &e) {
+		body, code = e, e.Code
+	}
+	status := map[string]int{CodeStale: http.StatusConflict, CodeNotFound: http.StatusNotFound, CodeIO: http.StatusInternalServerError,
+		CodeNeedAck: http.StatusConflict, CodeRefused: http.StatusUnprocessableEntity, CodeReadOnly: http.StatusForbidden}[code]
+	if status == 0 {
+		status = http.StatusBadRequest
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(body)
 }
 
 // events streams emitted events as server-sent events until the client goes away.

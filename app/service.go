@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/pathsafe"
 	"github.com/plugboard/plugboard/backend/settings"
@@ -37,8 +38,12 @@ type Emitter func(event string, data any)
 type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
-	// Current carries fresh state with a "stale" error (the settings now on disk).
+	// Current carries fresh state with a "stale" error (the settings or target now on disk).
 	Current any `json:"current,omitempty"`
+	// Names are what a refusing rule names (colliding names, invalid plugins).
+	Names []string `json:"names,omitempty"`
+	// Servers are the MCP servers an "ack-needed" error asks about, sanitised.
+	Servers []assign.Ack `json:"servers,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -55,6 +60,7 @@ const (
 type Service struct {
 	home, pbHome string
 	emit         Emitter
+	actor        string // who saves, for the history: "desktop" or "http"
 
 	scanMu    sync.Mutex // one scan at a time
 	mu        sync.Mutex // guards the fields below
@@ -67,7 +73,7 @@ func NewService(home, pbHome string, emit Emitter) *Service {
 	if emit == nil {
 		emit = func(string, any) {}
 	}
-	return &Service{home: home, pbHome: pbHome, emit: emit}
+	return &Service{home: home, pbHome: pbHome, emit: emit, actor: "desktop"}
 }
 
 // SettingsState is the settings with the hash a save must name.
@@ -203,6 +209,9 @@ func (s *Service) SetWorkspaceTrust(trusted bool) (*catalog.Catalog, error) {
 	}
 	return nil, &Error{Code: CodeStale, Message: "settings.json keeps changing on disk; try again"}
 }
+
+// SetActor names who saves through this service in the history ("desktop", "http").
+func (s *Service) SetActor(actor string) { s.actor = actor }
 
 // Workspace returns the open workspace.
 func (s *Service) Workspace() string {

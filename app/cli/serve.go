@@ -46,6 +46,7 @@ func serve(env Env, home, pbHome, workspace, addr string) int {
 	}
 	broker := app.NewBroker()
 	svc := app.NewService(home, pbHome, broker.Emit)
+	svc.SetActor("http")
 	if workspace != "" {
 		if _, err := svc.OpenWorkspace(absPath(workspace)); err != nil {
 			fmt.Fprintf(env.Stderr, "plugboard serve: %v\n", err)

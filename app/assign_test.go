@@ -1,0 +1,104 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/plugboard/plugboard/backend/testhome"
+)
+
+// startAssignServer serves the assignment fixture home.
+func startAssignServer(t *testing.T) (base, token string) {
+	t.Helper()
+	pb := testhome.CopyTestdata(t, "assign/home")
+	broker := NewBroker()
+	svc := NewService(t.TempDir(), pb, broker.Emit)
+	svc.SetActor("http")
+	srv, err := NewServer(svc, broker, fstest.MapFS{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.Serve(ctx, l, io.Discard); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return "http://" + l.Addr().String(), srv.Token()
+}
+
+func TestAssignOverHTTP(t *testing.T) {
+	base, token := startAssignServer(t)
+	auth := map[string]string{"X-Plugboard-Token": token}
+	call := func(method string, args ...any) (int, string) {
+		b, _ := json.Marshal(args)
+		code, body, _ := do(t, base, req{"POST", "/api/" + method, string(b), auth})
+		if strings.Contains(body, "PLANTED") {
+			t.Errorf("%s leaked a planted secret: %s", method, body)
+		}
+		return code, body
+	}
+	code, body := call("Targets")
+	var ts TargetsState
+	if code != 200 || json.Unmarshal([]byte(body), &ts) != nil || len(ts.Targets) < 5 {
+		t.Fatalf("Targets = %d %s", code, body)
+	}
+	hash := ""
+	for _, tg := range ts.Targets {
+		if tg.ID == "agent:researcher" {
+			hash = tg.Hash
+		}
+	}
+
+	// An MCP plugin needs the acknowledgment: 409 ack-needed with the servers, sanitised.
+	change := map[string]any{"add": []string{"tools"}}
+	code, body = call("Assign", "agent:researcher", change, hash, false)
+	var e Error
+	json.Unmarshal([]byte(body), &e)
+	if code != 409 || e.Code != CodeNeedAck || len(e.Servers) == 0 {
+		t.Errorf("Assign without ack = %d %s", code, body)
+	}
+	// A rule refuses an invalid plugin: 422 with the names.
+	code, body = call("Assign", "agent:bare", map[string]any{"add": []string{"broken"}}, "", false)
+	json.Unmarshal([]byte(body), &e)
+	if code != 422 || e.Code != CodeRefused {
+		t.Errorf("Assign of an invalid plugin = %d %s", code, body)
+	}
+	// Saved with the acknowledgment and recorded.
+	code, body = call("Assign", "agent:researcher", change, hash, true)
+	var res SaveResult
+	if code != 200 || json.Unmarshal([]byte(body), &res) != nil || res.History == 0 || len(res.Outcome.Acknowledged) == 0 {
+		t.Fatalf("Assign with ack = %d %s", code, body)
+	}
+	// The old hash is stale: 409 with the fresh target.
+	code, body = call("Assign", "agent:researcher", map[string]any{"remove": []string{"notes"}}, hash, false)
+	json.Unmarshal([]byte(body), &e)
+	if code != 409 || e.Code != CodeStale || e.Current == nil {
+		t.Errorf("stale Assign = %d %s", code, body)
+	}
+	// Read-only targets: 403 read-only.
+	code, body = call("Assign", "shell:main-shell", map[string]any{"add": []string{"notes"}}, "", false)
+	if code != 403 || !strings.Contains(body, CodeReadOnly) {
+		t.Errorf("read-only Assign = %d %s", code, body)
+	}
+	// History, then Revert.
+	code, body = call("History", "agent:researcher")
+	var hist []struct {
+		ID    int64
+		Actor string
+	}
+	if code != 200 || json.Unmarshal([]byte(body), &hist) != nil || len(hist) != 1 || hist[0].Actor != "http" {
+		t.Fatalf("History = %d %s", code, body)
+	}
+	code, body = call("Revert", hist[0].ID, false)
+	if code != 200 || !strings.Contains(body, `"history"`) {
+		t.Errorf("Revert = %d %s", code, body)
+	}
+	if code, _ := call("Revert", 999, false); code != 404 {
+		t.Errorf("Revert of a missing entry = %d", code)
+	}
+}
