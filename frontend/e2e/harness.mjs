@@ -48,6 +48,19 @@ export function makeFixture() {
 }
 
 /**
+ * The assignment fixture: a temp copy of testdata/assign/home as the Plugboard home (pbHome) and a
+ * fresh, empty HOME beside it.
+ */
+export function makeAssignFixture() {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-e2e-assign-'));
+  const pbHome = join(dir, 'pb');
+  cpSync(join(repoRoot, 'testdata', 'assign', 'home'), pbHome, { recursive: true, verbatimSymlinks: true });
+  const home = join(dir, 'home');
+  mkdirSync(home);
+  return { dir, home, pbHome, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
  * Starts `plugboard serve --addr 127.0.0.1:0 --home <pbHome>` with HOME=<home>, reads the first
  * stdout line (the URL with the token) and returns it with a stop function.
  */

@@ -1,9 +1,10 @@
 // npm run screenshots: starts `$PLUGBOARD_BIN serve` on a copy of the fixture home and writes the
-// page's screenshots to docs/screenshots/ (plugins light and dark, skills, MCP, settings).
+// page's screenshots to docs/screenshots/ (plugins light and dark, skills, MCP, settings), then on a
+// copy of testdata/assign/home the Assignments tab and the MCP acknowledgment dialog.
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchBrowser, makeFixture, repoRoot, startServe, waitReady } from './harness.mjs';
+import { launchBrowser, makeAssignFixture, makeFixture, repoRoot, startServe, waitReady } from './harness.mjs';
 
 const out = process.env.PLUGBOARD_SCREENSHOTS || join(repoRoot, 'docs', 'screenshots');
 mkdirSync(out, { recursive: true });
@@ -13,11 +14,11 @@ const srv = await startServe(fx);
 const browser = await launchBrowser();
 const written = [];
 
-async function open(colorScheme) {
+async function open(colorScheme, server = srv) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme });
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error('page error:', e.message));
-  await page.goto(srv.url);
+  await page.goto(server.url);
   await waitReady(page);
   return page;
 }
@@ -53,6 +54,33 @@ try {
     await page.waitForSelector('[data-testid="workspace-state"]:text-matches("^Open:")');
     await shot(page, 'settings.png');
     await page.close();
+  }
+  // assignments, on the assignment fixture
+  const afx = makeAssignFixture();
+  const asrv = await startServe(afx);
+  try {
+    const page = await open('light', asrv);
+    await page.click('[data-testid="tab-assign"]');
+    await page.click('[data-testid="target"][data-id="agent:researcher"]');
+    await page.check('[data-testid="assign-check"][data-id="summarizer"]');
+    await page.click('[data-testid="assign-save"]');
+    await page.waitForSelector('[data-testid="history-entry"]');
+    await page.check('[data-testid="assign-check"][data-id="legacy-one"]');
+    await shot(page, 'assignments.png');
+    await page.click('[data-testid="assign-reset"]');
+    await page.click('[data-testid="target"][data-id="agent:bare"]');
+    await page.check('[data-testid="assign-check"][data-id="tools"]');
+    await page.click('[data-testid="assign-save"]');
+    await page.waitForSelector('[data-testid="ack-dialog"]');
+    await page.mouse.move(5, 795);
+    await page.waitForTimeout(150);
+    const file = join(out, 'ack-dialog.png');
+    await page.screenshot({ path: file });
+    written.push(file);
+    await page.close();
+  } finally {
+    await asrv.stop();
+    afx.cleanup();
   }
   for (const f of written) console.log(f);
 } finally {

@@ -6,9 +6,29 @@
 // sessionStorage so a reload works; the server also sets a cookie), and events arrive over
 // `GET /api/events` (server-sent events). Every failure becomes an ApiError with a code.
 
-import type { ApiErrorBody, CatalogDoc, EventMap, Settings, SettingsEnvelope } from './types';
+import type {
+  ApiErrorBody,
+  AssignChange,
+  AssignResult,
+  CatalogDoc,
+  EventMap,
+  HistoryEntry,
+  Settings,
+  SettingsEnvelope,
+  TargetsDoc,
+} from './types';
 
-type Method = 'Catalog' | 'Rescan' | 'Settings' | 'SaveSettings' | 'OpenWorkspace' | 'SetWorkspaceTrust';
+type Method =
+  | 'Catalog'
+  | 'Rescan'
+  | 'Settings'
+  | 'SaveSettings'
+  | 'OpenWorkspace'
+  | 'SetWorkspaceTrust'
+  | 'Targets'
+  | 'Assign'
+  | 'History'
+  | 'Revert';
 
 interface WailsService {
   [method: string]: ((...args: unknown[]) => Promise<unknown>) | undefined;
@@ -25,13 +45,18 @@ declare global {
   }
 }
 
-/** A failed call: `code` is the backend's (`stale`, `invalid`, `not-found`, `io`) or `transport`. */
+/**
+ * A failed call: `code` is the backend's (`stale`, `invalid`, `not-found`, `io`, `ack-needed`,
+ * `refused`, `read-only`) or `transport`; `body` is the whole error object (`current`, `servers`, `names`).
+ */
 export class ApiError extends Error {
   readonly code: string;
-  constructor(code: string, message: string) {
+  readonly body: ApiErrorBody;
+  constructor(code: string, message: string, body?: ApiErrorBody) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
+    this.body = body ?? { code, message };
   }
 }
 
@@ -86,13 +111,13 @@ function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
   if (e && typeof e === 'object' && 'code' in e && 'message' in e) {
     const b = e as ApiErrorBody;
-    return new ApiError(String(b.code), String(b.message));
+    return new ApiError(String(b.code), String(b.message), b);
   }
   if (typeof e === 'string') {
     // Wails rejects with the error's text; an ErrorFormatter may have made it a JSON object.
     try {
       const b = JSON.parse(e) as ApiErrorBody;
-      if (b && typeof b.code === 'string') return new ApiError(b.code, String(b.message ?? ''));
+      if (b && typeof b.code === 'string') return new ApiError(b.code, String(b.message ?? ''), b);
     } catch {
       /* plain text */
     }
@@ -177,6 +202,11 @@ export const api = {
   saveSettings: (settings: Settings, hash: string) => call<SettingsEnvelope>('SaveSettings', settings, hash),
   openWorkspace: (path: string) => call<CatalogDoc>('OpenWorkspace', path),
   setWorkspaceTrust: (trusted: boolean) => call<CatalogDoc>('SetWorkspaceTrust', trusted),
+  targets: () => call<TargetsDoc>('Targets'),
+  assign: (target: string, change: AssignChange, hash: string, ack: boolean) =>
+    call<AssignResult>('Assign', target, change, hash, ack),
+  history: (target: string) => call<HistoryEntry[]>('History', target),
+  revert: (id: number, ack: boolean) => call<AssignResult>('Revert', id, ack),
 };
 
 type Handler<K extends keyof EventMap> = (data: EventMap[K]) => void;

@@ -13,6 +13,7 @@ import { SettingsModel } from './settingsModel';
 import { currentTheme, initTheme, toggleTheme } from './theme';
 import type { CatalogDoc, ProgressEvent, Summary } from './types';
 import type { Ctx, Tab } from './views/ctx';
+import { AssignView } from './views/assign';
 import { McpView } from './views/mcp';
 import { PluginsView } from './views/plugins';
 import { SettingsView } from './views/settings';
@@ -22,6 +23,7 @@ const TABS: Array<{ id: Tab; label: string }> = [
   { id: 'plugins', label: 'Plugins' },
   { id: 'skills', label: 'Skills' },
   { id: 'mcp', label: 'MCP servers' },
+  { id: 'assign', label: 'Assignments' },
   { id: 'settings', label: 'Settings' },
 ];
 
@@ -37,7 +39,11 @@ const feed = new CatalogFeed(
 // Ask for the catalog before building anything: for a large home it is megabytes, and the
 // shell below is built while it travels. Events first, so a first scan's progress is seen.
 on('catalog:progress', (p) => onProgress(p));
-on('catalog:updated', (ev) => feed.updated(ev?.summary));
+on('catalog:updated', (ev) => {
+  feed.updated(ev?.summary);
+  // targets may have changed on disk too: a dirty draft whose target moved goes stale
+  if (shown.assign) void assign.refresh();
+});
 performance.mark('plugboard:catalog-request');
 const firstCatalog = api.catalog().then((doc) => {
   performance.mark('plugboard:catalog-parsed');
@@ -63,15 +69,23 @@ const plugins = new PluginsView(ctx);
 const skills = new SkillsView(ctx);
 const mcp = new McpView(ctx);
 const settingsView = new SettingsView(ctx);
+const assign = new AssignView(ctx);
 const views: Record<Tab, { el: HTMLElement; setIndex(ix: CatalogIndex): void }> = {
   plugins,
   skills,
   mcp,
+  assign,
   settings: settingsView,
 };
 // Which catalog each view last rendered: only the visible view renders when a document arrives,
 // the others catch up when their tab opens (a 10,000-skill table need not be built unseen).
-const shown: Record<Tab, CatalogIndex | null> = { plugins: null, skills: null, mcp: null, settings: null };
+const shown: Record<Tab, CatalogIndex | null> = {
+  plugins: null,
+  skills: null,
+  mcp: null,
+  assign: null,
+  settings: null,
+};
 
 function refreshView(t: Tab): void {
   if (index && shown[t] !== index) {
@@ -202,6 +216,12 @@ function renderTheme(): void {
 }
 
 function switchTab(t: Tab, focus = false): void {
+  if (tab === 'assign' && t !== 'assign' && assign.dirty) {
+    // a dirty assignment draft is not left without asking
+    void assign.leave().then((ok) => ok && switchTab(t, focus));
+    if (focus) tabButtons[TABS.findIndex((x) => x.id === tab)].focus();
+    return;
+  }
   tab = t;
   TABS.forEach((x, i) => {
     const sel = x.id === t;
@@ -317,7 +337,8 @@ document.addEventListener('keydown', (e) => {
     !!t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable);
   if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey && !e.altKey && index) {
     e.preventDefault();
-    if (tab === 'settings') switchTab('plugins');
+    if (tab === 'settings' || tab === 'assign') switchTab('plugins');
+    if (tab === 'assign') return;
     if (tab === 'plugins') plugins.focusSearch();
     else if (tab === 'skills') skills.focusSearch();
     else mcp.focusSearch();

@@ -189,6 +189,76 @@ export type ErrorCode = 'stale' | 'invalid' | 'not-found' | 'io' | 'transport';
 export interface ApiErrorBody {
   code: string;
   message: string;
+  /** `stale` from Assign/Revert: the target as it is on disk now. */
+  current?: unknown;
+  /** `ack-needed`: the MCP servers to acknowledge, sanitised. */
+  servers?: AckServer[];
+  /** `refused`: which names the rule is about. */
+  names?: string[];
+}
+
+// ---- assignment (docs/api.md, "Assignment") ---------------------------------------------------
+
+export type TargetKind = 'agent' | 'template-slot' | 'shell-binding' | 'active';
+
+/** One pluginDirs entry of a target, as written. */
+export interface TargetEntry {
+  dir: string;
+  id?: string;
+  managed: boolean;
+  known: boolean;
+  valid: boolean;
+}
+
+export interface Target {
+  id: string;
+  kind: TargetKind;
+  name: string;
+  ref?: string;
+  file: string;
+  readOnly: boolean;
+  hash: string;
+  /** A template slot (or shell binding) without its own pluginDirs: it uses its agent's. */
+  inherits: boolean;
+  entries: TargetEntry[];
+  managed: string[];
+  unmanaged: string[];
+  effective: string[];
+}
+
+export interface TargetsDoc {
+  targets: Target[];
+  issues: Issue[];
+}
+
+export type AssignChange = { set: string[] } | { add: string[] } | { remove: string[] } | { defaults: true };
+
+export interface AckServer {
+  plugin: string;
+  server: string;
+  type: McpType;
+  summary: McpSummary;
+}
+
+export interface AssignResult {
+  outcome: { target: Target; before: string[]; after: string[]; acknowledged: string[]; written: boolean };
+  history: number;
+  warnings: unknown[];
+}
+
+export interface HistoryEntry {
+  id: number;
+  time: string;
+  target: string;
+  before: string[];
+  after: string[];
+  beforeUnset?: boolean;
+  afterUnset?: boolean;
+  beforeHash: string;
+  afterHash: string;
+  acknowledged: string[];
+  revertOf?: number;
+  actor: string;
 }
 
 export interface ProgressEvent {

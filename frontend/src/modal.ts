@@ -1,0 +1,109 @@
+// A modal dialog: an overlay with role="dialog", focus trapped inside, Escape cancels, focus
+// returns to where it was. Resolves with the value of the button chosen (`cancel` for Escape).
+
+import { h } from './dom';
+
+export interface ModalAction {
+  label: string;
+  value: string;
+  primary?: boolean;
+  testid?: string;
+}
+
+export interface ModalOptions {
+  title: string;
+  testid: string;
+  body: Array<Node | string>;
+  actions: ModalAction[];
+  /** The value Escape (and a click on the backdrop) resolves with. */
+  cancel: string;
+}
+
+let seq = 0;
+
+export function openModal(o: ModalOptions): Promise<string> {
+  const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+  const id = `modal-${++seq}`;
+  return new Promise((resolve) => {
+    const buttons = o.actions.map((a) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: a.primary ? 'btn btn-primary' : 'btn',
+          'data-testid': a.testid,
+          onclick: () => close(a.value),
+        },
+        a.label,
+      ),
+    );
+    const dialog = h(
+      'div',
+      {
+        class: 'modal',
+        role: 'dialog',
+        'aria-modal': 'true',
+        'aria-labelledby': `${id}-title`,
+        'data-testid': o.testid,
+      },
+      h('h2', { id: `${id}-title`, class: 'modal-title' }, o.title),
+      h('div', { class: 'modal-body' }, ...o.body),
+      h('div', { class: 'modal-actions' }, ...buttons),
+    );
+    const overlay = h('div', { class: 'modal-overlay' }, dialog);
+    overlay.addEventListener('mousedown', (e) => {
+      if (e.target === overlay) close(o.cancel);
+    });
+    const focusables = (): HTMLElement[] =>
+      Array.from(
+        dialog.querySelectorAll<HTMLElement>(
+          'button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])',
+        ),
+      ).filter((el) => !(el as HTMLButtonElement).disabled);
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        e.stopPropagation();
+        close(o.cancel);
+      } else if (e.key === 'Tab') {
+        const f = focusables();
+        if (f.length === 0) return;
+        const i = f.indexOf(document.activeElement as HTMLElement);
+        let j = e.shiftKey ? i - 1 : i + 1;
+        if (i < 0) j = 0;
+        if (j < 0) j = f.length - 1;
+        if (j >= f.length) j = 0;
+        e.preventDefault();
+        f[j].focus();
+      }
+    };
+    // capture: the trap sees keys before anything else on the page
+    document.addEventListener('keydown', onKey, true);
+    let done = false;
+    function close(value: string): void {
+      if (done) return;
+      done = true;
+      document.removeEventListener('keydown', onKey, true);
+      overlay.remove();
+      if (before && before.isConnected) before.focus();
+      resolve(value);
+    }
+    document.body.append(overlay);
+    (buttons.find((_, i) => !o.actions[i].primary) ?? buttons[0])?.focus();
+  });
+}
+
+/** "Discard unsaved changes?" — resolves true when the user chose to discard. */
+export async function confirmDiscard(what: string): Promise<boolean> {
+  const v = await openModal({
+    title: 'Discard unsaved changes?',
+    testid: 'discard-dialog',
+    body: [h('p', null, what)],
+    actions: [
+      { label: 'Keep editing', value: 'keep', testid: 'discard-cancel' },
+      { label: 'Discard', value: 'discard', primary: true, testid: 'discard-confirm' },
+    ],
+    cancel: 'keep',
+  });
+  return v === 'discard';
+}

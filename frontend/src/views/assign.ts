@@ -1,0 +1,667 @@
+// Assignments (A5, U3): which managed plugins an agent or a template slot loads. The left pane lists
+// the targets (Targets); the right pane is the selected target's checklist, edited as a local draft
+// and saved with Assign(target, {set}, hash, ack). The backend decides: ack-needed opens the MCP
+// acknowledgment dialog, refused shows its rule and names, stale keeps the draft and blocks Save
+// until Reset. History lists the target's saves with a Revert each.
+
+import { api, ApiError } from '../bridge';
+import { badge, h, mount, plural } from '../dom';
+import { confirmDiscard, openModal } from '../modal';
+import { isRemote, issueLine, mcpSummary, typeBadge } from '../render';
+import type { CatalogIndex } from '../search';
+import type { AckServer, AssignResult, HistoryEntry, Issue, Plugin, Target, TargetKind } from '../types';
+import type { Ctx } from './ctx';
+
+const KIND_LABEL: Record<TargetKind, string> = {
+  agent: 'agent',
+  'template-slot': 'template slot',
+  'shell-binding': 'shell binding',
+  active: 'active slot',
+};
+
+export const ACK_STATEMENT =
+  'These MCP servers will run local code on this machine and may send data over the network. ' +
+  'This acknowledgment is not a sandbox.';
+
+function sameList(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function targetLabel(t: Target): string {
+  if (t.kind === 'agent') return t.name;
+  const slot = t.id.includes('/') ? t.id.slice(t.id.indexOf('/') + 1) : (t.ref ?? '');
+  if (t.kind === 'shell-binding') return `${t.name} → ${t.ref ?? ''}`;
+  return `${t.name} / ${slot}`;
+}
+
+function readOnlyReason(t: Target): string {
+  if (t.kind === 'shell-binding')
+    return 'A shell binding is read-only here: it has no stable place to write an assignment. Change its agent instead.';
+  if (t.kind === 'active')
+    return 'The __active__ slot is read-only: it runs whichever agent is active, so assign plugins to that agent.';
+  return 'This target is read-only.';
+}
+
+export class AssignView {
+  readonly el: HTMLElement;
+  readonly ctx: Ctx;
+  private readonly list: HTMLElement;
+  private readonly detail: HTMLElement;
+  private ix: CatalogIndex | null = null;
+  private targets: Target[] = [];
+  private issues: Issue[] = [];
+  private loaded = false;
+  private loadError = '';
+  private selected = '';
+  /** The target as the draft started from it. */
+  private base: Target | null = null;
+  private draft: string[] = [];
+  /** A defaults slot being turned into a custom one (Customise). */
+  private customising = false;
+  /** The target changed on disk while the draft was dirty: the fresh target, Save blocked until Reset. */
+  private fresh: Target | null = null;
+  private busy = false;
+  private notice: { kind: 'ok' | 'error' | 'stale'; text: string; names?: string[] } | null = null;
+  private history: HistoryEntry[] = [];
+  private historyError = '';
+
+  constructor(ctx: Ctx) {
+    this.ctx = ctx;
+    this.list = h('nav', { class: 'target-list', 'aria-label': 'Targets', 'data-testid': 'target-list' });
+    this.detail = h('div', { class: 'pane pane-detail', 'data-testid': 'assign-detail', tabindex: '-1' });
+    this.el = h(
+      'div',
+      { class: 'split assign-page' },
+      h('div', { class: 'pane pane-list target-pane' }, this.list),
+      this.detail,
+    );
+    window.addEventListener('beforeunload', (e) => {
+      if (this.dirty) {
+        e.preventDefault();
+        e.returnValue = '';
+      }
+    });
+  }
+
+  /** The draft differs from the target (or a Customise is pending). */
+  get dirty(): boolean {
+    if (!this.base) return false;
+    return this.customising || !sameList(this.draft, this.base.managed);
+  }
+
+  setIndex(ix: CatalogIndex): void {
+    this.ix = ix;
+    if (!this.loaded) void this.refresh();
+    else this.render();
+  }
+
+  /** Asks before a dirty draft is left; resolves true when it may be left (and discards it). */
+  async leave(): Promise<boolean> {
+    if (!this.dirty) return true;
+    if (
+      !(await confirmDiscard(`The assignment of ${this.base ? targetLabel(this.base) : 'this target'} is not saved.`))
+    )
+      return false;
+    this.reset();
+    return true;
+  }
+
+  /** Calls Targets again (after catalog:updated, or a save); a changed target under a dirty draft goes stale. */
+  async refresh(): Promise<void> {
+    try {
+      const doc = await api.targets();
+      this.targets = doc.targets ?? [];
+      this.issues = doc.issues ?? [];
+      this.loadError = '';
+    } catch (e) {
+      this.loadError = e instanceof Error ? e.message : String(e);
+    }
+    this.loaded = true;
+    if (!this.selected && this.targets.length) this.selected = this.targets[0].id;
+    const now = this.targets.find((t) => t.id === this.selected) ?? null;
+    if (!now) {
+      this.base = null;
+    } else if (!this.base || this.base.id !== now.id) {
+      this.load(now);
+    } else if (now.hash !== this.base.hash) {
+      if (this.dirty) {
+        this.fresh = now;
+        this.notice = { kind: 'stale', text: 'stale: this target changed on disk. Reset to load it as it is now.' };
+      } else {
+        this.load(now);
+      }
+    }
+    this.render();
+    void this.loadHistory();
+  }
+
+  private load(t: Target): void {
+    this.base = t;
+    this.draft = [...t.managed];
+    this.customising = false;
+    this.fresh = null;
+  }
+
+  /** Discards the draft and loads the target as it is now. */
+  reset(): void {
+    const t = this.fresh ?? this.targets.find((x) => x.id === this.selected) ?? this.base;
+    if (t) this.load(t);
+    this.notice = null;
+    this.render();
+  }
+
+  private async select(id: string): Promise<void> {
+    if (id === this.selected) return;
+    if (!(await this.leave())) return;
+    this.selected = id;
+    const t = this.targets.find((x) => x.id === id);
+    if (t) this.load(t);
+    this.notice = null;
+    this.history = [];
+    this.render();
+    void this.loadHistory();
+  }
+
+  private async loadHistory(): Promise<void> {
+    const id = this.selected;
+    if (!id) return;
+    try {
+      const entries = await api.history(id);
+      if (id !== this.selected) return;
+      this.history = entries ?? [];
+      this.historyError = '';
+    } catch (e) {
+      this.historyError = e instanceof Error ? e.message : String(e);
+    }
+    this.renderHistory();
+  }
+
+  private toggle(id: string, on: boolean): void {
+    if (on && !this.draft.includes(id)) this.draft = [...this.draft, id];
+    if (!on) this.draft = this.draft.filter((x) => x !== id);
+    if (this.notice?.kind !== 'stale') this.notice = null;
+    this.render();
+  }
+
+  // ---- saving ----------------------------------------------------------------------------------
+  private async save(): Promise<void> {
+    const t = this.base;
+    if (!t || this.busy || this.fresh || !this.dirty) return;
+    await this.guarded((ack) => api.assign(t.id, { set: [...this.draft] }, t.hash, ack), 'Saved');
+  }
+
+  private async useDefaults(): Promise<void> {
+    const t = this.base;
+    if (!t || this.busy) return;
+    await this.guarded((ack) => api.assign(t.id, { defaults: true }, t.hash, ack), 'Now uses the agent defaults');
+  }
+
+  private async revert(entry: HistoryEntry): Promise<void> {
+    if (this.busy || this.dirty) return;
+    await this.guarded((ack) => api.revert(entry.id, ack), `Reverted #${entry.id}`, entry);
+  }
+
+  /** Runs a save; ack-needed → the dialog, then again with ack; stale / refused → the notice. */
+  private async guarded(
+    run: (ack: boolean) => Promise<AssignResult>,
+    done: string,
+    revertOf?: HistoryEntry,
+  ): Promise<void> {
+    this.busy = true;
+    this.render();
+    try {
+      let res: AssignResult;
+      try {
+        res = await run(false);
+      } catch (e) {
+        if (!(e instanceof ApiError) || e.code !== 'ack-needed') throw e;
+        this.busy = false;
+        this.render();
+        if (!(await this.acknowledge(e.body.servers ?? []))) {
+          this.notice = { kind: 'error', text: 'Not saved: the MCP servers were not acknowledged.' };
+          return;
+        }
+        this.busy = true;
+        this.render();
+        res = await run(true);
+      }
+      const t = res.outcome?.target;
+      this.notice = { kind: 'ok', text: `${done} (history #${res.history}).` };
+      if (t) {
+        this.targets = this.targets.map((x) => (x.id === t.id ? t : x));
+        this.load(t);
+      }
+      void this.refresh();
+    } catch (e) {
+      this.fail(e, revertOf);
+    } finally {
+      this.busy = false;
+      this.render();
+    }
+  }
+
+  private fail(e: unknown, revertOf?: HistoryEntry): void {
+    if (!(e instanceof ApiError)) {
+      this.notice = { kind: 'error', text: `Not saved: ${e instanceof Error ? e.message : String(e)}` };
+      return;
+    }
+    if (e.code === 'stale') {
+      if (revertOf) {
+        this.notice = {
+          kind: 'error',
+          text: `Not reverted: the target changed since entry #${revertOf.id}; nothing was written.`,
+        };
+        void this.refresh();
+        return;
+      }
+      const cur = e.body.current as Target | undefined;
+      this.fresh = cur && cur.id === this.selected ? cur : (this.fresh ?? this.base);
+      this.notice = { kind: 'stale', text: 'stale: this target changed on disk. Nothing was saved; Reset to load it.' };
+      return;
+    }
+    if (e.code === 'refused') {
+      this.notice = { kind: 'error', text: `Refused: ${e.message}`, names: e.body.names ?? [] };
+      return;
+    }
+    this.notice = { kind: 'error', text: `Not saved: ${e.message}` };
+  }
+
+  /** The MCP acknowledgment dialog; true when acknowledged. */
+  private async acknowledge(servers: AckServer[]): Promise<boolean> {
+    const rows = servers.map((s) =>
+      h(
+        'li',
+        { class: 'ack-server', 'data-testid': 'ack-server', 'data-plugin': s.plugin, 'data-server': s.server },
+        h(
+          'div',
+          { class: 'server-head' },
+          h('strong', { class: 'mono' }, `${s.plugin} / ${s.server}`),
+          typeBadge(s.type),
+          badge(isRemote(s.type, s.summary) ? 'remote' : 'local', 'info'),
+        ),
+        mcpSummary(s.type, s.summary ?? {}),
+      ),
+    );
+    const v = await openModal({
+      title: `Acknowledge ${plural(servers.length, 'MCP server')}`,
+      testid: 'ack-dialog',
+      body: [
+        h('p', { class: 'ack-statement', 'data-testid': 'ack-statement' }, ACK_STATEMENT),
+        h('ul', { class: 'ack-servers' }, ...rows),
+      ],
+      actions: [
+        { label: 'Cancel', value: 'cancel', testid: 'ack-cancel' },
+        { label: 'Acknowledge and save', value: 'ack', primary: true, testid: 'ack-confirm' },
+      ],
+      cancel: 'cancel',
+    });
+    return v === 'ack';
+  }
+
+  // ---- rendering -------------------------------------------------------------------------------
+  private render(): void {
+    this.renderList();
+    this.renderDetail();
+  }
+
+  private renderList(): void {
+    const groups: Array<{ title: string; items: Target[] }> = [
+      { title: 'Agents', items: this.targets.filter((t) => t.kind === 'agent') },
+      { title: 'Template slots', items: this.targets.filter((t) => t.kind === 'template-slot') },
+      {
+        title: 'Read-only',
+        items: this.targets.filter((t) => t.readOnly || t.kind === 'shell-binding' || t.kind === 'active'),
+      },
+    ];
+    const nodes: Node[] = [];
+    for (const g of groups) {
+      if (g.title !== 'Read-only') g.items = g.items.filter((t) => !t.readOnly);
+      if (!g.items.length) continue;
+      nodes.push(h('h3', { class: 'target-group' }, g.title));
+      nodes.push(
+        h(
+          'ul',
+          { class: 'plain' },
+          ...g.items.map((t) => {
+            const sel = t.id === this.selected;
+            const mode =
+              t.kind === 'template-slot'
+                ? badge(t.inherits ? 'agent defaults' : 'custom', t.inherits ? 'fmt-none' : 'info')
+                : null;
+            return h(
+              'li',
+              null,
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: `target${sel ? ' selected' : ''}`,
+                  'data-testid': 'target',
+                  'data-id': t.id,
+                  'aria-current': sel ? 'true' : undefined,
+                  onclick: () => void this.select(t.id),
+                },
+                h('span', { class: 'target-name' }, targetLabel(t)),
+                h(
+                  'span',
+                  { class: 'target-side' },
+                  mode,
+                  t.readOnly ? badge('read-only', 'fmt-none') : null,
+                  h('span', { class: 'muted small' }, String(t.effective.length)),
+                ),
+              ),
+            );
+          }),
+        ),
+      );
+    }
+    if (this.loadError) nodes.unshift(h('p', { class: 'notice notice-error' }, `Targets: ${this.loadError}`));
+    if (this.loaded && !this.targets.length && !this.loadError)
+      nodes.push(h('p', { class: 'muted', 'data-testid': 'no-targets' }, 'No agents or templates in this home.'));
+    mount(this.list, ...nodes);
+  }
+
+  private catalogPlugins(): Plugin[] {
+    return (this.ix?.doc.plugins ?? []).filter((p) => p.source === 'plugboard');
+  }
+
+  private renderDetail(): void {
+    const t = this.base;
+    if (!t) {
+      mount(this.detail, h('p', { class: 'muted' }, this.loaded ? 'Select a target.' : 'Loading targets…'));
+      return;
+    }
+    const readOnly = t.readOnly;
+    const defaults = t.kind === 'template-slot' && t.inherits && !this.customising;
+    const editable = !readOnly && !defaults && !this.busy;
+    const checked = readOnly || defaults ? t.effective : this.draft;
+    const refusedNames = new Set(this.notice?.names ?? []);
+
+    const head = h(
+      'div',
+      { class: 'detail-head' },
+      h('h2', { 'data-testid': 'assign-title' }, targetLabel(t)),
+      h(
+        'div',
+        { class: 'detail-badges' },
+        badge(KIND_LABEL[t.kind], 'fmt-none'),
+        t.kind === 'template-slot'
+          ? h(
+              'span',
+              { 'data-testid': 'slot-mode' },
+              badge(defaults ? 'agent defaults' : 'custom', defaults ? 'fmt-none' : 'info'),
+            )
+          : null,
+        readOnly ? badge('read-only', 'warning') : null,
+        t.ref && t.kind !== 'agent' ? h('span', { class: 'muted small' }, `agent ${t.ref}`) : null,
+      ),
+      h('p', { class: 'muted small mono', title: t.file }, t.file),
+    );
+
+    const explain: Node[] = [];
+    if (readOnly)
+      explain.push(h('p', { class: 'notice notice-info', 'data-testid': 'readonly-reason' }, readOnlyReason(t)));
+    if (defaults)
+      explain.push(
+        h(
+          'div',
+          { class: 'row defaults-row' },
+          h(
+            'p',
+            { class: 'muted small grow', 'data-testid': 'defaults-note' },
+            `This slot uses the plugins of agent ${t.ref ?? ''} (shown read-only). Customise to give it its own set.`,
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'btn',
+              'data-testid': 'slot-customise',
+              disabled: this.busy,
+              onclick: () => {
+                this.customising = true;
+                this.draft = [...t.effective];
+                this.render();
+              },
+            },
+            'Customise',
+          ),
+        ),
+      );
+    else if (t.kind === 'template-slot' && !readOnly)
+      explain.push(
+        h(
+          'div',
+          { class: 'row defaults-row' },
+          h(
+            'p',
+            { class: 'muted small grow' },
+            `A custom set for this slot. Agent defaults: the plugins of ${t.ref ?? ''}.`,
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'btn',
+              'data-testid': 'slot-use-defaults',
+              disabled: this.busy || !!this.fresh || this.dirty,
+              title: this.dirty ? 'Save or reset the draft first' : undefined,
+              onclick: () => void this.useDefaults(),
+            },
+            'Use agent defaults',
+          ),
+        ),
+      );
+
+    // the checklist: every managed plugin of the catalog, then ids the target names that the catalog lacks
+    const plugins = this.catalogPlugins();
+    const known = new Set(plugins.map((p) => p.id));
+    const missing = [...new Set([...checked, ...t.managed])].filter((id) => !known.has(id));
+    const rows: HTMLElement[] = [];
+    const row = (id: string, p: Plugin | undefined) => {
+      const on = checked.includes(id);
+      const valid = !!p && p.valid;
+      // invalid (or unknown) entries can only be unchecked
+      const disabled = !editable || (!valid && !on);
+      const box = h('input', {
+        type: 'checkbox',
+        'data-testid': 'assign-check',
+        'data-id': id,
+        disabled,
+        'aria-describedby': `assign-desc-${id}`,
+      });
+      box.checked = on;
+      box.addEventListener('change', () => this.toggle(id, box.checked));
+      const servers = p?.mcp?.servers?.filter((s) => s.valid).length ?? 0;
+      rows.push(
+        h(
+          'li',
+          {
+            class: `assign-row${refusedNames.has(id) ? ' refused-row' : ''}${disabled ? ' disabled' : ''}`,
+            'data-testid': 'assign-row',
+            'data-id': id,
+          },
+          h('label', { class: 'check' }, box, h('span', { class: 'mono' }, id)),
+          h(
+            'span',
+            { class: 'assign-meta', id: `assign-desc-${id}` },
+            p && p.name !== id ? h('span', { class: 'muted small' }, p.name) : null,
+            p ? h('span', { class: 'muted small' }, p.version) : null,
+            !p ? badge('not in catalog', 'error') : !p.valid ? badge('invalid', 'error') : null,
+            p && p.format === 'legacy' ? badge('legacy', 'warning') : null,
+            servers ? badge(plural(servers, 'MCP server'), 'info') : null,
+            refusedNames.has(id)
+              ? h('span', { class: 'error-text small', 'data-testid': 'refused-name' }, 'refused')
+              : null,
+          ),
+        ),
+      );
+    };
+    for (const p of plugins) row(p.id, p);
+    for (const id of missing) row(id, undefined);
+
+    const unmanaged = t.unmanaged.length
+      ? h(
+          'section',
+          { class: 'card', 'data-testid': 'unmanaged', 'aria-labelledby': 'h-unmanaged' },
+          h('h3', { id: 'h-unmanaged' }, 'Other entries'),
+          h('p', { class: 'muted small' }, 'Not catalog plugins, so not managed here: kept as they are.'),
+          h(
+            'ul',
+            { class: 'plain mono small' },
+            ...t.unmanaged.map((u) => h('li', { 'data-testid': 'unmanaged-entry' }, u)),
+          ),
+        )
+      : null;
+
+    const dirty = this.dirty;
+    const status = h(
+      'p',
+      {
+        class: `notice${this.notice ? ` notice-${this.notice.kind === 'ok' ? 'ok' : 'error'}` : ''}`,
+        'data-testid': 'assign-status',
+        'data-kind': this.notice?.kind ?? (dirty ? 'dirty' : ''),
+        role: 'status',
+        'aria-live': 'polite',
+      },
+      this.busy
+        ? 'Saving…'
+        : this.notice
+          ? this.notice.text + (this.notice.names?.length ? ` (${this.notice.names.join(', ')})` : '')
+          : dirty
+            ? 'Unsaved changes.'
+            : '',
+    );
+    status.hidden = !status.textContent;
+    const actions = readOnly
+      ? null
+      : h(
+          'div',
+          { class: 'row assign-actions' },
+          status,
+          h('span', { class: 'grow' }),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'btn',
+              'data-testid': 'assign-reset',
+              disabled: this.busy || (!dirty && !this.fresh),
+              onclick: () => this.reset(),
+            },
+            'Reset',
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'btn btn-primary',
+              'data-testid': 'assign-save',
+              disabled: this.busy || !dirty || !!this.fresh,
+              title: this.fresh ? 'This target changed on disk: Reset first' : undefined,
+              onclick: () => void this.save(),
+            },
+            'Save',
+          ),
+        );
+
+    const targetIssues = this.issues.filter((i) => i.message.startsWith(`${t.id}:`));
+    this.historyBox = h('section', { class: 'card', 'data-testid': 'history', 'aria-labelledby': 'h-history' });
+    mount(
+      this.detail,
+      h(
+        'div',
+        {
+          class: 'detail-body',
+          'data-testid': 'assign-target',
+          'data-id': t.id,
+          'data-dirty': String(dirty),
+          'data-stale': String(!!this.fresh),
+        },
+        head,
+        ...explain,
+        h(
+          'section',
+          { class: 'card', 'aria-labelledby': 'h-checklist' },
+          h('h3', { id: 'h-checklist' }, readOnly || defaults ? 'Plugins (read-only)' : 'Plugins'),
+          h(
+            'ul',
+            { class: 'plain assign-list', 'data-testid': 'assign-list', 'aria-labelledby': 'h-checklist' },
+            ...rows,
+          ),
+          plugins.length ? null : h('p', { class: 'muted' }, 'The catalog has no managed plugins.'),
+          actions,
+        ),
+        unmanaged,
+        targetIssues.length
+          ? h(
+              'section',
+              { class: 'card' },
+              h('h3', null, 'Issues'),
+              h('ul', { class: 'plain' }, ...targetIssues.map((i) => issueLine(i))),
+            )
+          : null,
+        this.historyBox,
+      ),
+    );
+    this.renderHistory();
+  }
+
+  private historyBox: HTMLElement | null = null;
+
+  private renderHistory(): void {
+    const box = this.historyBox;
+    if (!box) return;
+    const canRevert = !this.busy && !this.dirty && !this.base?.readOnly;
+    const fmt = (dirs: string[], unset?: boolean) =>
+      unset ? 'agent defaults' : dirs.length ? dirs.join(', ') : '(none)';
+    mount(
+      box,
+      h('h3', { id: 'h-history' }, 'History'),
+      this.historyError ? h('p', { class: 'notice notice-error' }, this.historyError) : null,
+      this.history.length
+        ? h(
+            'ol',
+            { class: 'plain history-list' },
+            ...this.history.map((e) =>
+              h(
+                'li',
+                { class: 'history-entry', 'data-testid': 'history-entry', 'data-id': String(e.id) },
+                h(
+                  'div',
+                  { class: 'history-head' },
+                  h('strong', null, `#${e.id}`),
+                  h('time', { datetime: e.time, class: 'muted small' }, new Date(e.time).toLocaleString()),
+                  h('span', { class: 'muted small' }, e.actor),
+                  e.revertOf ? badge(`revert of #${e.revertOf}`, 'info') : null,
+                  h('span', { class: 'grow' }),
+                  h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'btn btn-small',
+                      'data-testid': 'history-revert',
+                      disabled: !canRevert,
+                      title: this.dirty ? 'Save or reset the draft first' : `Restore the entries before #${e.id}`,
+                      onclick: () => void this.revert(e),
+                    },
+                    'Revert',
+                  ),
+                ),
+                h(
+                  'div',
+                  { class: 'mono small history-change', 'data-testid': 'history-change' },
+                  fmt(e.before, e.beforeUnset),
+                  ' → ',
+                  fmt(e.after, e.afterUnset),
+                ),
+                e.acknowledged?.length
+                  ? h('div', { class: 'small muted' }, `acknowledged: ${e.acknowledged.join(', ')}`)
+                  : null,
+              ),
+            ),
+          )
+        : h('p', { class: 'muted small' }, 'No saves recorded for this target.'),
+    );
+  }
+}
