@@ -90,7 +90,7 @@ func (s *Service) recorded(target string, out assign.Outcome, revertOf int64, er
 	case errors.As(err, &stale):
 		return SaveResult{}, &Error{Code: CodeStale, Message: target + " changed on disk since it was loaded; nothing was saved. Reset to see it as it is now.", Current: stale.Fresh}
 	case errors.As(err, &rule):
-		return SaveResult{}, &Error{Code: CodeRefused, Message: rule.Reason, Names: rule.Names}
+		return SaveResult{}, &Error{Code: CodeRefused, Message: rule.Reason, Names: rule.Names, Collisions: rule.Collisions}
 	case errors.As(err, &need):
 		return SaveResult{}, &Error{Code: CodeNeedAck, Message: "these MCP servers run local code or send data over the network; acknowledge them to save", Servers: need.Servers}
 	case errors.Is(err, assign.ErrReadOnly):

@@ -42,6 +42,8 @@ type Error struct {
 	Current any `json:"current,omitempty"`
 	// Names are what a refusing rule names (colliding names, invalid plugins).
 	Names []string `json:"names,omitempty"`
+	// Collisions say, for a refused name collision, which plugins share which name.
+	Collisions []assign.Collision `json:"collisions,omitempty"`
 	// Servers are the MCP servers an "ack-needed" error asks about, sanitised.
 	Servers []assign.Ack `json:"servers,omitempty"`
 }
