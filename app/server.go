@@ -197,6 +197,11 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		if err = arg(0, &t); err == nil {
 			result, err = s.svc.SetWorkspaceTrust(t)
 		}
+	case "SetDraftDirty":
+		var d bool
+		if err = arg(0, &d); err == nil {
+			err = s.svc.SetDraftDirty(d)
+		}
 	case "Targets":
 		result, err = s.svc.Targets()
 	case "Assign":

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/plugboard/plugboard/backend/assign"
@@ -63,6 +64,8 @@ type Service struct {
 	home, pbHome string
 	emit         Emitter
 	actor        string // who saves, for the history: "desktop" or "http"
+
+	draftDirty atomic.Bool // the page holds an unsaved assignment draft
 
 	scanMu    sync.Mutex // one scan at a time
 	mu        sync.Mutex // guards the fields below
@@ -211,6 +214,16 @@ func (s *Service) SetWorkspaceTrust(trusted bool) (*catalog.Catalog, error) {
 	}
 	return nil, &Error{Code: CodeStale, Message: "settings.json keeps changing on disk; try again"}
 }
+
+// SetDraftDirty is how the page says it holds an unsaved assignment draft (A5): the
+// desktop window then asks before closing.
+func (s *Service) SetDraftDirty(dirty bool) error {
+	s.draftDirty.Store(dirty)
+	return nil
+}
+
+// DraftDirty reports what the page last said.
+func (s *Service) DraftDirty() bool { return s.draftDirty.Load() }
 
 // SetActor names who saves through this service in the history ("desktop", "http").
 func (s *Service) SetActor(actor string) { s.actor = actor }

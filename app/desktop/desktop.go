@@ -46,6 +46,15 @@ var notBuilt = fstest.MapFS{"index.html": {Data: []byte(`<!doctype html><meta ch
 <h1>Plugboard</h1><p>The page is not built into this binary. Build it with <code>make frontend</code>, then
 rebuild with <code>make desktop</code>. The command line works meanwhile: <code>plugboard catalog</code>.</p>`)}}
 
+// PreventClose decides whether closing the window waits: only with an unsaved draft, and
+// only until the user chooses to discard it.
+func PreventClose(dirty bool, ask func() string) bool {
+	if !dirty {
+		return false
+	}
+	return ask() != "Discard"
+}
+
 // Run opens the window and blocks until it closes.
 func Run(svc *app.Service, em *Emitter, assets fs.FS, icon []byte) error {
 	if _, err := fs.Stat(assets, "index.html"); err != nil {
@@ -65,7 +74,22 @@ func Run(svc *app.Service, em *Emitter, assets fs.FS, icon []byte) error {
 			em.ctx = ctx
 			em.mu.Unlock()
 		},
-		Bind:  []interface{}{svc},
+		Bind: []interface{}{svc},
+		// A dirty assignment draft blocks closing (A5): ask first.
+		OnBeforeClose: func(ctx context.Context) bool {
+			return PreventClose(svc.DraftDirty(), func() string {
+				answer, err := runtime.MessageDialog(ctx, runtime.MessageDialogOptions{
+					Type: runtime.QuestionDialog, Title: "Discard unsaved changes?",
+					Message:       "The assignment draft has not been saved. Close Plugboard and discard it?",
+					Buttons:       []string{"Discard", "Cancel"},
+					DefaultButton: "Cancel", CancelButton: "Cancel",
+				})
+				if err != nil {
+					return "Cancel"
+				}
+				return answer
+			})
+		},
 		Linux: &linux.Options{Icon: icon, ProgramName: "plugboard"},
 		// Typed errors reach the page as {code, message}, as over HTTP.
 		ErrorFormatter: func(err error) any {

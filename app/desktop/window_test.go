@@ -71,6 +71,26 @@ func TestWindow(t *testing.T) {
 	t.Logf("window %s: %dx%d, %d distinct colours, picture %s", wid, w, h, colours, shot)
 }
 
+func TestPreventClose(t *testing.T) {
+	asked := 0
+	ask := func(answer string) func() string { return func() string { asked++; return answer } }
+	tests := []struct {
+		dirty  bool
+		answer string
+		want   bool
+	}{
+		{false, "Cancel", false}, {true, "Discard", false}, {true, "Cancel", true}, {true, "", true},
+	}
+	for _, tc := range tests {
+		if got := PreventClose(tc.dirty, ask(tc.answer)); got != tc.want {
+			t.Errorf("PreventClose(%v, %q) = %v, want %v", tc.dirty, tc.answer, got, tc.want)
+		}
+	}
+	if asked != 3 {
+		t.Errorf("asked %d times, want 3 (never when clean)", asked)
+	}
+}
+
 // measure counts distinct colours (on a coarse grid) of a PNG.
 func measure(t *testing.T, path string) (colours, w, h int) {
 	f, err := os.Open(path)

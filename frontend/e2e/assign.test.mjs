@@ -65,7 +65,10 @@ test('Reset discards the draft', async () => {
 
 test('a dirty draft blocks switching target and leaving the tab; cancel keeps it', async () => {
   await selectTarget('agent:bare');
+  // The backend is told, so that the desktop window asks before closing.
+  const told = page.waitForRequest((r) => r.url().endsWith('/api/SetDraftDirty') && r.postData() === '[true]');
   await check('summarizer').check();
+  await told;
   const warns = () =>
     page.evaluate(() => {
       const e = new Event('beforeunload', { cancelable: true });

@@ -25,6 +25,7 @@ type Method =
   | 'SaveSettings'
   | 'OpenWorkspace'
   | 'SetWorkspaceTrust'
+  | 'SetDraftDirty'
   | 'Targets'
   | 'Assign'
   | 'History'
@@ -207,6 +208,7 @@ export const api = {
     call<AssignResult>('Assign', target, change, hash, ack),
   history: (target: string) => call<HistoryEntry[]>('History', target),
   revert: (id: number, ack: boolean) => call<AssignResult>('Revert', id, ack),
+  setDraftDirty: (dirty: boolean) => call<null>('SetDraftDirty', dirty),
 };
 
 type Handler<K extends keyof EventMap> = (data: EventMap[K]) => void;

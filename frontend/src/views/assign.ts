@@ -299,7 +299,19 @@ export class AssignView {
   }
 
   // ---- rendering -------------------------------------------------------------------------------
+  /** What the backend was last told about the draft, so the window can ask before closing. */
+  private reportedDirty = false;
+
+  /** Tells the backend whether a draft is unsaved: the desktop window asks before closing then. */
+  private reportDirty(): void {
+    const dirty = this.dirty;
+    if (dirty === this.reportedDirty) return;
+    this.reportedDirty = dirty;
+    api.setDraftDirty(dirty).catch(() => {});
+  }
+
   private render(): void {
+    this.reportDirty();
     this.renderList();
     this.renderDetail();
   }
