@@ -65,7 +65,7 @@ unit:
 	$(GO) test -count=1 -race ./...
 
 test-desktop: desktop
-	PLUGBOARD_DESKTOP_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -tags $(DESKTOP_TAGS) -run TestWindow -v ./app/desktop/
+	PLUGBOARD_DESKTOP_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -tags $(DESKTOP_TAGS) -v ./app/desktop/
 
 e2e: frontend nogui
 	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(NOGUI) npm run e2e
