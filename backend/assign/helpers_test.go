@@ -2,13 +2,13 @@ package assign
 
 import (
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 // fixtureDir is testdata/assign/<name> in the repository.
@@ -16,38 +16,10 @@ func fixtureDir(name string) string {
 	return filepath.Join("..", "..", "testdata", "assign", name)
 }
 
-// copyTree copies src into dst (files 0644, folders 0755).
-func copyTree(t testing.TB, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, b, 0o644)
-	})
-	if err != nil {
-		t.Fatalf("copy %s: %v", src, err)
-	}
-}
-
 // fixture copies testdata/assign/<name> into a fresh temporary $PLUGBOARD_HOME.
 func fixture(t testing.TB, name string) string {
 	t.Helper()
-	dst, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	copyTree(t, fixtureDir(name), dst)
-	return dst
+	return testhome.CopyTestdata(t, filepath.Join("assign", name))
 }
 
 // loadCatalog scans pb with an empty user home.
