@@ -59,14 +59,6 @@ func SetDirs(pbHome string, cat *catalog.Catalog, targetID string, dirs []string
 	}, expectHash, ack, true)
 }
 
-// RevertChange is the Change that brings a target back to an Outcome's Before ids:
-// Set, never nil (an empty Before sets none), unmanaged entries kept in place. It
-// cannot bring back a slot's inheritance or the unmanaged entries "use defaults"
-// deleted; SetDirs with Outcome.BeforeDirs does.
-func RevertChange(before []string) Change {
-	return Change{Set: append([]string{}, before...)}
-}
-
 func save(pbHome string, cat *catalog.Catalog, id string, edit editFunc, expect string, ack, write bool) (Outcome, error) {
 	h := scan(pbHome, indexPlugins(cat))
 	t := h.find(id)

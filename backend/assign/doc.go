@@ -27,7 +27,7 @@
 // custom snapshot (the agent's entries, unmanaged ones included, then the change);
 // Defaults deletes that slot's pluginDirs and nothing else. Set gives the managed ids in
 // order and keeps unmanaged entries where they are (managed ids fill the places of the
-// old managed entries), so RevertChange(Outcome.Before) restores a managed list.
+// old managed entries), so Change{Set: Outcome.Before} restores a managed list.
 // SetDirs writes a pluginDirs list as given (nil deletes the member) and restores an
 // Outcome's BeforeDirs, unmanaged entries and inheritance included (a member deleted by
 // "use defaults" comes back at the end of its slot object): a history that records
