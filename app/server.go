@@ -182,10 +182,8 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 	case "SaveSettings":
 		var st settings.Settings
 		var hash string
-		if err = arg(0, &st); err == nil {
-			if err = arg(1, &hash); err == nil {
-				result, err = s.svc.SaveSettings(st, hash)
-			}
+		if err = decodeArgs(arg, &st, &hash); err == nil {
+			result, err = s.svc.SaveSettings(st, hash)
 		}
 	case "OpenWorkspace":
 		var p string
@@ -208,7 +206,7 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		var target, hash string
 		var ch assign.Change
 		var ack bool
-		if err = args4(arg, &target, &ch, &hash, &ack); err == nil {
+		if err = decodeArgs(arg, &target, &ch, &hash, &ack); err == nil {
 			result, err = s.svc.Assign(target, ch, hash, ack)
 		}
 	case "History":
@@ -219,10 +217,8 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 	case "Revert":
 		var id int64
 		var ack bool
-		if err = arg(0, &id); err == nil {
-			if err = arg(1, &ack); err == nil {
-				result, err = s.svc.Revert(id, ack)
-			}
+		if err = decodeArgs(arg, &id, &ack); err == nil {
+			result, err = s.svc.Revert(id, ack)
 		}
 	default:
 		writeError(w, http.StatusNotFound, &Error{Code: CodeNotFound, Message: "no method " + r.PathValue("method")})
@@ -240,7 +236,8 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(result)
 }
 
-func args4(arg func(int, any) error, vs ...any) error {
+// decodeArgs decodes the arguments into vs, in order.
+func decodeArgs(arg func(int, any) error, vs ...any) error {
 	for i, v := range vs {
 		if err := arg(i, v); err != nil {
 			return err

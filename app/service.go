@@ -162,7 +162,7 @@ func (s *Service) SaveSettings(st settings.Settings, hash string) (SettingsState
 // OpenWorkspace makes path the open workspace ("" closes it) and rescans.
 func (s *Service) OpenWorkspace(path string) (*catalog.Catalog, error) {
 	if path != "" {
-		abs, err := filepath.Abs(expandTilde(path, s.home))
+		abs, err := filepath.Abs(settings.ExpandHome(path, s.home))
 		if err != nil {
 			return nil, &Error{Code: CodeInvalid, Message: err.Error()}
 		}
@@ -194,7 +194,7 @@ func (s *Service) SetWorkspaceTrust(trusted bool) (*catalog.Catalog, error) {
 		st, hash, _ := settings.Read(s.pbHome)
 		var kept []string
 		for _, t := range st.TrustedWorkspaces {
-			if got, err := pathsafe.Root(expandTilde(t, s.home)); err == nil && got == want {
+			if settings.NamesFolder(t, want, s.home) {
 				continue
 			}
 			kept = append(kept, t)
@@ -233,14 +233,4 @@ func (s *Service) Workspace() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.workspace
-}
-
-func expandTilde(p, home string) string {
-	if p == "~" {
-		return home
-	}
-	if len(p) > 1 && p[:2] == "~/" {
-		return filepath.Join(home, p[2:])
-	}
-	return p
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
-	"github.com/plugboard/plugboard/backend/pathsafe"
 	"github.com/plugboard/plugboard/backend/settings"
 	"github.com/plugboard/plugboard/backend/skill"
 )
@@ -57,7 +56,7 @@ func Load(o Options) *Catalog {
 	c := &Catalog{Home: o.Home, PlugboardHome: o.PlugboardHome, Workspace: o.Workspace}
 	c.Settings, _, c.Issues = settings.Read(o.PlugboardHome)
 	if o.Workspace != "" {
-		c.WorkspaceTrusted = trusted(o.Workspace, c.Settings.TrustedWorkspaces, o.Home)
+		c.WorkspaceTrusted = c.Settings.Trusts(o.Workspace, o.Home)
 	}
 
 	locs := discoverPlugins(o, c.Settings, &c.Issues)
@@ -206,20 +205,6 @@ func (c *Catalog) mcpSources(o Options) []mcpSource {
 		srcs = append(srcs, mcpSource{source: "project", config: mcpconfig.LoadClaude(f, f)})
 	}
 	return srcs
-}
-
-// trusted reports whether ws is one of the trusted workspaces (compared resolved).
-func trusted(ws string, list []string, home string) bool {
-	want, err := pathsafe.Root(ws)
-	if err != nil {
-		return false
-	}
-	for _, t := range list {
-		if got, err := pathsafe.Root(expandHome(t, home)); err == nil && got == want {
-			return true
-		}
-	}
-	return false
 }
 
 func (c *Catalog) summarise() {

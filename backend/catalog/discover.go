@@ -10,6 +10,7 @@ import (
 
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/pathsafe"
+	"github.com/plugboard/plugboard/backend/settings"
 )
 
 // location is one package folder to load, and where it came from.
@@ -89,7 +90,7 @@ func discoverPlugins(o Options, s Settings, issues *issue.List) []location {
 	}
 	locs = append(locs, discoverCursorCache(filepath.Join(cursor, "cache"), issues)...)
 	for i, p := range s.SkillPluginPaths {
-		full := expandHome(p, o.Home)
+		full := settings.ExpandHome(p, o.Home)
 		if !filepath.IsAbs(full) {
 			issues.Errorf(CodeSettings, filepath.Join(o.PlugboardHome, SettingsFile), fmt.Sprintf("/skillPluginPaths/%d", i),
 				"skillPluginPaths entry %q is relative; use an absolute path or one starting with ~/", p)
