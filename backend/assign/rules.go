@@ -3,6 +3,7 @@ package assign
 import (
 	"sort"
 
+	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/manifest"
 )
 
@@ -142,6 +143,20 @@ func (ps plugins) collisions(ids []string, added map[string]bool) []Collision {
 		return out[a].Name < out[b].Name
 	})
 	return out
+}
+
+// Collisions reports every name provided by more than one of the given plugins (R6):
+// portable skill names, manifest names (runtime namespaces) and portable MCP server
+// names, among the valid ones. The launcher runs it over the set it is about to start
+// and fails closed on any result.
+func Collisions(list []*catalog.Plugin) []Collision {
+	ps := plugins{}
+	ids := make([]string, 0, len(list))
+	for _, p := range list {
+		ps[p.ID] = p
+		ids = append(ids, p.ID)
+	}
+	return ps.collisions(ids, set(ids))
 }
 
 func anyIn(ids []string, m map[string]bool) bool {

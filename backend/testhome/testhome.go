@@ -45,7 +45,11 @@ func CopyTestdata(t testing.TB, rel string) string {
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(out, b, 0o644)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, b, 0o644|info.Mode().Perm()&0o111) // keep the execute bits git keeps
 	})
 	if err != nil {
 		t.Fatalf("copy %s: %v", src, err)

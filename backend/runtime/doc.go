@@ -1,0 +1,23 @@
+// Package runtime launches agents from private, content-addressed projections
+// (requirements R1–R7).
+//
+// Build reads a target and every plugin of its effective set afresh (R1), checks the set
+// for name collisions and fails closed on any (R6), normalises portable MCP servers once
+// for every backend (R3, R5), fingerprints everything the launch's capabilities depend on
+// (R6) and makes the projection $PLUGBOARD_HOME/runtime/<backend>/<fingerprint>/ (0700)
+// unless it exists already (R2). No argument it produces points into an installed
+// package's skills: skills are containment-checked, hashed and copied. Legacy Claude
+// folders are the exception R1 makes: Claude gets them as they are.
+//
+// Claude gets one compatibility plugin per portable or Cursor package (--plugin-dir) and
+// a supplemental --mcp-config in which remote servers are stdio entries running
+// "plugboard mcp-proxy" with their URL and headers in a separate 0600 file. PI gets one
+// --skill per projected skill with its own discovery turned off.
+//
+// Portable MCP is suppressed for benchmark runs and the subagent surface (R7); an
+// explicit empty set (--plugins none) has none to begin with.
+//
+// Pool keeps non-interactive Claude sessions keyed by fingerprint. Run starts a plan in
+// the foreground. Nothing here prints or returns an environment or header value: they
+// live in the projection's private files and in the agent's environment only.
+package runtime

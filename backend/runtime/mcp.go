@@ -1,0 +1,175 @@
+package runtime
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/issue"
+	"github.com/plugboard/plugboard/backend/manifest"
+	"github.com/plugboard/plugboard/backend/mcpconfig"
+	"github.com/plugboard/plugboard/backend/pathsafe"
+)
+
+// Server is one portable MCP server after the backend-neutral normalisation of R3:
+// placeholders expanded in args, env values and cwd only; command resolved against the
+// plugin root when it is a "./" path (a bare name is left to the executable search of
+// whoever starts it); cwd made absolute (the plugin root when omitted); PLUGIN_ROOT and
+// PLUGIN_DATA set after the configured env. Remote servers keep url and headers exactly
+// as written (spec §7.2.1: no expansion there). Values are kept in the backend only.
+type Server struct {
+	Plugin  string            `json:"plugin"`
+	Name    string            `json:"name"`
+	Type    string            `json:"type"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// Stdio reports whether the server is started as a local process.
+func (s Server) Stdio() bool { return s.Type == "stdio" }
+
+// DataDir is where a plugin's PLUGIN_DATA lives: $PLUGBOARD_HOME/data/plugin-data/<id>/.
+func DataDir(pbHome, pluginID string) string {
+	return filepath.Join(pbHome, "data", "plugin-data", pluginID)
+}
+
+// mcpServers normalises the valid servers of a valid portable plugin. Servers that the
+// catalog judged invalid, and servers whose cwd or command do not resolve inside their
+// folder now, are dropped with the reason. The plugin data folder is created here, and
+// only when a stdio server is kept; when it cannot be created only the stdio servers are
+// dropped (R5). mkdata is false for a plan that keeps no server (suppression).
+func mcpServers(p *catalog.Plugin, root, pbHome string, drop func(Drop)) []Server {
+	if p.Format != manifest.FormatPortable || p.MCP == nil {
+		return nil
+	}
+	if !p.MCP.Valid {
+		drop(Drop{Plugin: p.ID, What: "mcp", Reason: "mcp.json is invalid, so MCP is disabled for this plugin: " + firstError(p.MCP.Issues)})
+		return nil
+	}
+	data := DataDir(pbHome, p.ID)
+	var out []Server
+	var stdio []Server
+	for _, s := range p.MCP.Servers {
+		if !s.Valid {
+			drop(Drop{Plugin: p.ID, What: "server", Name: s.Name, Reason: "invalid in the catalog: " + firstError(s.Issues)})
+			continue
+		}
+		n, err := normalise(s, p.ID, root, data)
+		if err != nil {
+			drop(Drop{Plugin: p.ID, What: "server", Name: s.Name, Reason: err.Error()})
+			continue
+		}
+		if n.Stdio() {
+			stdio = append(stdio, n)
+		} else {
+			out = append(out, n)
+		}
+	}
+	if len(stdio) > 0 {
+		if err := os.MkdirAll(data, 0o700); err != nil {
+			for _, s := range stdio {
+				drop(Drop{Plugin: p.ID, What: "server", Name: s.Name, Reason: fmt.Sprintf("its data folder cannot be created (%v), so this stdio server is left out", err)})
+			}
+			stdio = nil
+		}
+	}
+	out = append(out, stdio...)
+	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+	return out
+}
+
+// normalise applies R3 to one valid server of a plugin whose resolved root is root and
+// whose data folder is data.
+func normalise(s mcpconfig.Server, pluginID, root, data string) (Server, error) {
+	n := Server{Plugin: pluginID, Name: s.Name, Type: s.Type}
+	if s.Type != "stdio" {
+		n.URL = s.URL
+		n.Headers = copyMap(s.Headers)
+		return n, nil
+	}
+	n.Command = s.Command
+	if strings.HasPrefix(s.Command, "./") {
+		p, err := pathsafe.Resolve(root, s.Command)
+		if err != nil {
+			return n, fmt.Errorf("command %q does not resolve inside the plugin folder: %v", s.Command, err)
+		}
+		n.Command = p
+	}
+	for _, a := range s.Args {
+		n.Args = append(n.Args, mcpconfig.Expand(a, root, data))
+	}
+	n.Env = make(map[string]string, len(s.Env)+2)
+	for k, v := range s.Env {
+		n.Env[k] = mcpconfig.Expand(v, root, data)
+	}
+	// Spec §9.1: set after the configured env, replacing any entry of the same name.
+	n.Env["PLUGIN_ROOT"] = root
+	n.Env["PLUGIN_DATA"] = data
+	cwd, err := resolveCwd(s.Cwd, root, data)
+	if err != nil {
+		return n, err
+	}
+	n.Cwd = cwd
+	return n, nil
+}
+
+// resolveCwd gives the absolute working folder of a stdio server (spec §7.2.1): the
+// plugin root when cwd is omitted; otherwise the expanded value, which must stay inside
+// the resolved plugin root or the data folder.
+func resolveCwd(cwd, root, data string) (string, error) {
+	switch {
+	case cwd == "":
+		return root, nil
+	case strings.HasPrefix(cwd, "./"):
+		p, err := pathsafe.Resolve(root, cwd)
+		if err != nil {
+			return "", fmt.Errorf("cwd %q does not resolve inside the plugin folder: %v", cwd, err)
+		}
+		return p, nil
+	}
+	exp := mcpconfig.Expand(cwd, root, data)
+	base := root
+	if strings.HasPrefix(cwd, "${PLUGIN_DATA}") {
+		base = data
+	}
+	p := filepath.Clean(exp)
+	if !pathsafe.Within(base, p) {
+		return "", fmt.Errorf("cwd %q leaves its folder", cwd)
+	}
+	if base == root {
+		r, err := pathsafe.Resolve(root, "."+strings.TrimPrefix(p, root))
+		if err != nil {
+			return "", fmt.Errorf("cwd %q does not resolve inside the plugin folder: %v", cwd, err)
+		}
+		p = r
+	}
+	return p, nil
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// firstError is the message of the first error in l, for a one-line reason.
+func firstError(l issue.List) string {
+	for _, i := range l {
+		if i.Severity == issue.Error {
+			return i.Message
+		}
+	}
+	return "run plugboard inspect on the plugin for details"
+}

@@ -1,0 +1,431 @@
+package runtime
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/plugboard/plugboard/backend/assign"
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/manifest"
+	"github.com/plugboard/plugboard/backend/pathsafe"
+	"github.com/plugboard/plugboard/backend/settings"
+)
+
+// Backends.
+const (
+	Claude = "claude"
+	PI     = "pi"
+)
+
+// Modes. The zero mode is an ordinary interactive launch.
+const (
+	ModeBenchmark = "benchmark" // a measured run: no portable MCP (R7)
+	ModeSubagent  = "subagent"  // the restricted subagent surface: no portable MCP (R7)
+)
+
+// Request says what to launch.
+type Request struct {
+	Home          string // the user's home folder
+	PlugboardHome string
+	// Target is a target id (agent:NAME, template:NAME/REF…); a bare NAME means agent:NAME.
+	Target string
+	// Backend is Claude or PI; "" means the agent file's "backend" member, else Claude.
+	Backend string
+	// NoPlugins launches with an explicit empty set (--plugins none).
+	NoPlugins bool
+	Mode      string
+	// Bin is the agent executable as the plan's argv[0]; "" means the backend's name,
+	// found on PATH when the agent is started.
+	Bin string
+	// Self is the absolute path of the plugboard executable, which Claude runs as the
+	// stdio side of every remote MCP server (plugboard mcp-proxy).
+	Self string
+	// Args are passed to the agent after Plugboard's own arguments.
+	Args []string
+}
+
+// Plan is a launch, ready to start: the argv, the environment keys Plugboard adds, and
+// the private projection it points into. It carries no environment or header value.
+type Plan struct {
+	Backend     string   `json:"backend"`
+	Target      string   `json:"target"`
+	Mode        string   `json:"mode,omitempty"`
+	Argv        []string `json:"argv"`
+	EnvKeys     []string `json:"envKeys"` // added to the inherited environment
+	Projection  string   `json:"projection"`
+	Fingerprint string   `json:"fingerprint"`
+	// Reused is true when the projection already existed for this fingerprint and
+	// nothing was copied.
+	Reused     bool               `json:"reused"`
+	Plugins    []PlanPlugin       `json:"plugins"`
+	Skills     []string           `json:"skills"`  // as the agent names them (claude: ns:skill)
+	Servers    []string           `json:"servers"` // MCP runtime names
+	Suppressed []Suppressed       `json:"suppressed"`
+	Dropped    []Drop             `json:"dropped"`
+	Collisions []assign.Collision `json:"collisions"`
+
+	env []string // the additions, KEY=VALUE; never serialised
+}
+
+// PlanPlugin is one plugin of the launch set and how the backend gets it.
+type PlanPlugin struct {
+	ID     string `json:"id"`
+	Dir    string `json:"dir"` // as assigned (absolute)
+	Format string `json:"format"`
+	// How: "projected" (a compatibility copy in the projection), "as-is" (a legacy folder
+	// Claude loads itself), "skills" (PI: its skills projected) or "dropped".
+	How string `json:"how"`
+}
+
+// Suppressed is a portable MCP server left out by R7.
+type Suppressed struct {
+	Plugin string `json:"plugin"`
+	Server string `json:"server"`
+	Reason string `json:"reason"`
+}
+
+// Drop is one component left out of the launch, alone (R5), and why.
+type Drop struct {
+	Plugin string `json:"plugin"`
+	What   string `json:"what"` // "plugin", "skill", "server" or "mcp"
+	Name   string `json:"name,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Env returns the environment for the agent: base with the plan's additions.
+func (p *Plan) Env(base []string) []string {
+	out := append([]string{}, base...)
+	return append(out, p.env...)
+}
+
+// Errors Build returns.
+var (
+	ErrTarget    = errors.New("cannot launch this target")
+	ErrCollision = errors.New("names collide in the launch set")
+)
+
+// CollisionError fails a launch closed (R6); the plan lists the collisions too.
+type CollisionError struct{ Collisions []assign.Collision }
+
+func (e *CollisionError) Error() string {
+	parts := make([]string, len(e.Collisions))
+	for i, c := range e.Collisions {
+		parts[i] = fmt.Sprintf("%s %q is provided by %s", c.Kind, c.Name, strings.Join(c.Plugins, " and "))
+	}
+	return ErrCollision.Error() + ", so nothing was started: " + strings.Join(parts, "; ") + "; remove one of each pair from the target"
+}
+func (e *CollisionError) Unwrap() error { return ErrCollision }
+
+// unit is one plugin of the launch set, read afresh (R1).
+type unit struct {
+	dir    string // as assigned, absolute
+	root   string // filesystem-resolved
+	p      catalog.Plugin
+	skills []projSkill
+	mcp    []Server
+	legacy []string // Claude legacy folders: "folder:hash" of each skill, for the fingerprint
+}
+
+type projSkill struct {
+	name string
+	t    tree
+}
+
+// Build reads the target and every plugin in its effective set from disk, checks the set,
+// normalises its MCP servers, and makes (or reuses) the content-addressed projection
+// under $PLUGBOARD_HOME/runtime. It starts nothing. On a collision it returns the plan
+// (with Collisions) and a *CollisionError, and projects nothing.
+func Build(req Request) (*Plan, error) {
+	t, dirs, backend, err := resolveTarget(req)
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{Backend: backend, Target: t.ID, Mode: req.Mode, EnvKeys: []string{}, Plugins: []PlanPlugin{},
+		Skills: []string{}, Servers: []string{}, Suppressed: []Suppressed{}, Dropped: []Drop{}, Collisions: []assign.Collision{}}
+	drop := func(d Drop) { plan.Dropped = append(plan.Dropped, d) }
+	st, _, _ := settings.Read(req.PlugboardHome)
+
+	units := readUnits(dirs, req.Home, drop)
+	valid := make([]*catalog.Plugin, 0, len(units))
+	for i := range units {
+		valid = append(valid, &units[i].p)
+	}
+	plan.Collisions = assign.Collisions(valid)
+	suppress := mcpSuppression(req)
+	for i := range units {
+		u := &units[i]
+		u.skills = projectableSkills(u, backend, st, drop)
+		if u.p.Format == manifest.FormatPortable && u.p.MCP != nil && suppress != "" {
+			for _, s := range u.p.MCP.Servers {
+				plan.Suppressed = append(plan.Suppressed, Suppressed{Plugin: u.p.ID, Server: s.Name, Reason: suppress})
+			}
+			continue
+		}
+		u.mcp = mcpServers(&u.p, u.root, req.PlugboardHome, drop)
+	}
+	if suppress != "" {
+		plan.Collisions = withoutMCP(plan.Collisions)
+	}
+	if backend == PI {
+		plan.Collisions = append(plan.Collisions, piCollisions(units)...)
+	}
+	if len(plan.Collisions) > 0 {
+		return plan, &CollisionError{Collisions: plan.Collisions}
+	}
+
+	plan.Fingerprint = fingerprint(backend, req, units)
+	plan.Projection = filepath.Join(RuntimeDir(req.PlugboardHome), backend, strings.TrimPrefix(plan.Fingerprint, "sha256:")[:32])
+	l := backends[backend](plan, units, req)
+	if plan.Reused, err = materialise(plan.Projection, l); err != nil {
+		return plan, err
+	}
+	for _, u := range units {
+		plan.Plugins = append(plan.Plugins, PlanPlugin{ID: u.p.ID, Dir: u.dir, Format: string(u.p.Format), How: l.how[u.p.ID]})
+	}
+	sort.Strings(plan.Skills)
+	sort.Strings(plan.Servers)
+	return plan, nil
+}
+
+// RuntimeDir is the private folder of projections: $PLUGBOARD_HOME/runtime.
+func RuntimeDir(pbHome string) string { return filepath.Join(pbHome, "runtime") }
+
+// resolveTarget finds the target and its effective plugin folders: the managed ids in
+// effect (its own, or its agent's when it inherits) and the unmanaged entries beside
+// them, absolute.
+func resolveTarget(req Request) (assign.Target, []string, string, error) {
+	id := req.Target
+	if !strings.Contains(id, ":") {
+		id = "agent:" + id
+	}
+	targets, _ := assign.Targets(req.PlugboardHome, &catalog.Catalog{PlugboardHome: req.PlugboardHome})
+	var t, agent *assign.Target
+	for i := range targets {
+		if targets[i].ID == id {
+			t = &targets[i]
+		}
+	}
+	if t == nil {
+		return assign.Target{}, nil, "", fmt.Errorf("%w: no target %q in %s (see plugboard targets)", ErrTarget, id, req.PlugboardHome)
+	}
+	if t.Kind == assign.KindActive {
+		return *t, nil, "", fmt.Errorf("%w: %s runs whichever agent is active, which only the agent host knows; launch that agent instead", ErrTarget, t.ID)
+	}
+	for i := range targets {
+		if targets[i].Kind == assign.KindAgent && targets[i].Name == t.Ref {
+			agent = &targets[i]
+		}
+	}
+	if t.Kind == assign.KindAgent {
+		agent = t
+	}
+	backend := req.Backend
+	if backend == "" && agent != nil {
+		backend = agentBackend(agent.File)
+	}
+	if backend == "" {
+		backend = Claude
+	}
+	if _, ok := backends[backend]; !ok {
+		return *t, nil, "", fmt.Errorf("%w: unknown backend %q; use claude or pi", ErrTarget, backend)
+	}
+	if req.NoPlugins {
+		return *t, nil, backend, nil
+	}
+	var dirs []string
+	for _, pid := range t.Effective {
+		dirs = append(dirs, filepath.Join(req.PlugboardHome, "plugins", pid))
+	}
+	unmanaged := t.Unmanaged
+	if t.Inherits && agent != nil {
+		unmanaged = agent.Unmanaged
+	}
+	for _, d := range unmanaged {
+		d = settings.ExpandHome(d, req.Home)
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(req.PlugboardHome, d)
+		}
+		dirs = append(dirs, filepath.Clean(d))
+	}
+	return *t, dirs, backend, nil
+}
+
+// agentBackend reads the optional "backend" member of an agent file.
+func agentBackend(file string) string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	var a struct {
+		Backend string `json:"backend"`
+	}
+	_ = json.Unmarshal(data, &a) // a file assign could not parse has no target
+	return a.Backend
+}
+
+// readUnits inspects every folder afresh; an invalid package or one that does not
+// resolve is dropped alone.
+func readUnits(dirs []string, home string, drop func(Drop)) []unit {
+	var out []unit
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		p := catalog.Inspect(d, home)
+		if !p.Valid {
+			drop(Drop{Plugin: p.ID, What: "plugin", Reason: "the package is invalid: " + firstError(p.Issues)})
+			continue
+		}
+		root, err := pathsafe.Root(d)
+		if err != nil {
+			drop(Drop{Plugin: p.ID, What: "plugin", Reason: err.Error()})
+			continue
+		}
+		out = append(out, unit{dir: d, root: root, p: p})
+	}
+	return out
+}
+
+// projectableSkills hashes the valid, enabled skills of a plugin that the backend gets
+// as copies: every skill for PI, and for Claude every skill of a plugin that is not a
+// legacy folder (those are passed as they are). A skill that cannot be read safely is
+// dropped alone.
+func projectableSkills(u *unit, backend string, st settings.Settings, drop func(Drop)) []projSkill {
+	legacy := backend == Claude && u.p.Format == manifest.FormatLegacy
+	var out []projSkill
+	for _, s := range u.p.Skills {
+		if legacy {
+			// Passed as it is, Claude reads its skills itself; their content is hashed
+			// for the fingerprint only (a pooled session must not outlive an edit).
+			if t, err := hashTree(u.root, s.Dir); err == nil {
+				u.legacy = append(u.legacy, s.Folder+":"+t.sum)
+			}
+			continue
+		}
+		if !s.Valid {
+			drop(Drop{Plugin: u.p.ID, What: "skill", Name: s.Name, Reason: "invalid: " + firstError(s.Issues)})
+			continue
+		}
+		if !st.Enabled(s.Name, namespace(&u.p)+":"+s.Name) {
+			drop(Drop{Plugin: u.p.ID, What: "skill", Name: s.Name, Reason: "turned off in settings (skillsEnabled)"})
+			continue
+		}
+		t, err := hashTree(u.root, s.Dir)
+		if err != nil {
+			drop(Drop{Plugin: u.p.ID, What: "skill", Name: s.Name, Reason: err.Error()})
+			continue
+		}
+		out = append(out, projSkill{name: s.Name, t: t})
+	}
+	return out
+}
+
+// namespace is the plugin's runtime namespace: its manifest name, else its folder name.
+func namespace(p *catalog.Plugin) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return p.ID
+}
+
+// mcpSuppression says why portable MCP is left out of this launch (R7), or "".
+func mcpSuppression(req Request) string {
+	switch req.Mode {
+	case ModeBenchmark:
+		return "benchmark runs get no portable MCP"
+	case ModeSubagent:
+		return "the restricted subagent surface gets no portable MCP"
+	}
+	return ""
+}
+
+func withoutMCP(cs []assign.Collision) []assign.Collision {
+	out := []assign.Collision{}
+	for _, c := range cs {
+		if c.Kind != assign.CollisionMCP {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// piCollisions finds skill names that two plugins both hand to PI, which has no
+// namespaces and would keep the first; portable ones are already in assign's report.
+func piCollisions(units []unit) []assign.Collision {
+	by := map[string][]string{}
+	portable := map[string]int{}
+	for _, u := range units {
+		for _, s := range u.skills {
+			by[s.name] = append(by[s.name], u.p.ID)
+			if u.p.Format == manifest.FormatPortable {
+				portable[s.name]++
+			}
+		}
+	}
+	var out []assign.Collision
+	for name, ids := range by {
+		if len(ids) > 1 && portable[name] < 2 {
+			sort.Strings(ids)
+			out = append(out, assign.Collision{Kind: assign.CollisionSkill, Name: name, Plugins: ids})
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+	return out
+}
+
+// layoutVersion changes whenever the projection's file layout or formats change, so
+// that a new Plugboard never reuses a projection an older one wrote differently.
+const layoutVersion = 1
+
+// fingerprint hashes everything a launch's capabilities depend on (R6): the backend and
+// mode, the effective plugin folders, the content of every projected skill, what the
+// projected manifests are made from (namespace, version, description), and the
+// normalised MCP servers (the config files are a function of these and of the
+// projection's own path, which is named after the fingerprint). Agent arguments are not
+// capabilities and are left out.
+func fingerprint(backend string, req Request, units []unit) string {
+	type skillFP struct{ Name, Sum string }
+	type unitFP struct {
+		Dir, Root, Format, Namespace string
+		Version, Description         string
+		Skills                       []skillFP
+		Servers                      []Server
+		Legacy                       string   `json:",omitempty"`
+		LegacySkills                 []string `json:",omitempty"`
+	}
+	in := struct {
+		V       int
+		Backend string
+		Mode    string
+		Self    string
+		Units   []unitFP
+	}{V: layoutVersion, Backend: backend, Mode: req.Mode, Self: req.Self}
+	for _, u := range units {
+		f := unitFP{Dir: u.dir, Root: u.root, Format: string(u.p.Format), Namespace: namespace(&u.p),
+			Version: u.p.Version, Description: u.p.Description, Servers: u.mcp}
+		for _, s := range u.skills {
+			f.Skills = append(f.Skills, skillFP{s.name, s.t.sum})
+		}
+		if backend == Claude && u.p.Format == manifest.FormatLegacy {
+			// Claude reads a legacy folder itself; its catalog entry (manifest, skills,
+			// issues) stands for its content.
+			b, _ := json.Marshal(u.p)
+			sum := sha256.Sum256(b)
+			f.Legacy = hex.EncodeToString(sum[:])
+			f.LegacySkills = u.legacy
+		}
+		in.Units = append(in.Units, f)
+	}
+	b, _ := json.Marshal(in)
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}

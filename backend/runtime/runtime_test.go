@@ -1,0 +1,470 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/plugboard/plugboard/backend/assign"
+	"github.com/plugboard/plugboard/backend/pathsafe"
+	"github.com/plugboard/plugboard/backend/testhome"
+)
+
+// Values planted in the fixture's mcp.json that must never appear in a plan.
+const (
+	envSecret    = "env-value-do-not-leak"
+	headerSecret = "header-value-do-not-leak"
+)
+
+// home copies testdata/runtime/home into a fresh $PLUGBOARD_HOME.
+func home(t testing.TB) string {
+	t.Helper()
+	return testhome.CopyTestdata(t, filepath.Join("runtime", "home"))
+}
+
+func request(pb, target string) Request {
+	return Request{Home: filepath.Dir(pb), PlugboardHome: pb, Target: target, Self: "/opt/plugboard/bin/plugboard"}
+}
+
+func build(t testing.TB, req Request) *Plan {
+	t.Helper()
+	p, err := Build(req)
+	if err != nil {
+		t.Fatalf("Build(%s): %v", req.Target, err)
+	}
+	return p
+}
+
+func mode(t testing.TB, p string) os.FileMode {
+	t.Helper()
+	st, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Mode()
+}
+
+func readJSON(t testing.TB, p string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+}
+
+// argAfter returns every value that follows flag in argv.
+func argAfter(argv []string, flag string) []string {
+	var out []string
+	for i := 0; i+1 < len(argv); i++ {
+		if argv[i] == flag {
+			out = append(out, argv[i+1])
+		}
+	}
+	return out
+}
+
+func TestClaudeProjection(t *testing.T) {
+	pb := home(t)
+	p := build(t, request(pb, "coder"))
+	if p.Backend != Claude || p.Target != "agent:coder" || p.Reused {
+		t.Fatalf("plan = %s/%s reused=%v", p.Backend, p.Target, p.Reused)
+	}
+	if want := []string{"legacy-tools:grep-help", "review:check", "review:explain"}; !slices.Equal(p.Skills, want) {
+		t.Errorf("skills = %v, want %v", p.Skills, want)
+	}
+	if want := []string{"docs", "lint"}; !slices.Equal(p.Servers, want) {
+		t.Errorf("servers = %v, want %v", p.Servers, want)
+	}
+	installed := filepath.Join(pb, "plugins", "review")
+	legacy := filepath.Join(pb, "plugins", "legacy-tools")
+	dirs := argAfter(p.Argv, "--plugin-dir")
+	if want := []string{filepath.Join(p.Projection, "plugins", "review"), legacy}; !slices.Equal(dirs, want) {
+		t.Errorf("--plugin-dir = %v, want %v", dirs, want)
+	}
+	for _, a := range p.Argv {
+		if pathsafe.Within(installed, a) {
+			t.Errorf("argument %q points into the installed portable package", a)
+		}
+	}
+	if got := argAfter(p.Argv, "--mcp-config"); !slices.Equal(got, []string{filepath.Join(p.Projection, "mcp.json")}) {
+		t.Errorf("--mcp-config = %v", got)
+	}
+	if slices.Contains(p.Argv, "--strict-mcp-config") {
+		t.Error("the MCP config must be supplemental: the user's own servers stay")
+	}
+
+	// Private and content-addressed.
+	for _, d := range []string{RuntimeDir(pb), filepath.Dir(p.Projection)} {
+		if m := mode(t, d); m.Perm() != 0o700 {
+			t.Errorf("%s mode %v, want 0700", d, m)
+		}
+	}
+	if !strings.HasSuffix(p.Projection, strings.TrimPrefix(p.Fingerprint, "sha256:")[:32]) {
+		t.Errorf("projection %s is not named after fingerprint %s", p.Projection, p.Fingerprint)
+	}
+	var man map[string]string
+	readJSON(t, filepath.Join(p.Projection, "plugins", "review", ".claude-plugin", "plugin.json"), &man)
+	if man["name"] != "review" || man["version"] != "1.2.0" {
+		t.Errorf("compatibility manifest = %v", man)
+	}
+	copied := filepath.Join(p.Projection, "plugins", "review", "skills", "explain")
+	for rel, want := range map[string]string{"references/style.md": "Prefer short sentences.\n", "scripts/outline.sh": "#!/bin/sh\necho outline\n"} {
+		b, err := os.ReadFile(filepath.Join(copied, rel))
+		if err != nil || string(b) != want {
+			t.Errorf("copied %s = %q, %v", rel, b, err)
+		}
+	}
+	if m := mode(t, filepath.Join(copied, "scripts", "outline.sh")); m&0o100 == 0 || m&0o077 != 0 {
+		t.Errorf("script mode %v: want executable by its owner only", m)
+	}
+	if m := mode(t, filepath.Join(copied, "SKILL.md")); m.Perm() != 0o600 {
+		t.Errorf("SKILL.md mode %v, want 0600", m)
+	}
+
+	// Nothing secret in the plan.
+	b, _ := json.Marshal(p)
+	for _, s := range []string{envSecret, headerSecret} {
+		if strings.Contains(string(b), s) {
+			t.Errorf("the plan carries %q", s)
+		}
+	}
+}
+
+func TestClaudeMCPConfig(t *testing.T) {
+	pb := home(t)
+	p := build(t, request(pb, "coder"))
+	root, _ := pathsafe.Root(filepath.Join(pb, "plugins", "review"))
+	data := DataDir(pb, "review")
+	var cfg struct {
+		MCPServers map[string]struct {
+			Type    string            `json:"type"`
+			Command string            `json:"command"`
+			Args    []string          `json:"args"`
+			Env     map[string]string `json:"env"`
+		} `json:"mcpServers"`
+	}
+	cfgFile := filepath.Join(p.Projection, "mcp.json")
+	readJSON(t, cfgFile, &cfg)
+	if m := mode(t, cfgFile); m.Perm() != 0o600 {
+		t.Errorf("mcp.json mode %v", m)
+	}
+	lint := cfg.MCPServers["lint"]
+	wantArgs := []string{"mcp-stdio", "--cwd", filepath.Join(root, "bin"), "--", filepath.Join(root, "bin", "lint"),
+		"--root", root, "--cache", data + "/cache", "${HOME}"}
+	if lint.Type != "stdio" || lint.Command != "/opt/plugboard/bin/plugboard" || !slices.Equal(lint.Args, wantArgs) {
+		t.Errorf("lint = %+v\nwant args %v", lint, wantArgs)
+	}
+	if lint.Env["PLUGIN_ROOT"] != root || lint.Env["PLUGIN_DATA"] != data || lint.Env["LINT_CONFIG"] != root+"/lint.json" || lint.Env["LINT_TOKEN"] != envSecret {
+		t.Errorf("lint env = %v", lint.Env)
+	}
+	if st, err := os.Stat(data); err != nil || !st.IsDir() || st.Mode().Perm() != 0o700 {
+		t.Errorf("data folder %s: %v %v", data, st, err)
+	}
+
+	docs := cfg.MCPServers["docs"]
+	if docs.Type != "stdio" || docs.Command != "/opt/plugboard/bin/plugboard" || len(docs.Args) != 3 || docs.Args[0] != "mcp-proxy" || docs.Args[1] != "--config" {
+		t.Fatalf("docs = %+v", docs)
+	}
+	raw, _ := os.ReadFile(cfgFile)
+	if strings.Contains(string(raw), headerSecret) || strings.Contains(string(raw), "docs.example.com") {
+		t.Error("the URL and headers of a remote server must stay out of Claude's config")
+	}
+	var proxy proxyConfig
+	readJSON(t, docs.Args[2], &proxy)
+	if proxy.Type != "streamable-http" || proxy.URL != "https://docs.example.com/mcp" || proxy.Headers["X-Tenant"] != headerSecret {
+		t.Errorf("proxy config = %+v", proxy)
+	}
+	if m := mode(t, docs.Args[2]); m.Perm() != 0o600 {
+		t.Errorf("proxy config mode %v", m)
+	}
+}
+
+func TestUnchangedAssignmentReusesProjection(t *testing.T) {
+	pb := home(t)
+	first := build(t, request(pb, "coder"))
+	skill := filepath.Join(first.Projection, "plugins", "review", "skills", "check", "SKILL.md")
+	before, _ := os.Stat(skill)
+	again := build(t, request(pb, "coder"))
+	if !again.Reused || again.Projection != first.Projection || again.Fingerprint != first.Fingerprint {
+		t.Fatalf("second build: reused=%v %s vs %s", again.Reused, again.Projection, first.Projection)
+	}
+	after, _ := os.Stat(skill)
+	if !os.SameFile(before, after) || !before.ModTime().Equal(after.ModTime()) {
+		t.Error("the reused projection was rewritten")
+	}
+	// Agent arguments are not capabilities.
+	req := request(pb, "coder")
+	req.Args = []string{"--model", "x"}
+	if p := build(t, req); p.Fingerprint != first.Fingerprint || !slices.Equal(p.Argv[len(p.Argv)-2:], req.Args) {
+		t.Errorf("agent args changed the fingerprint or were not passed: %v", p.Argv)
+	}
+}
+
+// Every change the fingerprint covers gives a new one; the old projection stays valid.
+func TestFingerprintCoversEveryCapability(t *testing.T) {
+	edits := map[string]func(pb string){
+		"portable skill content": func(pb string) {
+			appendFile(t, filepath.Join(pb, "plugins/review/skills/explain/references/style.md"), "More.\n")
+		},
+		"portable skill file mode": func(pb string) {
+			os.Chmod(filepath.Join(pb, "plugins/review/skills/explain/references/style.md"), 0o755)
+		},
+		"projected manifest": func(pb string) {
+			rewrite(t, filepath.Join(pb, "plugins/review/plugin.json"), `"1.2.0"`, `"1.3.0"`)
+		},
+		"MCP env value": func(pb string) {
+			rewrite(t, filepath.Join(pb, "plugins/review/mcp.json"), envSecret, "another-value")
+		},
+		"MCP header value": func(pb string) {
+			rewrite(t, filepath.Join(pb, "plugins/review/mcp.json"), headerSecret, "another-value")
+		},
+		"legacy skill content": func(pb string) {
+			appendFile(t, filepath.Join(pb, "plugins/legacy-tools/skills/grep-help/SKILL.md"), "More.\n")
+		},
+		"effective plugin paths": func(pb string) {
+			rewrite(t, filepath.Join(pb, "agents/coder.json"), `, "plugins/legacy-tools"`, ``)
+		},
+	}
+	for name, edit := range edits {
+		t.Run(name, func(t *testing.T) {
+			pb := home(t)
+			before := build(t, request(pb, "coder"))
+			edit(pb)
+			after := build(t, request(pb, "coder"))
+			if after.Fingerprint == before.Fingerprint || after.Projection == before.Projection || after.Reused {
+				t.Errorf("fingerprint unchanged (%s)", after.Fingerprint)
+			}
+		})
+	}
+	pb := home(t)
+	a := build(t, request(pb, "coder"))
+	bm := request(pb, "coder")
+	bm.Mode = ModeBenchmark
+	if b := build(t, bm); b.Fingerprint == a.Fingerprint {
+		t.Error("a benchmark launch (no MCP) shares the fingerprint of a full one")
+	}
+}
+
+func appendFile(t testing.TB, p, s string) {
+	t.Helper()
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(s)
+	f.Close()
+}
+
+func rewrite(t testing.TB, p, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil || !strings.Contains(string(b), old) {
+		t.Fatalf("%s: %v (or no %q)", p, err, old)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCollisionFailsClosed(t *testing.T) {
+	pb := home(t)
+	p, err := Build(request(pb, "clash"))
+	var ce *CollisionError
+	if !errors.As(err, &ce) || !errors.Is(err, ErrCollision) {
+		t.Fatalf("err = %v", err)
+	}
+	want := []assign.Collision{{Kind: assign.CollisionSkill, Name: "check", Plugins: []string{"other", "review"}}}
+	if len(ce.Collisions) != 1 || ce.Collisions[0].Name != "check" || !slices.Equal(ce.Collisions[0].Plugins, want[0].Plugins) || ce.Collisions[0].Kind != want[0].Kind {
+		t.Errorf("collisions = %+v", ce.Collisions)
+	}
+	if p == nil || len(p.Collisions) != 1 || len(p.Argv) != 0 {
+		t.Errorf("plan = %+v", p)
+	}
+	if !strings.Contains(err.Error(), `skill "check" is provided by other and review`) {
+		t.Errorf("message = %v", err)
+	}
+	if _, err := os.Stat(RuntimeDir(pb)); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a refused launch projected something")
+	}
+}
+
+func TestNamespaceAndMCPCollisions(t *testing.T) {
+	pb := home(t)
+	rewrite(t, filepath.Join(pb, "plugins/other/plugin.json"), `"name": "other"`, `"name": "review"`)
+	os.WriteFile(filepath.Join(pb, "plugins/other/mcp.json"), []byte(`{"$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json",
+		"mcpServers": {"lint": {"type": "stdio", "command": "lint"}}}`), 0o644)
+	os.RemoveAll(filepath.Join(pb, "plugins/other/skills"))
+	_, err := Build(request(pb, "clash"))
+	var ce *CollisionError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v", err)
+	}
+	var kinds []string
+	for _, c := range ce.Collisions {
+		kinds = append(kinds, c.Kind+":"+c.Name)
+	}
+	if want := []string{"mcp-server:lint", "namespace:review"}; !slices.Equal(kinds, want) {
+		t.Errorf("collisions = %v, want %v", kinds, want)
+	}
+	// Without MCP (a benchmark run) the server names no longer collide; the namespace does.
+	req := request(pb, "clash")
+	req.Mode = ModeBenchmark
+	_, err = Build(req)
+	if !errors.As(err, &ce) || len(ce.Collisions) != 1 || ce.Collisions[0].Kind != assign.CollisionNamespace {
+		t.Errorf("benchmark: %v", err)
+	}
+}
+
+func TestSuppression(t *testing.T) {
+	for _, m := range []string{ModeBenchmark, ModeSubagent} {
+		t.Run(m, func(t *testing.T) {
+			pb := home(t)
+			req := request(pb, "coder")
+			req.Mode = m
+			p := build(t, req)
+			if len(p.Servers) != 0 || slices.Contains(p.Argv, "--mcp-config") {
+				t.Errorf("servers %v argv %v", p.Servers, p.Argv)
+			}
+			if len(p.Suppressed) != 2 || p.Suppressed[0].Reason == "" {
+				t.Errorf("suppressed = %+v", p.Suppressed)
+			}
+			if len(p.Skills) != 3 {
+				t.Errorf("skills = %v: suppression is for MCP only", p.Skills)
+			}
+			if _, err := os.Stat(DataDir(pb, "review")); !errors.Is(err, os.ErrNotExist) {
+				t.Error("the data folder was created for a launch with no stdio server")
+			}
+		})
+	}
+	pb := home(t)
+	req := request(pb, "coder")
+	req.NoPlugins = true
+	p := build(t, req)
+	if !slices.Equal(p.Argv, []string{"claude"}) || len(p.Skills)+len(p.Servers)+len(p.Plugins) != 0 {
+		t.Errorf("--plugins none: %+v", p)
+	}
+}
+
+func TestPIProjection(t *testing.T) {
+	pb := home(t)
+	p := build(t, request(pb, "pi-coder")) // backend from the agent file
+	if p.Backend != PI {
+		t.Fatalf("backend = %s", p.Backend)
+	}
+	want := []string{"pi", "--no-skills",
+		"--skill", filepath.Join(p.Projection, "skills", "check"),
+		"--skill", filepath.Join(p.Projection, "skills", "explain")}
+	if !slices.Equal(p.Argv, want) {
+		t.Errorf("argv = %v\nwant %v", p.Argv, want)
+	}
+	if !slices.Equal(p.Skills, []string{"check", "explain"}) {
+		t.Errorf("skills = %v", p.Skills)
+	}
+	if _, err := os.Stat(filepath.Join(p.Projection, "skills", "explain", "references", "style.md")); err != nil {
+		t.Error(err)
+	}
+	// The invalid package is dropped alone, with its reason.
+	if len(p.Dropped) == 0 || p.Dropped[0].Plugin != "broken" || p.Dropped[0].What != "plugin" || p.Dropped[0].Reason == "" {
+		t.Errorf("dropped = %+v", p.Dropped)
+	}
+	// A legacy plugin's skills are copied for PI too: no path into the package.
+	req := request(pb, "coder")
+	req.Backend = PI
+	p = build(t, req)
+	if !slices.Contains(p.Skills, "grep-help") {
+		t.Errorf("skills = %v", p.Skills)
+	}
+	for _, a := range p.Argv {
+		if pathsafe.Within(filepath.Join(pb, "plugins"), a) {
+			t.Errorf("PI argument %q points into an installed package", a)
+		}
+	}
+}
+
+func TestBadSkillDropsOnlyItself(t *testing.T) {
+	pb := home(t)
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(outside, []byte("outside"), 0o644)
+	if err := os.Symlink(outside, filepath.Join(pb, "plugins/review/skills/explain/references/leak.md")); err != nil {
+		t.Fatal(err)
+	}
+	// A link that stays inside the plugin is followed and copied as a file.
+	if err := os.Symlink("../../check/SKILL.md", filepath.Join(pb, "plugins/review/skills/explain/references/check.md")); err != nil {
+		t.Fatal(err)
+	}
+	p := build(t, request(pb, "coder"))
+	if slices.Contains(p.Skills, "review:explain") || !slices.Contains(p.Skills, "review:check") {
+		t.Errorf("skills = %v", p.Skills)
+	}
+	var d *Drop
+	for i := range p.Dropped {
+		if p.Dropped[i].Name == "explain" {
+			d = &p.Dropped[i]
+		}
+	}
+	if d == nil || !strings.Contains(d.Reason, "references/leak.md") || !strings.Contains(d.Reason, "leaves the plugin folder") {
+		t.Errorf("dropped = %+v", p.Dropped)
+	}
+	os.Remove(filepath.Join(pb, "plugins/review/skills/explain/references/leak.md"))
+	p = build(t, request(pb, "coder"))
+	b, err := os.ReadFile(filepath.Join(p.Projection, "plugins/review/skills/explain/references/check.md"))
+	if err != nil || !strings.Contains(string(b), "name: check") {
+		t.Errorf("inside link copied as %q, %v", b, err)
+	}
+	if m := mode(t, filepath.Join(p.Projection, "plugins/review/skills/explain/references/check.md")); !m.IsRegular() {
+		t.Errorf("copied link is %v, want a regular file", m)
+	}
+}
+
+// R5: when the data folder cannot be made, only the stdio servers that need it go.
+func TestUnavailableDataFolderDropsOnlyStdio(t *testing.T) {
+	pb := home(t)
+	os.MkdirAll(filepath.Join(pb, "data"), 0o700)
+	os.WriteFile(filepath.Join(pb, "data", "plugin-data"), []byte("a file in the way"), 0o600)
+	p := build(t, request(pb, "coder"))
+	if !slices.Equal(p.Servers, []string{"docs"}) {
+		t.Errorf("servers = %v", p.Servers)
+	}
+	if len(p.Dropped) != 1 || p.Dropped[0].Name != "lint" || !strings.Contains(p.Dropped[0].Reason, "data folder") {
+		t.Errorf("dropped = %+v", p.Dropped)
+	}
+	if len(p.Skills) != 3 {
+		t.Errorf("skills = %v", p.Skills)
+	}
+}
+
+func TestTargets(t *testing.T) {
+	pb := home(t)
+	// A template slot inheriting its agent launches the agent's set.
+	p := build(t, request(pb, "template:team/coder"))
+	if p.Target != "template:team/coder" || len(p.Skills) != 3 {
+		t.Errorf("slot plan: %s %v", p.Target, p.Skills)
+	}
+	for _, id := range []string{"template:team/__active__", "nobody"} {
+		if _, err := Build(request(pb, id)); !errors.Is(err, ErrTarget) {
+			t.Errorf("%s: err = %v", id, err)
+		}
+	}
+	req := request(pb, "coder")
+	req.Backend = "cursor"
+	if _, err := Build(req); !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "claude or pi") {
+		t.Errorf("unknown backend: %v", err)
+	}
+	// An unmanaged absolute entry is launched too.
+	ext := filepath.Join(t.TempDir(), "ext")
+	os.MkdirAll(filepath.Join(ext, "skills", "tidy"), 0o755)
+	os.WriteFile(filepath.Join(ext, "plugin.json"), []byte(`{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "ext"}`), 0o644)
+	os.WriteFile(filepath.Join(ext, "skills", "tidy", "SKILL.md"), []byte("---\nname: tidy\ndescription: Tidy things.\n---\n"), 0o644)
+	rewrite(t, filepath.Join(pb, "agents/coder.json"), `"plugins/legacy-tools"`, `"`+ext+`"`)
+	p = build(t, request(pb, "coder"))
+	if !slices.Contains(p.Skills, "ext:tidy") {
+		t.Errorf("skills = %v", p.Skills)
+	}
+}
