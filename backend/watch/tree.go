@@ -1,0 +1,233 @@
+package watch
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// addWatch arms one fsnotify watch. It is a variable so that tests can stand in for the
+// kernel refusing a watch (ENOSPC when fs.inotify.max_user_watches is reached).
+var addWatch = func(fw *fsnotify.Watcher, path string) error { return fw.Add(path) }
+
+// maxDepth bounds how deep a walk goes below a root. Plugin trees are a handful of levels
+// (the Cursor cache is about six); a deeper tree is a link farm, not a plugin.
+const maxDepth = 32
+
+// skipDir names folders that are never watched: the catalog does not read them, and a git
+// checkout or an npm install inside a linked working copy would flood the event queue and
+// spend the watch limit.
+func skipDir(name string) bool { return name == ".git" || name == "node_modules" }
+
+// dir is one armed fsnotify watch on a resolved (symlink-free) folder.
+type dir struct {
+	aliases map[string]struct{} // the paths under roots that lead here
+	anchors int                 // how many missing or file roots wait on this folder
+}
+
+// watch makes sure resolved has a watch and returns its entry, or nil when it cannot be armed.
+func (w *Watcher) watch(resolved string) *dir {
+	if d, ok := w.dirs[resolved]; ok {
+		return d
+	}
+	if err := addWatch(w.fs, resolved); err != nil {
+		w.watchFailed(resolved, err)
+		return nil
+	}
+	d := &dir{aliases: map[string]struct{}{}}
+	w.dirs[resolved] = d
+	return d
+}
+
+// watchFailed logs why a watch could not be armed and switches to polling when the
+// failure is the kernel's limit.
+func (w *Watcher) watchFailed(resolved string, err error) {
+	var hint string
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		hint = "inotify watch limit reached (fs.inotify.max_user_watches); raise it with " +
+			"`sudo sysctl fs.inotify.max_user_watches=524288` (persist it in /etc/sysctl.d/)"
+	case errors.Is(err, syscall.EMFILE):
+		hint = "too many open files; raise the limit with `ulimit -n`"
+	default:
+		if !errors.Is(err, fs.ErrNotExist) { // gone before we got to it: not notable
+			w.logf("cannot watch %s: %v", resolved, err)
+		}
+		return
+	}
+	w.hitLimit = true
+	if !w.limited.Swap(true) {
+		w.logf("%s; until then the catalog is rescanned every %s", hint, w.poll)
+	}
+}
+
+// release drops the watch on resolved once nothing refers to it any more.
+func (w *Watcher) release(resolved string) {
+	d, ok := w.dirs[resolved]
+	if !ok || len(d.aliases) > 0 || d.anchors > 0 {
+		return
+	}
+	delete(w.dirs, resolved)
+	_ = w.fs.Remove(resolved) // fails when the folder is gone, which removed the watch already
+}
+
+// walk watches resolved, reached as the path logical, and every folder below it, following
+// symlinked folders. anc holds the real folders above, to stop at a link that leads back
+// up (a cycle). When found is not nil it collects every path seen, so that files created
+// with a new folder, before its watch was armed, are still reported.
+func (w *Watcher) walk(logical, resolved string, anc []string, found *[]string) {
+	if slices.Contains(anc, resolved) {
+		return
+	}
+	if len(anc) > maxDepth {
+		w.logf("not watching below %s: more than %d levels deep", logical, maxDepth)
+		return
+	}
+	d := w.watch(resolved) // armed before reading, so that nothing created meanwhile is missed
+	if d == nil {
+		return
+	}
+	d.aliases[logical] = struct{}{}
+	w.logical[logical] = resolved
+	entries, err := os.ReadDir(resolved)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			w.logf("cannot read %s: %v", resolved, err)
+		}
+		return
+	}
+	anc = append(anc, resolved)
+	for _, e := range entries {
+		name := e.Name()
+		lp, rp := filepath.Join(logical, name), filepath.Join(resolved, name)
+		if found != nil {
+			*found = append(*found, lp)
+		}
+		if skipDir(name) {
+			continue
+		}
+		if e.IsDir() {
+			w.walk(lp, rp, anc, found)
+		} else if e.Type()&fs.ModeSymlink != 0 {
+			if target, ok := dirTarget(rp); ok {
+				w.walk(lp, target, anc, found)
+			}
+		}
+	}
+}
+
+// dirTarget resolves a symlink and reports whether it leads to a folder.
+func dirTarget(link string) (string, bool) {
+	target, err := filepath.EvalSymlinks(link) // fails on dangling links and loops
+	if err != nil {
+		return "", false
+	}
+	fi, err := os.Stat(target)
+	return target, err == nil && fi.IsDir()
+}
+
+// forget drops the watches of the folder reported as logical and of everything below it
+// (it was removed, renamed away, or a link was re-pointed).
+func (w *Watcher) forget(logical string) {
+	if _, ok := w.logical[logical]; !ok {
+		return
+	}
+	prefix := logical + string(filepath.Separator)
+	for lp, resolved := range w.logical {
+		if lp != logical && !strings.HasPrefix(lp, prefix) {
+			continue
+		}
+		delete(w.logical, lp)
+		if d, ok := w.dirs[resolved]; ok {
+			delete(d.aliases, lp)
+			w.release(resolved)
+		}
+	}
+}
+
+// ancestors returns the real folders above logical, for walk's cycle check.
+func (w *Watcher) ancestors(logical string) []string {
+	var anc []string
+	for p := filepath.Dir(logical); ; p = filepath.Dir(p) {
+		resolved, ok := w.logical[p]
+		if !ok {
+			return anc
+		}
+		anc = append(anc, resolved)
+		if filepath.Dir(p) == p {
+			return anc
+		}
+	}
+}
+
+// handle turns one fsnotify event into pending paths and re-arms watches as folders and
+// links come and go.
+func (w *Watcher) handle(ev fsnotify.Event) {
+	gone := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
+	// A watched folder whose parent is not watched (a link target, a root) reports its own
+	// removal; the kernel has already dropped its watch.
+	if d, ok := w.dirs[ev.Name]; ok && gone {
+		for _, alias := range sortedKeys(d.aliases) {
+			w.pending.add(alias)
+			w.forget(alias)
+		}
+		w.syncRoots(true)
+	}
+	parent, base := filepath.Split(ev.Name)
+	parent = filepath.Clean(parent)
+	d, ok := w.dirs[parent]
+	if !ok {
+		return
+	}
+	for _, alias := range sortedKeys(d.aliases) {
+		w.changed(filepath.Join(alias, base), ev.Name, gone, ev.Has(fsnotify.Create))
+	}
+	if d.anchors > 0 {
+		w.anchorEvent(parent, base)
+	}
+}
+
+// changed records a change to logical, found on disk at onDisk, and re-arms watches below.
+func (w *Watcher) changed(logical, onDisk string, gone, created bool) {
+	w.pending.add(logical)
+	if gone || created {
+		w.forget(logical) // a re-pointed link or a replaced folder starts afresh
+	}
+	if !created || skipDir(filepath.Base(logical)) {
+		return
+	}
+	fi, err := os.Lstat(onDisk)
+	if err != nil {
+		return
+	}
+	target := onDisk
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		t, ok := dirTarget(onDisk)
+		if !ok {
+			return
+		}
+		target = t
+	} else if !fi.IsDir() {
+		return
+	}
+	var found []string
+	w.walk(logical, target, w.ancestors(logical), &found)
+	for _, p := range found {
+		w.pending.add(p)
+	}
+}
+
+func sortedKeys(m map[string]struct{}) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
