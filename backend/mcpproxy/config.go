@@ -1,0 +1,165 @@
+package mcpproxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
+)
+
+// Transport types, as Agent Plugins names them.
+const (
+	TypeStreamableHTTP = "streamable-http"
+	TypeSSE            = "sse"
+)
+
+// maxConfigSize caps the config file: a URL and a few headers need far less, and the cap
+// keeps a wrong --config (a log, a device) from being read whole.
+const maxConfigSize = 64 << 10
+
+// ErrBadConfig marks a config file refused for its mode, kind, size or content (as opposed
+// to one that could not be read at all).
+var ErrBadConfig = errors.New("refused")
+
+// Config is the private file the launcher writes for one remote server.
+type Config struct {
+	Type    string            `json:"type"` // TypeStreamableHTTP or TypeSSE
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// ReadConfig reads and checks the file at path. It refuses a file that is not a regular
+// file (a symlink included), that group or others may read or write (it holds header
+// values), that is larger than 64 KiB, or whose content is not one Config. Errors name
+// the file and the fix, never a header value.
+func ReadConfig(path string) (Config, error) {
+	refuse := func(format string, a ...any) (Config, error) {
+		return Config{}, fmt.Errorf("config %s: %w: "+format, append([]any{path, ErrBadConfig}, a...)...)
+	}
+	lst, err := os.Lstat(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, pathErr(err))
+	}
+	switch mode := lst.Mode(); {
+	case !mode.IsRegular():
+		return refuse("not a regular file (%s); point --config at the file the launcher wrote", kind(mode))
+	case mode.Perm()&0o077 != 0:
+		return refuse("mode %04o lets other users read or write it, and it holds header values; run chmod 600 %s", mode.Perm(), path)
+	case lst.Size() > maxConfigSize:
+		return refuse("%d bytes, more than the %d a proxy config may have; point --config at the file the launcher wrote", lst.Size(), maxConfigSize)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, pathErr(err))
+	}
+	defer f.Close()
+	// The checks above were made on the name; make sure they hold for what was opened.
+	if st, err := f.Stat(); err != nil || !os.SameFile(lst, st) {
+		return refuse("the file changed while it was being opened; start the proxy again")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
+	if err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, pathErr(err))
+	}
+	if len(data) > maxConfigSize {
+		return refuse("larger than the %d bytes a proxy config may have", maxConfigSize)
+	}
+	cfg, err := parseConfig(data)
+	if err != nil {
+		return refuse("%v", err)
+	}
+	return cfg, nil
+}
+
+// parseConfig decodes exactly one Config and checks it.
+func parseConfig(data []byte) (Config, error) {
+	var cfg Config
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return Config{}, fmt.Errorf(`not a JSON object {"type", "url", "headers"}: %v`, err)
+	}
+	if dec.Decode(new(json.RawMessage)) != io.EOF {
+		return Config{}, errors.New("data after the JSON object; the file must hold one object")
+	}
+	return cfg, cfg.check()
+}
+
+// check reports every problem of cfg, naming header names but never their values.
+func (cfg Config) check() error {
+	var problems []string
+	if cfg.Type != TypeStreamableHTTP && cfg.Type != TypeSSE {
+		problems = append(problems, fmt.Sprintf("type %q is not %q or %q", cfg.Type, TypeStreamableHTTP, TypeSSE))
+	}
+	if _, err := parseURL(cfg.URL); err != nil {
+		problems = append(problems, err.Error())
+	}
+	seen := make(map[string]string, len(cfg.Headers))
+	for _, name := range sortedNames(cfg.Headers) {
+		switch canon := http.CanonicalHeaderKey(name); {
+		case !httpguts.ValidHeaderFieldName(name):
+			problems = append(problems, fmt.Sprintf("header name %q is not a valid HTTP field name", name))
+		case !httpguts.ValidHeaderFieldValue(cfg.Headers[name]):
+			problems = append(problems, fmt.Sprintf("the value of header %q has a character not allowed in HTTP (CR, LF or NUL)", name))
+		case seen[canon] != "":
+			problems = append(problems, fmt.Sprintf("headers %q and %q are the same header (names ignore case); keep one", seen[canon], name))
+		default:
+			seen[canon] = name
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// parseURL accepts an absolute http or https URL with a host. Its messages never quote
+// the URL: its path or query may carry a token.
+func parseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return nil, errors.New("url is not a valid URL; write an absolute https:// URL")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, errors.New("url is not an absolute http:// or https:// URL")
+	case u.Hostname() == "":
+		return nil, errors.New("url has no host; write it as https://host/path")
+	}
+	return u, nil
+}
+
+// pathErr drops the *os.PathError wrapper, whose text repeats the path.
+func pathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func kind(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "a symlink"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "a special file"
+}
+
+func sortedNames(m map[string]string) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
