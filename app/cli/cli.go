@@ -32,6 +32,11 @@ type Env struct {
 	Assets fs.FS
 	// Desktop opens the window; nil in a build without one.
 	Desktop DesktopFunc
+	// Stdin is what a launched agent reads; nil means os.Stdin.
+	Stdin io.Reader
+	// Executable is this program's path, which launches hand to agents as the MCP proxy
+	// and stdio wrapper; nil means os.Executable.
+	Executable func() (string, error)
 }
 
 type command struct {
@@ -48,6 +53,9 @@ func commands() []command {
 		{"assign", "TARGET (--set a,b | --add a | --remove a | --defaults) [--expect-hash H] [--ack-mcp] [--json]", "change a target's plugin set (exit 3 stale, 4 acknowledgment needed)", runAssign},
 		{"history", "[--json] [TARGET]", "assignment history, newest first", runHistory},
 		{"revert", "[--ack-mcp] [--json] ENTRY", "undo one history entry (itself a guarded save)", runRevert},
+		{"launch", "TARGET [--backend claude|pi] [--plugins none] [--mode benchmark|subagent] [--bin PATH] [--dry-run] [--json] [-- AGENT-ARGS]", "start an agent from a private projection of the target's plugins", runLaunch},
+		{"mcp-proxy", "--config FILE", "bridge stdio to a remote MCP server (run by launched agents)", runMCPProxy},
+		{"mcp-stdio", "--cwd DIR -- COMMAND [ARGS]", "start a stdio MCP server in its folder (run by launched agents)", runMCPStdio},
 		{"serve", "[--addr 127.0.0.1:0] [--home DIR] [--workspace DIR]", "serve the page over HTTP (token, loopback); first line is the URL", runServe},
 	}
 }
@@ -59,6 +67,12 @@ func Main(args []string, env Env) int {
 	}
 	if env.Assets == nil {
 		env.Assets = noPage{}
+	}
+	if env.Stdin == nil {
+		env.Stdin = os.Stdin
+	}
+	if env.Executable == nil {
+		env.Executable = os.Executable
 	}
 	if len(args) == 0 {
 		return runDefault(env)
@@ -80,9 +94,9 @@ func Main(args []string, env Env) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Plugboard: one honest catalog of the agent plugins and skills on this machine.")
 	fmt.Fprintln(w, "\nUsage:")
-	fmt.Fprintf(w, "  plugboard %-8s %-42s %s\n", "", "", "open the desktop window (no display: serve the page)")
+	fmt.Fprintf(w, "  plugboard\n      %s\n", "open the desktop window (no display: serve the page)")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  plugboard %-8s %-42s %s\n", c.name, c.args, c.help)
+		fmt.Fprintf(w, "  plugboard %s %s\n      %s\n", c.name, c.args, c.help)
 	}
 	fmt.Fprintln(w, "\nEnvironment: HOME (the user's home), PLUGBOARD_HOME (default ~/.plugboard; --home overrides).")
 	fmt.Fprintln(w, "Exit status: 0 ok, 1 invalid or refused by a rule, 2 usage or I/O error, 3 stale hash (nothing written), 4 MCP acknowledgment needed.")

@@ -165,14 +165,7 @@ func TestCatalogAndSkills(t *testing.T) {
 
 // TestBinary builds the real command and runs it as a plugin author's CI would.
 func TestBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "plugboard")
-	build := exec.Command("go", "build", "-o", bin, "../..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testBinary(t)
 	home, _ := sample(t)
 	cmd := exec.Command(bin, "inspect", "--json", filepath.Join(home, ".plugboard", "plugins", "bad"))
 	cmd.Env = []string{"HOME=" + home}

@@ -147,7 +147,7 @@ func Build(req Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan := &Plan{Backend: backend, Target: t.ID, Mode: req.Mode, EnvKeys: []string{}, Plugins: []PlanPlugin{},
+	plan := &Plan{Backend: backend, Target: t.ID, Mode: req.Mode, Argv: []string{}, EnvKeys: []string{}, Plugins: []PlanPlugin{},
 		Skills: []string{}, Servers: []string{}, Suppressed: []Suppressed{}, Dropped: []Drop{}, Collisions: []assign.Collision{}}
 	drop := func(d Drop) { plan.Dropped = append(plan.Dropped, d) }
 	st, _, _ := settings.Read(req.PlugboardHome)

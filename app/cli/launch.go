@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/plugboard/plugboard/backend/runtime"
+)
+
+// launchFlags are launch's own flags beside the common ones.
+type launchFlags struct {
+	*flags
+	backend, plugins, mode, bin string
+	dryRun                      bool
+}
+
+func runLaunch(env Env, args []string) int {
+	ours, agentArgs := splitDashDash(args)
+	f := launchFlags{flags: newFlags(env, "launch", true)}
+	f.fs.StringVar(&f.backend, "backend", "", "claude or pi (default: the agent file's \"backend\", else claude)")
+	f.fs.StringVar(&f.plugins, "plugins", "", "none: launch with an explicit empty set")
+	f.fs.StringVar(&f.mode, "mode", "", "benchmark or subagent: no portable MCP")
+	f.fs.StringVar(&f.bin, "bin", "", "the agent executable (default: $PLUGBOARD_CLAUDE_BIN / $PLUGBOARD_PI_BIN, else claude / pi on PATH)")
+	f.fs.BoolVar(&f.dryRun, "dry-run", false, "build the projection and print the launch; start nothing")
+	pos, err := f.parse(ours)
+	if err != nil {
+		return ExitUsage
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(env.Stderr, "plugboard launch: give one target (see plugboard targets), e.g. plugboard launch agent:coder")
+		return ExitUsage
+	}
+	if f.plugins != "" && f.plugins != "none" {
+		fmt.Fprintf(env.Stderr, "plugboard launch: --plugins takes only \"none\" (the target's own set is the default), not %q\n", f.plugins)
+		return ExitUsage
+	}
+	if f.mode != "" && f.mode != runtime.ModeBenchmark && f.mode != runtime.ModeSubagent {
+		fmt.Fprintf(env.Stderr, "plugboard launch: --mode is benchmark or subagent, not %q\n", f.mode)
+		return ExitUsage
+	}
+	home, pbHome, err := homes(env, f.flags)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard launch: %v\n", err)
+		return ExitUsage
+	}
+	self, _ := env.Executable()
+	req := runtime.Request{Home: home, PlugboardHome: pbHome, Target: pos[0], Backend: f.backend,
+		NoPlugins: f.plugins == "none", Mode: f.mode, Bin: f.bin, Self: self, Args: agentArgs}
+	plan, err := runtime.Build(req)
+	if plan != nil && len(plan.Argv) > 0 && f.bin == "" {
+		if bin := env.Getenv(binVar(plan.Backend)); bin != "" {
+			plan.Argv[0] = bin // the executable is not a capability: the fingerprint stays
+		}
+	}
+	if f.dryRun && f.json && plan != nil {
+		writeJSON(env.Stdout, plan)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard launch: %v\n", err)
+		if errors.Is(err, runtime.ErrCollision) {
+			return ExitInvalid
+		}
+		return ExitUsage
+	}
+	printDrops(env.Stderr, plan)
+	if f.dryRun {
+		if !f.json {
+			printPlan(env.Stdout, plan)
+		}
+		return ExitOK
+	}
+	code, err := runtime.Run(context.Background(), plan, env.Stdin, env.Stdout, env.Stderr)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard launch: %v\n", err)
+	}
+	return code
+}
+
+// binVar is the environment variable naming a backend's executable.
+func binVar(backend string) string {
+	return "PLUGBOARD_" + strings.ToUpper(backend) + "_BIN"
+}
+
+// splitDashDash separates launch's arguments from the agent's, after the first "--".
+func splitDashDash(args []string) (ours, rest []string) {
+	for i, a := range args {
+		if a == "--" {
+			return args[:i], args[i+1:]
+		}
+	}
+	return args, nil
+}
+
+func printDrops(w io.Writer, p *runtime.Plan) {
+	for _, d := range p.Dropped {
+		name := d.Plugin
+		if d.Name != "" {
+			name += "/" + d.Name
+		}
+		fmt.Fprintf(w, "plugboard launch: left out %s %s: %s\n", d.What, name, d.Reason)
+	}
+	for _, s := range p.Suppressed {
+		fmt.Fprintf(w, "plugboard launch: no MCP server %s/%s: %s\n", s.Plugin, s.Server, s.Reason)
+	}
+}
+
+func printPlan(w io.Writer, p *runtime.Plan) {
+	reused := "new"
+	if p.Reused {
+		reused = "reused"
+	}
+	fmt.Fprintf(w, "%s\n", runtime.ShellQuote(p.Argv))
+	fmt.Fprintf(w, "  backend %s, target %s\n  projection %s (%s)\n  fingerprint %s\n", p.Backend, p.Target, p.Projection, reused, p.Fingerprint)
+	fmt.Fprintf(w, "  skills: %s\n  MCP servers: %s\n", list(p.Skills), list(p.Servers))
+}
+
+func runMCPStdio(env Env, args []string) int {
+	ours, cmd := splitDashDash(args)
+	f := newFlags(env, "mcp-stdio", false)
+	cwd := f.fs.String("cwd", "", "working folder of the server")
+	if _, err := f.parse(ours); err != nil || *cwd == "" || len(cmd) == 0 {
+		fmt.Fprintln(env.Stderr, "plugboard mcp-stdio: usage: plugboard mcp-stdio --cwd DIR -- COMMAND [ARGS]")
+		return ExitUsage
+	}
+	err := runtime.ExecStdio(*cwd, cmd)
+	fmt.Fprintf(env.Stderr, "plugboard mcp-stdio: %s: %v\n", cmd[0], err)
+	return 127
+}
