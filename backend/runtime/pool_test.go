@@ -115,4 +115,3 @@ func TestPoolReusesOnlyEqualFingerprints(t *testing.T) {
 		t.Error("a closed pool started a session")
 	}
 }
-
