@@ -220,6 +220,11 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		if err = decodeArgs(arg, &id, &ack); err == nil {
 			result, err = s.svc.Revert(id, ack)
 		}
+	case "Launch":
+		var target, backend string
+		if err = decodeArgs(arg, &target, &backend); err == nil {
+			result, err = s.svc.Launch(target, backend)
+		}
 	default:
 		writeError(w, http.StatusNotFound, &Error{Code: CodeNotFound, Message: "no method " + r.PathValue("method")})
 		return

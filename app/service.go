@@ -63,7 +63,8 @@ const (
 type Service struct {
 	home, pbHome string
 	emit         Emitter
-	actor        string // who saves, for the history: "desktop" or "http"
+	getenv       func(string) string // os.Getenv; tests pass their own
+	actor        string              // who saves, for the history: "desktop" or "http"
 
 	draftDirty atomic.Bool // the page holds an unsaved assignment draft
 
@@ -78,7 +79,7 @@ func NewService(home, pbHome string, emit Emitter) *Service {
 	if emit == nil {
 		emit = func(string, any) {}
 	}
-	return &Service{home: home, pbHome: pbHome, emit: emit, actor: "desktop"}
+	return &Service{home: home, pbHome: pbHome, emit: emit, getenv: os.Getenv, actor: "desktop"}
 }
 
 // SettingsState is the settings with the hash a save must name.

@@ -38,6 +38,8 @@ type Catalog struct {
 	MCP              []MergedServer `json:"mcp"`
 	Issues           issue.List     `json:"issues"` // catalog-level: settings, roots, duplicates
 	Summary          Summary        `json:"summary"`
+
+	scan *scan // what Refresh reuses; nil on a Catalog not made by Load or Refresh
 }
 
 // Summary totals the catalog.
@@ -51,32 +53,105 @@ type Summary struct {
 	Issues         Counts `json:"issues"`
 }
 
+// scan is what Load read from disk, kept on the Catalog so that Refresh can reuse what a
+// change did not touch. Every field is read-only once the Catalog is returned: a refreshed
+// catalog shares slices and maps with its predecessor.
+type scan struct {
+	settingsIssues issue.List
+	locs           []location     // package folders, in discovery order; Plugins[i] is locs[i]
+	discoverIssues issue.List     // issues of the discovery itself
+	index          map[string]int // Plugin.Path → index in locs
+	user, project  []rootScan     // standalone skill roots, in precedence order
+	builtin        []skill.Skill
+}
+
+// rootScan is one standalone skill root as read.
+type rootScan struct {
+	root   skillRoot
+	skills []skill.Skill
+	issues issue.List
+}
+
 // Load scans everything Options names.
 func Load(o Options) *Catalog {
-	c := &Catalog{Home: o.Home, PlugboardHome: o.PlugboardHome, Workspace: o.Workspace}
-	c.Settings, _, c.Issues = settings.Read(o.PlugboardHome)
+	s := &scan{}
+	var st Settings
+	st, _, s.settingsIssues = settings.Read(o.PlugboardHome)
+	s.locs = discoverPlugins(o, st, &s.discoverIssues)
+	s.index = indexLocations(s.locs)
+	plugins := loadAll(s.locs, o)
+	s.user = loadRoots(userRoots(o), o.Home)
+	s.project = loadRoots(workspaceRoots(o.Workspace), o.Home)
+	s.builtin = builtinSkills(o.Home)
+	return assemble(o, st, s, plugins)
+}
+
+// indexLocations maps each package folder, as Plugin.Path spells it, to its position.
+func indexLocations(locs []location) map[string]int {
+	index := make(map[string]int, len(locs))
+	for i, l := range locs {
+		index[pluginPath(l.dir)] = i
+	}
+	return index
+}
+
+// pluginPath is the Path a package found at dir gets.
+func pluginPath(dir string) string {
+	abs, _ := filepath.Abs(dir)
+	return abs
+}
+
+func loadRoots(roots []skillRoot, home string) []rootScan {
+	out := make([]rootScan, len(roots))
+	for i, r := range roots {
+		out[i] = loadRootScan(r, home)
+	}
+	return out
+}
+
+func loadRootScan(r skillRoot, home string) rootScan {
+	rs := rootScan{root: r}
+	rs.skills = loadRoot(r, home, &rs.issues)
+	return rs
+}
+
+// assemble builds the Catalog from what was read: duplicates, skill precedence, the MCP
+// merge and the summary are computed here, from scratch, on every Load and Refresh. It
+// reads only the few user and project MCP files and never changes s or plugins' contents.
+func assemble(o Options, st Settings, s *scan, plugins []Plugin) *Catalog {
+	c := &Catalog{Home: o.Home, PlugboardHome: o.PlugboardHome, Workspace: o.Workspace, Settings: st, Plugins: plugins, scan: s}
+	// Fresh lists: the scan's are shared with other catalogs and must not be appended to.
+	c.Issues = append(append(issue.List(nil), s.settingsIssues...), s.discoverIssues...)
 	if o.Workspace != "" {
 		c.WorkspaceTrusted = c.Settings.Trusts(o.Workspace, o.Home)
 	}
-
-	locs := discoverPlugins(o, c.Settings, &c.Issues)
-	c.Plugins = loadAll(locs, o)
 	c.checkDuplicates()
 
-	var entries []SkillEntry
-	add := func(ss []skill.Skill, layer int, src skill.Source, trusted bool, p *Plugin) {
-		for _, s := range ss {
-			entries = append(entries, entryOf(s, layer, src, trusted, p, c.Settings))
+	n := len(s.builtin)
+	for _, rs := range [][]rootScan{s.user, s.project} {
+		for _, r := range rs {
+			n += len(r.skills)
 		}
 	}
-	for _, r := range userRoots(o) {
-		add(loadRoot(r, o.Home, &c.Issues), LayerUser, r.source, true, nil)
+	for i := range plugins {
+		n += len(plugins[i].Skills)
+	}
+	entries := make([]SkillEntry, 0, n)
+	add := func(ss []skill.Skill, layer int, src skill.Source, trusted bool, p *Plugin) {
+		for _, sk := range ss {
+			entries = append(entries, entryOf(sk, layer, src, trusted, p, c.Settings))
+		}
+	}
+	for _, r := range s.user {
+		add(r.skills, LayerUser, r.root.source, true, nil)
+		c.Issues = append(c.Issues, r.issues...)
 	}
 	c.eachPlugin(func(p *Plugin) bool { return p.Source == SourceManaged }, func(p *Plugin) {
 		add(p.Skills, LayerManaged, skill.SourcePlugin, false, p)
 	})
-	for _, r := range workspaceRoots(o.Workspace) {
-		add(loadRoot(r, o.Home, &c.Issues), LayerProject, r.source, false, nil)
+	for _, r := range s.project {
+		add(r.skills, LayerProject, r.root.source, false, nil)
+		c.Issues = append(c.Issues, r.issues...)
 	}
 	c.eachPlugin(func(p *Plugin) bool { return p.Source != SourceManaged }, func(p *Plugin) {
 		src := skill.SourceCursorPlugin
@@ -85,7 +160,7 @@ func Load(o Options) *Catalog {
 		}
 		add(p.Skills, LayerCursor, src, false, p)
 	})
-	add(builtinSkills(o.Home), LayerBuiltin, skill.SourceBuiltin, true, nil)
+	add(s.builtin, LayerBuiltin, skill.SourceBuiltin, true, nil)
 	resolvePrecedence(entries)
 	c.Skills = entries
 
@@ -119,16 +194,7 @@ func loadAll(locs []location, o Options) []Plugin {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				l := locs[i]
-				p := loadPlugin(l, o.Home)
-				p.Marketplace, p.Revision = l.marketplace, l.revision
-				if l.source == SourceCursorCache {
-					p.ID = filepath.Base(filepath.Dir(l.dir))
-				}
-				p.Unsupported = appendNew(p.Unsupported, l.unsupported...)
-				p.Issues = append(p.Issues, l.notes...)
-				p.finish()
-				out[i] = p
+				out[i] = loadLocation(locs[i], o.Home)
 				report()
 			}
 		}()
@@ -139,6 +205,19 @@ func loadAll(locs []location, o Options) []Plugin {
 	close(next)
 	wg.Wait()
 	return out
+}
+
+// loadLocation loads one discovered package with what discovery knows of it.
+func loadLocation(l location, home string) Plugin {
+	p := loadPlugin(l, home)
+	p.Marketplace, p.Revision = l.marketplace, l.revision
+	if l.source == SourceCursorCache {
+		p.ID = filepath.Base(filepath.Dir(l.dir))
+	}
+	p.Unsupported = appendNew(p.Unsupported, l.unsupported...)
+	p.Issues = append(p.Issues, l.notes...)
+	p.finish()
+	return p
 }
 
 func appendNew(list []string, more ...string) []string {
@@ -180,7 +259,7 @@ func (c *Catalog) checkDuplicates() {
 
 // mcpSources lists MCP files in merge order (F9).
 func (c *Catalog) mcpSources(o Options) []mcpSource {
-	userFile := filepath.Join(o.Home, ".cursor", "mcp.json")
+	userFile := userMCPFile(o)
 	srcs := []mcpSource{{source: "user", config: mcpconfig.LoadClaude(userFile, userFile)}}
 	for i := range c.Plugins {
 		p := &c.Plugins[i]
@@ -190,11 +269,9 @@ func (c *Catalog) mcpSources(o Options) []mcpSource {
 			srcs = append(srcs, mcpSource{source: "plugin", plugin: p.ID, config: &cfg})
 		}
 	}
-	if o.Workspace == "" {
-		return srcs
-	}
-	for _, rel := range []string{".cursor/mcp.json", ".mcp.json"} {
-		f := filepath.Join(o.Workspace, filepath.FromSlash(rel))
+	for _, f := range workspaceMCPFiles(o.Workspace) {
+		rel, _ := filepath.Rel(o.Workspace, f)
+		rel = filepath.ToSlash(rel)
 		if _, err := os.Stat(f); err != nil {
 			continue
 		}

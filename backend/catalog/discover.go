@@ -80,24 +80,62 @@ func managedLocations(dir string, issues *issue.List) []location {
 	return locs
 }
 
-// discoverPlugins lists package folders in catalog order: managed, Cursor local, Cursor
-// cache, then skillPluginPaths.
-func discoverPlugins(o Options, s Settings, issues *issue.List) []location {
-	locs := managedLocations(filepath.Join(o.PlugboardHome, "plugins"), issues)
+// pluginRoots names the folders discovery lists for packages. Discovery, Roots and Refresh
+// all take them from here.
+type pluginRoots struct {
+	managed     string   // $PLUGBOARD_HOME/plugins: children are packages
+	cursorLocal string   // ~/.cursor/plugins/local: children are packages (often links)
+	cursorCache string   // ~/.cursor/plugins/cache: <marketplace>/<plugin>/<revision>/
+	paths       []string // skillPluginPaths entries, expanded: each is itself a package
+}
+
+// pluginRootsOf returns the package roots for o and settings s; a relative
+// skillPluginPaths entry is an issue and is left out.
+func pluginRootsOf(o Options, s Settings, issues *issue.List) pluginRoots {
 	cursor := filepath.Join(o.Home, ".cursor", "plugins")
-	for _, d := range listDirs(filepath.Join(cursor, "local"), issues) {
-		locs = append(locs, location{dir: d, source: SourceCursorLocal, preferCursor: true})
-	}
-	locs = append(locs, discoverCursorCache(filepath.Join(cursor, "cache"), issues)...)
+	r := pluginRoots{managed: filepath.Join(o.PlugboardHome, "plugins"),
+		cursorLocal: filepath.Join(cursor, "local"), cursorCache: filepath.Join(cursor, "cache")}
 	for i, p := range s.SkillPluginPaths {
 		full := settings.ExpandHome(p, o.Home)
 		if !filepath.IsAbs(full) {
-			issues.Errorf(CodeSettings, filepath.Join(o.PlugboardHome, SettingsFile), fmt.Sprintf("/skillPluginPaths/%d", i),
+			issues.Errorf(CodeSettings, settings.Path(o.PlugboardHome), fmt.Sprintf("/skillPluginPaths/%d", i),
 				"skillPluginPaths entry %q is relative; use an absolute path or one starting with ~/", p)
 			continue
 		}
+		r.paths = append(r.paths, full)
+	}
+	return r
+}
+
+// containers are the folders whose contents discovery lists (not the skillPluginPaths
+// packages themselves).
+func (r pluginRoots) containers() []string { return []string{r.managed, r.cursorLocal, r.cursorCache} }
+
+// userMCPFile is the user's MCP file, first in the merge (F9).
+func userMCPFile(o Options) string { return filepath.Join(o.Home, ".cursor", "mcp.json") }
+
+// workspaceMCPFiles are the project MCP files, in merge order; none without a workspace.
+func workspaceMCPFiles(ws string) []string {
+	if ws == "" {
+		return nil
+	}
+	return []string{filepath.Join(ws, ".cursor", "mcp.json"), filepath.Join(ws, ".mcp.json")}
+}
+
+// discoverPlugins lists package folders in catalog order: managed, Cursor local, Cursor
+// cache, then skillPluginPaths.
+func discoverPlugins(o Options, s Settings, issues *issue.List) []location {
+	var pathIssues issue.List // reported after the listings, as they are met in order
+	r := pluginRootsOf(o, s, &pathIssues)
+	locs := managedLocations(r.managed, issues)
+	for _, d := range listDirs(r.cursorLocal, issues) {
+		locs = append(locs, location{dir: d, source: SourceCursorLocal, preferCursor: true})
+	}
+	locs = append(locs, discoverCursorCache(r.cursorCache, issues)...)
+	for _, full := range r.paths {
 		locs = append(locs, location{dir: full, source: SourcePluginPath, preferCursor: true})
 	}
+	*issues = append(*issues, pathIssues...)
 	return locs
 }
 

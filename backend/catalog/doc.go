@@ -7,6 +7,11 @@
 // The package only reads the filesystem; it never writes. Load scans plugins on a small
 // pool of goroutines; a Catalog, once returned, is never mutated and may be shared.
 //
+// Hot reload: Roots names what a watcher watches; Refresh makes the next Catalog from the
+// previous one and the changed paths, reading only the packages and skill roots they
+// touch and sharing everything else with the previous value (which is why neither may be
+// mutated); Diff and DiffSnapshots say what changed, one Change per line of output.
+//
 // Roots, in skill-precedence order (first name wins):
 //
 //  1. user: ~/.cursor/skills, ~/.agents/skills, ~/.claude/skills, ~/.codex/skills,

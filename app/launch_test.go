@@ -1,0 +1,70 @@
+package app
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plugboard/plugboard/backend/testhome"
+)
+
+// A recording stand-in terminal: it writes its arguments, one per line, and exits.
+func standInTerminal(t *testing.T) (bin, record string) {
+	dir := t.TempDir()
+	bin, record = filepath.Join(dir, "term"), filepath.Join(dir, "argv")
+	os.WriteFile(bin, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > "+record+".tmp && mv "+record+".tmp "+record+"\n"), 0o755)
+	return bin, record
+}
+
+func TestLaunchOpensTheTerminal(t *testing.T) {
+	pb := testhome.CopyTestdata(t, filepath.Join("runtime", "home"))
+	term, record := standInTerminal(t)
+	svc := NewService(t.TempDir(), pb, nil)
+	env := map[string]string{"TERMINAL": term}
+	svc.getenv = func(k string) string { return env[k] }
+
+	res, err := svc.Launch("agent:coder", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Command, "claude --plugin-dir "+filepath.Join(pb, "runtime", "claude")) || res.Plan.Backend != "claude" {
+		t.Errorf("command = %s", res.Command)
+	}
+	self, _ := os.Executable()
+	want := []string{"-e", self, "launch", "agent:coder", "--backend", "claude", "--home", pb}
+	var got []string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(record); err == nil {
+			got = strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+			break
+		}
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("terminal argv = %q\nwant %q", got, want)
+	}
+	if !strings.HasPrefix(res.Terminal, term+" -e ") {
+		t.Errorf("terminal line = %s", res.Terminal)
+	}
+
+	// A colliding set is refused before any terminal opens, naming the names.
+	os.Remove(record)
+	_, err = svc.Launch("agent:clash", "pi")
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeRefused || len(e.Collisions) != 1 || e.Names[0] != "check" {
+		t.Errorf("clash: %v", err)
+	}
+	if _, err := os.Stat(record); err == nil {
+		t.Error("a refused launch opened a terminal")
+	}
+	if _, err = svc.Launch("agent:nobody", ""); !errors.As(err, &e) || e.Code != CodeNotFound {
+		t.Errorf("unknown target: %v", err)
+	}
+	// No terminal: the command to run by hand is in the message.
+	env["TERMINAL"] = filepath.Join(t.TempDir(), "no-such-terminal")
+	if _, err = svc.Launch("agent:coder", ""); !errors.As(err, &e) || e.Code != CodeNoTerminal || !strings.Contains(e.Message, "launch agent:coder") {
+		t.Errorf("no terminal: %v", err)
+	}
+}

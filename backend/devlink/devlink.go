@@ -1,0 +1,594 @@
+// Package devlink puts a plugin an author is working on where the catalog finds it
+// (requirement U5): a symlink, or a synced copy, in $PLUGBOARD_HOME/plugins/<name>
+// ("home", the default) or ~/.cursor/plugins/local/<name> ("cursor").
+//
+// Link validates the package first (catalog.Inspect) and refuses an invalid one unless
+// forced. It never clobbers: a symlink to the same folder is "already linked"; anything
+// else at the destination — a folder, a file, a link elsewhere — is refused, named.
+// Symlinks are made in one system call, which fails rather than replace. Copy mode keeps
+// a copy for agents that refuse symlinks leaving their folder: regular files and folders
+// only (symlinks inside the package are copied as what they point to; one leading out of
+// the package is refused; .git is left out), built in a hidden temporary sibling and
+// renamed into place, with a marker file (MarkerFile) naming the source. Sync brings a
+// copy up to date, writing each changed file atomically and removing what the source no
+// longer has. Unlink removes a symlink or a marked copy and nothing else.
+//
+// Functions write only in the two destination folders and are safe to call concurrently:
+// two Links of one name never both create it (the second finds it in place, or is
+// refused).
+package devlink
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/issue"
+	"github.com/plugboard/plugboard/backend/jsonfile"
+	"github.com/plugboard/plugboard/backend/pathsafe"
+)
+
+// Places and modes.
+const (
+	IntoHome   = "home"   // $PLUGBOARD_HOME/plugins/<name>: assignable by Plugboard
+	IntoCursor = "cursor" // ~/.cursor/plugins/local/<name>: seen by Cursor too
+	ModeLink   = "link"
+	ModeCopy   = "copy"
+)
+
+// MarkerFile marks a copy made by Link; it records the source folder.
+const MarkerFile = ".plugboard-link.json"
+
+// Sentinels callers branch on.
+var (
+	ErrInvalid   = errors.New("the package is invalid")
+	ErrExists    = errors.New("the destination is taken")
+	ErrNotLinked = errors.New("no such local development link")
+	ErrNotOurs   = errors.New("not made by plugboard link")
+)
+
+// InvalidError is Link's refusal of an invalid package: its errors, with paths under Dir.
+type InvalidError struct {
+	Dir    string
+	Issues issue.List
+}
+
+func (e *InvalidError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s is not a valid plugin (%d errors); fix them, or pass --force to link it anyway:", e.Dir, len(e.Issues))
+	for _, i := range e.Issues {
+		b.WriteString("\n  " + i.String())
+	}
+	return b.String()
+}
+
+func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
+// Options says where and how to link.
+type Options struct {
+	Home          string // the user's home folder
+	PlugboardHome string // $PLUGBOARD_HOME
+	// Into is IntoHome or IntoCursor. Link defaults to IntoHome; Unlink and Sync look in
+	// both places when it is empty.
+	Into string
+	// Name is the destination folder's name, which is the plugin id. Default: the
+	// manifest's name, else the source folder's name.
+	Name  string
+	Copy  bool // keep a synced copy instead of a symlink
+	Force bool // link an invalid package
+}
+
+// Result describes one link.
+type Result struct {
+	Name          string `json:"name"`
+	Into          string `json:"into"`
+	Dest          string `json:"dest"`
+	Source        string `json:"source"`
+	Mode          string `json:"mode"`
+	SourceExists  bool   `json:"sourceExists"`
+	AlreadyLinked bool   `json:"alreadyLinked,omitempty"` // Link found it in place (a copy was synced)
+	// Validation of the package (Link: the source; List and Unlink: the destination).
+	Valid    bool `json:"valid"`
+	Errors   int  `json:"errors"`
+	Warnings int  `json:"warnings"`
+	// Skipped lists what a copy left out (sockets, devices, dangling links), relative.
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// marker is the content of MarkerFile.
+type marker struct {
+	Tool   string `json:"tool"` // "plugboard link"
+	Source string `json:"source"`
+	Mode   string `json:"mode"`
+}
+
+const markerTool = "plugboard link"
+
+// Link validates the package in dir and links it; see the package comment.
+func Link(dir string, o Options) (Result, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Result{}, err
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return Result{}, fmt.Errorf("link %s: not a folder", abs)
+	}
+	p := catalog.Inspect(abs, o.Home)
+	if !p.Valid && !o.Force {
+		var errs issue.List
+		for _, i := range p.AllIssues().Prefix(abs) {
+			if i.Severity == issue.Error {
+				errs = append(errs, i)
+			}
+		}
+		return Result{}, &InvalidError{Dir: abs, Issues: errs}
+	}
+	name := o.Name
+	if name == "" {
+		name = p.Name // a rejected manifest's name is not to be trusted
+		if !p.Valid || checkName(name) != nil {
+			name = filepath.Base(abs)
+		}
+	}
+	into := o.Into
+	if into == "" {
+		into = IntoHome
+	}
+	parent, err := place(into, o)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := checkName(name); err != nil {
+		return Result{}, err
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return Result{}, fmt.Errorf("link %s: %w", name, err)
+	}
+	dest := filepath.Join(parent, name)
+	if err := checkOutside(abs, parent, name); err != nil {
+		return Result{}, err
+	}
+	r := Result{Name: name, Into: into, Dest: dest, Source: abs, Mode: ModeLink, SourceExists: true,
+		Valid: p.Valid, Errors: p.IssueCounts.Errors, Warnings: p.IssueCounts.Warnings}
+	if o.Copy {
+		r.Mode = ModeCopy
+		return linkCopy(r)
+	}
+	err = os.Symlink(abs, dest)
+	if err == nil {
+		return r, nil
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return Result{}, fmt.Errorf("link %s: %w", name, err)
+	}
+	if target, ok := linkTarget(dest); ok && sameFolder(target, abs) {
+		r.AlreadyLinked = true
+		return r, nil
+	}
+	return Result{}, taken(dest, abs, name)
+}
+
+func linkCopy(r Result) (Result, error) {
+	if m, err := readMarker(r.Dest); err == nil {
+		if m.Source != r.Source {
+			return Result{}, taken(r.Dest, r.Source, r.Name)
+		}
+		r.AlreadyLinked = true
+		skipped, err := syncCopy(r.Source, r.Dest)
+		r.Skipped = skipped
+		return r, err
+	}
+	if _, err := os.Lstat(r.Dest); err == nil {
+		return Result{}, taken(r.Dest, r.Source, r.Name)
+	}
+	t, err := walkSource(r.Source)
+	if err != nil {
+		return Result{}, fmt.Errorf("copy %s: %w", r.Source, err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(r.Dest), "."+r.Name+".plugboard-tmp-*") // hidden: never catalogued
+	if err != nil {
+		return Result{}, err
+	}
+	defer os.RemoveAll(tmp) // after the rename this finds nothing
+	if err := t.copyInto(tmp); err != nil {
+		return Result{}, fmt.Errorf("copy %s: %w", r.Source, err)
+	}
+	if err := writeMarker(tmp, r.Source); err != nil {
+		return Result{}, err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return Result{}, err
+	}
+	// os.Rename refuses an existing folder and the kernel a file, so a destination that
+	// appeared meanwhile is not replaced; looking first gives the better message.
+	if _, err := os.Lstat(r.Dest); err == nil {
+		return Result{}, taken(r.Dest, r.Source, r.Name)
+	}
+	if err := os.Rename(tmp, r.Dest); err != nil {
+		return Result{}, fmt.Errorf("copy %s into place: %w", r.Source, err)
+	}
+	r.Skipped = t.skipped
+	return r, nil
+}
+
+// taken explains what holds dest.
+func taken(dest, want, name string) error {
+	what := "something Plugboard did not make"
+	if target, ok := linkTarget(dest); ok {
+		what = "a link to " + target
+	} else if m, err := readMarker(dest); err == nil {
+		what = "a copy of " + m.Source + " (plugboard link --copy)"
+	} else if st, err := os.Lstat(dest); err == nil && st.IsDir() {
+		what = "a folder not made by plugboard link"
+	} else if err == nil {
+		what = "a file"
+	}
+	return fmt.Errorf("%s is %s, not a link to %s; run `plugboard unlink %s` first if it is yours, or choose another --name: %w",
+		dest, what, want, name, ErrExists)
+}
+
+// Sync brings the copy called name up to date with its source.
+func Sync(name string, o Options) error {
+	dest, into, err := find(name, o)
+	if err != nil {
+		return err
+	}
+	m, err := readMarker(dest)
+	if err != nil {
+		if _, ok := linkTarget(dest); ok {
+			return fmt.Errorf("%s is a link, not a copy: it needs no sync", dest)
+		}
+		return fmt.Errorf("%s (%s): %w", dest, into, ErrNotOurs)
+	}
+	_, err = syncCopy(m.Source, dest)
+	return err
+}
+
+// Unlink removes the link or marked copy called name; see Options.Into.
+func Unlink(name string, o Options) (Result, error) {
+	dest, into, err := find(name, o)
+	if err != nil {
+		return Result{}, err
+	}
+	r, ok := describe(name, into, dest, o.Home)
+	if !ok {
+		return Result{}, fmt.Errorf("%s is not a link or a copy made by plugboard link; remove it yourself if you mean to: %w", dest, ErrNotOurs)
+	}
+	if r.Mode == ModeLink {
+		return r, os.Remove(dest)
+	}
+	// Rename the copy aside first, so that it goes at once, then delete it. The hidden
+	// name is reserved by MkdirTemp and freed for the rename (which refuses a folder).
+	aside, err := os.MkdirTemp(filepath.Dir(dest), "."+name+".plugboard-unlink-*")
+	if err != nil {
+		return Result{}, err
+	}
+	os.Remove(aside)
+	if err := os.Rename(dest, aside); err != nil {
+		return Result{}, fmt.Errorf("unlink %s: %w", dest, err)
+	}
+	return r, os.RemoveAll(aside)
+}
+
+// List returns the links and marked copies in both places, sorted by place and name.
+// Real folders are not listed: they are installed plugins, not development links.
+func List(o Options) []Result {
+	var out []Result
+	for _, into := range []string{IntoHome, IntoCursor} {
+		parent, _ := place(into, o)
+		entries, _ := os.ReadDir(parent)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			if r, ok := describe(e.Name(), into, filepath.Join(parent, e.Name()), o.Home); ok {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// describe reports the link or copy at dest, validated; ok is false for anything else.
+func describe(name, into, dest, home string) (Result, bool) {
+	r := Result{Name: name, Into: into, Dest: dest}
+	if target, ok := linkTarget(dest); ok {
+		r.Mode, r.Source = ModeLink, target
+	} else if m, err := readMarker(dest); err == nil {
+		r.Mode, r.Source = ModeCopy, m.Source
+	} else {
+		return Result{}, false
+	}
+	if st, err := os.Stat(r.Source); err == nil && st.IsDir() {
+		r.SourceExists = true
+	}
+	if st, err := os.Stat(dest); err == nil && st.IsDir() {
+		p := catalog.Inspect(dest, home)
+		r.Valid, r.Errors, r.Warnings = p.Valid, p.IssueCounts.Errors, p.IssueCounts.Warnings
+	}
+	return r, true
+}
+
+// find locates name in the place o.Into names, or in either place.
+func find(name string, o Options) (dest, into string, err error) {
+	if err := checkName(name); err != nil {
+		return "", "", err
+	}
+	places := []string{IntoHome, IntoCursor}
+	if o.Into != "" {
+		places = []string{o.Into}
+	}
+	var found []string
+	for _, in := range places {
+		parent, err := place(in, o)
+		if err != nil {
+			return "", "", err
+		}
+		if _, err := os.Lstat(filepath.Join(parent, name)); err == nil {
+			found = append(found, in)
+			dest, into = filepath.Join(parent, name), in
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", "", fmt.Errorf("%q in %s: %w", name, strings.Join(places, " or "), ErrNotLinked)
+	case 1:
+		return dest, into, nil
+	}
+	return "", "", fmt.Errorf("%q is in both %s and %s; say which with --into", name, found[0], found[1])
+}
+
+// place returns the folder links go in.
+func place(into string, o Options) (string, error) {
+	base := map[string]string{IntoHome: o.PlugboardHome, IntoCursor: o.Home}
+	switch b, ok := base[into]; {
+	case ok && !filepath.IsAbs(b):
+		return "", fmt.Errorf("--into %s: the home folder %q is not an absolute path", into, b)
+	case into == IntoHome:
+		return filepath.Join(o.PlugboardHome, "plugins"), nil
+	case into == IntoCursor:
+		return filepath.Join(o.Home, ".cursor", "plugins", "local"), nil
+	}
+	return "", fmt.Errorf("--into %q: want %s or %s", into, IntoHome, IntoCursor)
+}
+
+// checkName accepts one visible folder name (the catalog skips hidden ones).
+func checkName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") || strings.HasPrefix(name, ".") || len(name) > 255 {
+		return fmt.Errorf("plugin name %q cannot be a folder name: use letters, digits and hyphens, not starting with a dot", name)
+	}
+	return nil
+}
+
+// checkOutside refuses a destination inside the package (a link loop, or a copy that
+// would copy itself).
+func checkOutside(src, parent, name string) error {
+	rs, err1 := pathsafe.Root(src)
+	rp, err2 := pathsafe.Root(parent)
+	if err1 != nil || err2 != nil {
+		return errors.Join(err1, err2)
+	}
+	if pathsafe.Within(rs, filepath.Join(rp, name)) {
+		return fmt.Errorf("%s is inside the package %s; link a folder that does not contain %s", filepath.Join(parent, name), src, parent)
+	}
+	return nil
+}
+
+// linkTarget returns the absolute target of the symlink at p; ok is false when p is not
+// a symlink.
+func linkTarget(p string) (string, bool) {
+	t, err := os.Readlink(p)
+	if err != nil {
+		return "", false
+	}
+	if !filepath.IsAbs(t) {
+		t = filepath.Join(filepath.Dir(p), t)
+	}
+	return filepath.Clean(t), true
+}
+
+// sameFolder compares two absolute paths as written, then resolved.
+func sameFolder(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := pathsafe.Root(a)
+	rb, err2 := pathsafe.Root(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+func readMarker(dir string) (marker, error) {
+	var m marker
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		return m, ErrNotOurs
+	}
+	data, err := os.ReadFile(filepath.Join(dir, MarkerFile))
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(data, &m); err != nil || m.Tool != markerTool || m.Mode != ModeCopy || !filepath.IsAbs(m.Source) {
+		return marker{}, fmt.Errorf("%s: not a marker of plugboard link: %w", filepath.Join(dir, MarkerFile), ErrNotOurs)
+	}
+	return m, nil
+}
+
+func writeMarker(dir, source string) error {
+	data, _ := json.MarshalIndent(marker{Tool: markerTool, Source: source, Mode: ModeCopy}, "", "  ")
+	return jsonfile.WriteAtomic(filepath.Join(dir, MarkerFile), append(data, '\n'), 0o644)
+}
+
+// tree is what a copy holds: folders and files, relative and slash-separated, each file
+// with the path to read it from (a symlink inside the package is read through).
+type tree struct {
+	dirs    []string
+	files   []treeFile
+	skipped []string
+}
+
+type treeFile struct {
+	rel, from string
+	perm      fs.FileMode
+}
+
+// walkSource lists the package at src for copying.
+func walkSource(src string) (*tree, error) {
+	root, err := pathsafe.Root(src)
+	if err != nil {
+		return nil, err
+	}
+	t := &tree{}
+	return t, t.walk(root, root, "")
+}
+
+// walk lists the folder real (resolved) whose path in the copy is rel.
+func (t *tree) walk(root, real, rel string) error {
+	entries, err := os.ReadDir(real)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" || name == MarkerFile && rel == "" {
+			continue
+		}
+		r := filepath.ToSlash(filepath.Join(rel, name))
+		from := filepath.Join(real, name)
+		if e.Type()&fs.ModeSymlink != 0 {
+			to, err := filepath.EvalSymlinks(from)
+			if err != nil {
+				t.skipped = append(t.skipped, r)
+				continue
+			}
+			if !pathsafe.Within(root, to) {
+				return fmt.Errorf("%s is a symlink to %s, outside the package; a copy takes only what is inside (make it a real file or folder)", r, to)
+			}
+			if pathsafe.Within(to, real) {
+				return fmt.Errorf("%s is a symlink to %s, a folder that contains it (a loop)", r, to)
+			}
+			from = to
+		}
+		st, err := os.Stat(from)
+		switch {
+		case err != nil:
+			return err
+		case st.IsDir():
+			t.dirs = append(t.dirs, r)
+			if err := t.walk(root, from, r); err != nil {
+				return err
+			}
+		case st.Mode().IsRegular():
+			t.files = append(t.files, treeFile{rel: r, from: from, perm: st.Mode().Perm()})
+		default:
+			t.skipped = append(t.skipped, r) // sockets, pipes, devices
+		}
+	}
+	return nil
+}
+
+// copyInto writes the tree into the empty folder dst.
+func (t *tree) copyInto(dst string) error {
+	for _, d := range t.dirs {
+		if err := os.MkdirAll(filepath.Join(dst, filepath.FromSlash(d)), 0o755); err != nil {
+			return err
+		}
+	}
+	for _, f := range t.files {
+		if err := copyFile(f.from, filepath.Join(dst, filepath.FromSlash(f.rel)), f.perm); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(from, to string, perm fs.FileMode) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Chmod(perm); err != nil { // the umask may have narrowed it
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// syncCopy makes dest hold what src holds: what is gone from src is removed first (so a
+// file that became a folder, or the reverse, is replaced), then each file that differs
+// is written atomically.
+func syncCopy(src, dest string) ([]string, error) {
+	if st, err := os.Stat(src); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("sync %s: its source %s is gone; link it again or unlink it", dest, src)
+	}
+	t, err := walkSource(src)
+	if err != nil {
+		return nil, fmt.Errorf("sync %s: %w", dest, err)
+	}
+	keepDirs, keepFiles := map[string]bool{}, map[string]bool{}
+	for _, d := range t.dirs {
+		keepDirs[d] = true
+	}
+	for _, f := range t.files {
+		keepFiles[f.rel] = true
+	}
+	err = filepath.WalkDir(dest, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dest {
+			return err
+		}
+		rel, _ := filepath.Rel(dest, p)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case rel == MarkerFile:
+			return nil
+		case d.IsDir() && !keepDirs[rel]:
+			if err := os.RemoveAll(p); err != nil {
+				return err
+			}
+			return filepath.SkipDir
+		case !d.IsDir() && (!keepFiles[rel] || !d.Type().IsRegular()):
+			return os.Remove(p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sync %s: %w", dest, err)
+	}
+	sort.Strings(t.dirs) // parents first
+	for _, d := range t.dirs {
+		if err := os.MkdirAll(filepath.Join(dest, filepath.FromSlash(d)), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range t.files {
+		to := filepath.Join(dest, filepath.FromSlash(f.rel))
+		want, err := os.ReadFile(f.from)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := os.Lstat(to); err == nil && st.Mode().Perm() == f.perm && st.Size() == int64(len(want)) {
+			if have, err := os.ReadFile(to); err == nil && bytes.Equal(have, want) {
+				continue
+			}
+		}
+		if err := jsonfile.WriteAtomic(to, want, f.perm); err != nil {
+			return nil, fmt.Errorf("sync %s: %w", to, err)
+		}
+	}
+	return t.skipped, nil
+}
