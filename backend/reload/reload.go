@@ -1,0 +1,315 @@
+// Package reload keeps a catalog current while files change (requirements U4, U6): it
+// watches the catalog's roots (backend/watch), refreshes only what a batch of changes
+// touched (catalog.Refresh), says what changed (catalog.Diff), stores a snapshot of every
+// scan that changed anything (backend/store), and keeps the copies of local development
+// links made with --copy in step with their sources (backend/devlink).
+//
+// It is the one loop behind the desktop app's live page and tray and behind
+// `plugboard watch`. A Reloader's methods are safe for concurrent use; callbacks are
+// called from its own goroutine, one at a time, and must not block for long.
+package reload
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/devlink"
+	"github.com/plugboard/plugboard/backend/pathsafe"
+	"github.com/plugboard/plugboard/backend/store"
+	"github.com/plugboard/plugboard/backend/watch"
+)
+
+// States of the live catalog, for the tray and the page.
+const (
+	StateOK        = "ok"
+	StateIssues    = "issues" // some plugin or skill has an error
+	StateReloading = "reloading"
+	StatePaused    = "paused"
+)
+
+// Options configure a Reloader.
+type Options struct {
+	Catalog catalog.Options
+	Watch   watch.Options
+	// Snapshots stores a snapshot in $PLUGBOARD_HOME/state/plugboard.db after every scan
+	// that changed anything (and after the first).
+	Snapshots bool
+	Log       io.Writer // nil: discard
+}
+
+// Reload is one refresh of the catalog.
+type Reload struct {
+	Catalog *catalog.Catalog `json:"-"`
+	Changes []catalog.Change `json:"changes"`
+	Counts  catalog.Counts   `json:"counts"` // every issue of the new catalog
+	Full    bool             `json:"full"`   // a full scan (a rescan, or what a batch could not place)
+	Millis  float64          `json:"ms"`     // from the batch to the new catalog
+	// Snapshot is the id of the snapshot stored for this scan; 0 when none was (nothing
+	// changed, or snapshots are off).
+	Snapshot int64     `json:"snapshot,omitempty"`
+	Time     time.Time `json:"time"`
+	// Invalid names the plugins that were valid and are not any more, for a notification.
+	Invalid []string `json:"invalid,omitempty"`
+}
+
+// State is what the tray shows.
+type State struct {
+	State   string `json:"state"`
+	Paused  bool   `json:"paused"`
+	Limited bool   `json:"limited"` // the watch limit was hit: periodic rescans
+}
+
+// Reloader owns the live catalog.
+type Reloader struct {
+	o       Options
+	w       *watch.Watcher
+	rescan  chan struct{}
+	onState func(State)
+
+	mu     sync.Mutex
+	cat    *catalog.Catalog
+	paused bool
+	busy   bool
+}
+
+// New loads the catalog (or takes initial, a scan of the same options) and arms the
+// watches. Call Run to start reloading.
+func New(o Options, initial *catalog.Catalog) (*Reloader, error) {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Watch.Log == nil {
+		o.Watch.Log = o.Log
+	}
+	if initial == nil {
+		initial = catalog.Load(o.Catalog)
+	}
+	w, err := watch.New(roots(o.Catalog), o.Watch)
+	if err != nil {
+		return nil, err
+	}
+	return &Reloader{o: o, w: w, cat: initial, rescan: make(chan struct{}, 1)}, nil
+}
+
+// roots are the catalog's roots and the sources of copied development links.
+func roots(o catalog.Options) []string {
+	rs := catalog.Roots(o)
+	for _, l := range devlink.List(linkOptions(o)) {
+		if l.Mode == devlink.ModeCopy && l.SourceExists {
+			rs = append(rs, l.Source)
+		}
+	}
+	return rs
+}
+
+func linkOptions(o catalog.Options) devlink.Options {
+	return devlink.Options{Home: o.Home, PlugboardHome: o.PlugboardHome}
+}
+
+// Current is the latest catalog.
+func (r *Reloader) Current() *catalog.Catalog {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cat
+}
+
+// State is the tray's state now.
+func (r *Reloader) State() State {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stateLocked()
+}
+
+func (r *Reloader) stateLocked() State {
+	s := State{State: StateOK, Paused: r.paused, Limited: r.w.Limited()}
+	switch {
+	case r.paused:
+		s.State = StatePaused
+	case r.busy:
+		s.State = StateReloading
+	case r.cat != nil && (r.cat.Summary.Issues.Errors > 0):
+		s.State = StateIssues
+	}
+	return s
+}
+
+// Pause stops reloading until Pause(false); changes made meanwhile are reloaded then.
+func (r *Reloader) Pause(paused bool) {
+	r.mu.Lock()
+	r.paused = paused
+	st := r.stateLocked()
+	r.mu.Unlock()
+	r.w.Pause(paused)
+	r.notify(st)
+}
+
+// Rescan asks for a full scan now ("Rescan now").
+func (r *Reloader) Rescan() {
+	select {
+	case r.rescan <- struct{}{}:
+	default: // one is pending already
+	}
+}
+
+// Close stops watching.
+func (r *Reloader) Close() error { return r.w.Close() }
+
+func (r *Reloader) notify(s State) {
+	if r.onState != nil {
+		r.onState(s)
+	}
+}
+
+// Run reloads until ctx is done or the Reloader is closed. onReload is called after every
+// scan (nil: ignored), onState whenever the state changes (nil: ignored). The first
+// snapshot is stored before the first change is awaited.
+func (r *Reloader) Run(ctx context.Context, onReload func(Reload), onState func(State)) error {
+	r.onState = onState
+	if onReload == nil {
+		onReload = func(Reload) {}
+	}
+	if r.o.Snapshots {
+		r.snapshot(ctx, r.Current())
+	}
+	r.notify(r.State())
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-r.rescan:
+			onReload(r.apply(ctx, watch.Batch{Rescan: true, Reason: "asked"}))
+		case b, ok := <-r.w.Batches():
+			if !ok {
+				return nil
+			}
+			if synced := r.syncCopies(b); synced {
+				// The copies' own changes arrive as the next batch; nothing else to do
+				// unless the batch touched the catalog's roots too.
+				if !touchesCatalog(b, r.o.Catalog) {
+					continue
+				}
+			}
+			onReload(r.apply(ctx, b))
+		}
+	}
+}
+
+// apply refreshes the catalog for one batch.
+func (r *Reloader) apply(ctx context.Context, b watch.Batch) Reload {
+	start := time.Now()
+	r.mu.Lock()
+	r.busy = true
+	prev := r.cat
+	st := r.stateLocked()
+	r.mu.Unlock()
+	r.notify(st)
+
+	var next *catalog.Catalog
+	if b.Rescan {
+		next = catalog.Load(r.o.Catalog)
+		if err := r.w.SetRoots(roots(r.o.Catalog)); err != nil {
+			fmt.Fprintf(r.o.Log, "plugboard: re-arming watches: %v\n", err)
+		}
+	} else {
+		next = catalog.Refresh(prev, r.o.Catalog, b.Paths)
+		if touchesSettings(b, r.o.Catalog) {
+			_ = r.w.SetRoots(roots(r.o.Catalog)) // skillPluginPaths may have changed
+		}
+	}
+	rl := Reload{Catalog: next, Changes: catalog.Diff(prev, next), Counts: next.Summary.Issues, Full: b.Rescan, Time: time.Now().UTC()}
+	if rl.Changes == nil {
+		rl.Changes = []catalog.Change{}
+	}
+	rl.Invalid = newlyInvalid(prev, next)
+	rl.Millis = float64(time.Since(start).Microseconds()) / 1000
+	if r.o.Snapshots && len(rl.Changes) > 0 {
+		rl.Snapshot = r.snapshot(ctx, next)
+	}
+
+	r.mu.Lock()
+	r.cat, r.busy = next, false
+	st = r.stateLocked()
+	r.mu.Unlock()
+	r.notify(st)
+	return rl
+}
+
+// snapshot stores c's rows; it returns the id when a new snapshot was stored.
+func (r *Reloader) snapshot(ctx context.Context, c *catalog.Catalog) int64 {
+	s, _, err := store.Open(ctx, r.o.Catalog.PlugboardHome)
+	if err != nil {
+		fmt.Fprintf(r.o.Log, "plugboard: snapshot not stored: %v\n", err)
+		return 0
+	}
+	defer s.Close()
+	id, stored, err := s.AddSnapshot(ctx, store.Snapshot{Plugins: catalog.SnapshotRows(c)})
+	if err != nil {
+		fmt.Fprintf(r.o.Log, "plugboard: snapshot not stored: %v\n", err)
+		return 0
+	}
+	if !stored {
+		return 0
+	}
+	return id
+}
+
+// syncCopies re-copies every copied development link whose source the batch touched.
+func (r *Reloader) syncCopies(b watch.Batch) bool {
+	synced := false
+	for _, l := range devlink.List(linkOptions(r.o.Catalog)) {
+		if l.Mode != devlink.ModeCopy || !l.SourceExists || !anyWithin(l.Source, b.Paths) {
+			continue
+		}
+		o := linkOptions(r.o.Catalog)
+		o.Into = l.Into
+		if err := devlink.Sync(l.Name, o); err != nil {
+			fmt.Fprintf(r.o.Log, "plugboard: syncing the copy %s: %v\n", l.Dest, err)
+			continue
+		}
+		synced = true
+	}
+	return synced
+}
+
+func anyWithin(dir string, paths []string) bool {
+	for _, p := range paths {
+		if pathsafe.Within(dir, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// touchesCatalog reports whether a batch has a path under one of the catalog's roots.
+func touchesCatalog(b watch.Batch, o catalog.Options) bool {
+	for _, root := range catalog.Roots(o) {
+		if anyWithin(root, b.Paths) {
+			return true
+		}
+	}
+	return false
+}
+
+func touchesSettings(b watch.Batch, o catalog.Options) bool {
+	return anyWithin(filepath.Join(o.PlugboardHome, "settings.json"), b.Paths)
+}
+
+// newlyInvalid lists the plugins (by path) valid in a and invalid in b.
+func newlyInvalid(a, b *catalog.Catalog) []string {
+	was := map[string]bool{}
+	for _, p := range a.Plugins {
+		was[p.Path] = p.Valid
+	}
+	var out []string
+	for _, p := range b.Plugins {
+		if valid, ok := was[p.Path]; ok && valid && !p.Valid {
+			out = append(out, p.ID)
+		}
+	}
+	return out
+}

@@ -1,0 +1,306 @@
+package reload
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plugboard/plugboard/backend/benchhome"
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/devlink"
+	"github.com/plugboard/plugboard/backend/pathsafe"
+	"github.com/plugboard/plugboard/backend/store"
+	"github.com/plugboard/plugboard/backend/watch"
+)
+
+const schema = `"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"`
+
+func write(t testing.TB, p, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func plugin(t testing.TB, dir, name string, skills ...string) {
+	write(t, filepath.Join(dir, "plugin.json"), `{`+schema+`, "name": "`+name+`"}`)
+	for _, s := range skills {
+		write(t, filepath.Join(dir, "skills", s, "SKILL.md"), "---\nname: "+s+"\ndescription: Use when testing "+s+".\n---\n")
+	}
+}
+
+// live starts a Reloader over a fresh home and returns its reloads as a channel.
+type live struct {
+	r       *Reloader
+	o       catalog.Options
+	reloads chan Reload
+	states  chan State
+}
+
+func start(t *testing.T, setup func(o catalog.Options)) *live {
+	t.Helper()
+	home, err := pathsafe.Root(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := catalog.Options{Home: home, PlugboardHome: filepath.Join(home, ".plugboard"), Workers: 2}
+	plugin(t, filepath.Join(o.PlugboardHome, "plugins", "alpha"), "alpha", "greet", "part")
+	if setup != nil {
+		setup(o)
+	}
+	r, err := New(Options{Catalog: o, Snapshots: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &live{r: r, o: o, reloads: make(chan Reload, 16), states: make(chan State, 64)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.Run(ctx, func(rl Reload) { l.reloads <- rl }, func(s State) {
+			select {
+			case l.states <- s:
+			default:
+			}
+		})
+	}()
+	t.Cleanup(func() { cancel(); r.Close(); <-done })
+	return l
+}
+
+// next waits for the next reload with a change (up to 5 s; the goal is within 1 s, and
+// the latency is logged).
+func (l *live) next(t *testing.T, since time.Time) Reload {
+	t.Helper()
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case rl := <-l.reloads:
+			if len(rl.Changes) == 0 {
+				continue
+			}
+			t.Logf("reload %v after the edit (refresh %.1f ms): %v", time.Since(since).Round(time.Millisecond), rl.Millis, rl.Changes)
+			return rl
+		case <-timeout:
+			t.Fatal("no reload within 5 s")
+		}
+	}
+}
+
+func has(rl Reload, kind, what, id string) bool {
+	for _, c := range rl.Changes {
+		if c.Kind == kind && c.What == what && c.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func TestSkillEditIsOneChangeWithinASecond(t *testing.T) {
+	l := start(t, nil)
+	skill := filepath.Join(l.o.PlugboardHome, "plugins", "alpha", "skills", "greet", "SKILL.md")
+	t0 := time.Now()
+	write(t, skill, "---\nname: greet\ndescription: Use when greeting someone new.\n---\n")
+	rl := l.next(t, t0)
+	if len(rl.Changes) != 1 || !has(rl, catalog.Changed, catalog.WhatSkill, "alpha:greet") || rl.Full {
+		t.Errorf("changes = %v (full %v)", rl.Changes, rl.Full)
+	}
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("the change arrived after %v; the goal is 1 s", d)
+	}
+	// An error makes it invalid: counts go up and the state says issues.
+	write(t, skill, "---\nname: Greet!\n---\n")
+	rl = l.next(t, time.Now())
+	if rl.Counts.Errors == 0 || l.r.State().State != StateIssues {
+		t.Errorf("counts %+v state %v", rl.Counts, l.r.State())
+	}
+}
+
+func TestAtomicSaveAndNewPlugin(t *testing.T) {
+	l := start(t, nil)
+	skill := filepath.Join(l.o.PlugboardHome, "plugins", "alpha", "skills", "part", "SKILL.md")
+	tmp := skill + ".swp"
+	write(t, tmp, "---\nname: part\ndescription: Use when parting, saved atomically.\n---\n")
+	t0 := time.Now()
+	if err := os.Rename(tmp, skill); err != nil {
+		t.Fatal(err)
+	}
+	if rl := l.next(t, t0); !has(rl, catalog.Changed, catalog.WhatSkill, "alpha:part") {
+		t.Errorf("atomic save: %v", rl.Changes)
+	}
+	t0 = time.Now()
+	plugin(t, filepath.Join(l.o.PlugboardHome, "plugins", "beta"), "beta", "wave")
+	rl := l.next(t, t0)
+	for !has(rl, catalog.Added, catalog.WhatSkill, "beta:wave") {
+		rl = l.next(t, t0) // the folder may arrive before its files
+	}
+	if !has(rl, catalog.Added, catalog.WhatPlugin, "beta") && l.r.Current().Summary.Plugins != 2 {
+		t.Errorf("new plugin: %v", rl.Changes)
+	}
+}
+
+func TestLinkedPluginEditedThroughItsTarget(t *testing.T) {
+	work := filepath.Join(t.TempDir(), "work", "gamma")
+	l := start(t, func(o catalog.Options) {
+		plugin(t, work, "gamma", "shine")
+		if _, err := devlink.Link(work, devlink.Options{Home: o.Home, PlugboardHome: o.PlugboardHome}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t0 := time.Now()
+	write(t, filepath.Join(work, "skills", "shine", "SKILL.md"), "---\nname: shine\ndescription: Use when polishing, edited in the working copy.\n---\n")
+	if rl := l.next(t, t0); !has(rl, catalog.Changed, catalog.WhatSkill, "gamma:shine") {
+		t.Errorf("linked edit: %v", rl.Changes)
+	}
+	// Unlinking removes it.
+	if _, err := devlink.Unlink("gamma", devlink.Options{Home: l.o.Home, PlugboardHome: l.o.PlugboardHome}); err != nil {
+		t.Fatal(err)
+	}
+	if rl := l.next(t, time.Now()); !has(rl, catalog.Removed, catalog.WhatPlugin, "gamma") {
+		t.Errorf("unlink: %v", rl.Changes)
+	}
+}
+
+func TestCopiedLinkFollowsItsSource(t *testing.T) {
+	work := filepath.Join(t.TempDir(), "delta")
+	l := start(t, func(o catalog.Options) {
+		plugin(t, work, "delta", "dance")
+		if _, err := devlink.Link(work, devlink.Options{Home: o.Home, PlugboardHome: o.PlugboardHome, Copy: true}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t0 := time.Now()
+	write(t, filepath.Join(work, "skills", "dance", "SKILL.md"), "---\nname: dance\ndescription: Use when dancing, synced into the copy.\n---\n")
+	if rl := l.next(t, t0); !has(rl, catalog.Changed, catalog.WhatSkill, "delta:dance") {
+		t.Errorf("copy: %v", rl.Changes)
+	}
+	b, _ := os.ReadFile(filepath.Join(l.o.PlugboardHome, "plugins", "delta", "skills", "dance", "SKILL.md"))
+	if !strings.Contains(string(b), "synced into the copy") {
+		t.Errorf("the copy was not synced: %s", b)
+	}
+}
+
+func TestSnapshotsArePerChange(t *testing.T) {
+	l := start(t, nil)
+	skill := filepath.Join(l.o.PlugboardHome, "plugins", "alpha", "skills", "greet", "SKILL.md")
+	write(t, skill, "---\nname: greet\ndescription: Use when greeting, version two.\n---\n")
+	rl := l.next(t, time.Now())
+	if rl.Snapshot == 0 {
+		t.Fatal("a scan that changed something stored no snapshot")
+	}
+	st, _, err := store.Open(context.Background(), l.o.PlugboardHome)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sns, _ := st.Snapshots(context.Background(), 0)
+	if len(sns) != 2 { // the first scan, and this one
+		t.Fatalf("%d snapshots", len(sns))
+	}
+	if d := catalog.DiffSnapshots(sns[1], sns[0]); len(d) != 1 || d[0].ID != "alpha" {
+		t.Errorf("diff of the two snapshots = %v", d)
+	}
+	// A rescan that finds nothing new stores nothing.
+	l.r.Rescan()
+	rl = <-l.reloads
+	if !rl.Full || len(rl.Changes) != 0 || rl.Snapshot != 0 {
+		t.Errorf("idle rescan: %+v", rl)
+	}
+}
+
+func TestPause(t *testing.T) {
+	l := start(t, nil)
+	l.r.Pause(true)
+	if s := l.r.State(); s.State != StatePaused || !s.Paused {
+		t.Errorf("state = %+v", s)
+	}
+	skill := filepath.Join(l.o.PlugboardHome, "plugins", "alpha", "skills", "greet", "SKILL.md")
+	write(t, skill, "---\nname: greet\ndescription: Use when greeting, edited while paused.\n---\n")
+	select {
+	case rl := <-l.reloads:
+		t.Fatalf("reloaded while paused: %v", rl.Changes)
+	case <-time.After(600 * time.Millisecond):
+	}
+	l.r.Pause(false)
+	if rl := l.next(t, time.Now()); !has(rl, catalog.Changed, catalog.WhatSkill, "alpha:greet") {
+		t.Errorf("after resume: %v", rl.Changes)
+	}
+}
+
+// One change among 1,000 watched plugins is one change, within a second.
+func TestThousandPlugins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 1,000 plugins")
+	}
+	l := start(t, func(o catalog.Options) {
+		if err := benchhome.Generate(o.PlugboardHome, 1000, 2); err != nil {
+			t.Fatal(err)
+		}
+	})
+	skill := skillOf(t, l.o, 500)
+	t0 := time.Now()
+	write(t, skill, "---\nname: changed\ndescription: Use when the 500th plugin changes.\n---\n")
+	rl := l.next(t, t0)
+	if rl.Full || len(rl.Changes) == 0 {
+		t.Errorf("changes = %v full = %v", rl.Changes, rl.Full)
+	}
+	for _, c := range rl.Changes {
+		if !strings.HasPrefix(c.ID, "plugin-0500") {
+			t.Errorf("unexpected change %v", c)
+		}
+	}
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("one change at 1,000 plugins took %v", d)
+	}
+}
+
+// skillOf is the first SKILL.md of benchmark plugin i.
+func skillOf(t testing.TB, o catalog.Options, i int) string {
+	t.Helper()
+	dir := filepath.Join(o.PlugboardHome, "plugins", fmt.Sprintf("plugin-%04d", i), "skills")
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	return filepath.Join(dir, entries[0].Name(), "SKILL.md")
+}
+
+// BenchmarkReloadOneChange measures the reload after one SKILL.md edit (refresh, diff;
+// no snapshot, no debounce) at 10, 100 and 1,000 plugins of 10 skills: the goal is flat.
+func BenchmarkReloadOneChange(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprintf("plugins=%d", n), func(b *testing.B) {
+			home, _ := pathsafe.Root(b.TempDir())
+			o := catalog.Options{Home: home, PlugboardHome: filepath.Join(home, ".plugboard")}
+			if err := benchhome.Generate(o.PlugboardHome, n, 10); err != nil {
+				b.Fatal(err)
+			}
+			r, err := New(Options{Catalog: o}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			skill := skillOf(b, o, n/2)
+			b.ReportAllocs()
+			b.ResetTimer()
+			i := 0
+			for b.Loop() {
+				i++
+				write(b, skill, fmt.Sprintf("---\nname: edited\ndescription: Use when edit %d happens.\n---\n", i))
+				rl := r.apply(context.Background(), batchOf(skill))
+				if len(rl.Changes) == 0 {
+					b.Fatal("no change")
+				}
+			}
+		})
+	}
+}
+
+func batchOf(paths ...string) watch.Batch { return watch.Batch{Paths: paths} }
