@@ -200,17 +200,8 @@ func runHistory(env Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "usage: plugboard history [--json] [TARGET]")
 		return ExitUsage
 	}
-	_, pbHome, err := homes(env, f)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard history: %v\n", err)
-		return ExitUsage
-	}
-	st, warnings, err := store.Open(context.Background(), pbHome)
-	for _, w := range warnings {
-		fmt.Fprintln(env.Stderr, "plugboard: warning:", w)
-	}
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard history: %v\n", err)
+	st, ok := openStore(env, f, "history")
+	if !ok {
 		return ExitUsage
 	}
 	defer st.Close()

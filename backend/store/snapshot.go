@@ -48,6 +48,30 @@ func (sn Snapshot) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p)
 }
 
+// SnapshotInfo is a snapshot's totals without its rows, for lists.
+type SnapshotInfo struct {
+	ID       int64     `json:"id"`
+	Time     time.Time `json:"time"`
+	Hash     string    `json:"hash"`
+	Plugins  int       `json:"plugins"`
+	Valid    int       `json:"valid"`
+	Errors   int       `json:"errors"`
+	Warnings int       `json:"warnings"`
+}
+
+// Info totals the snapshot's rows.
+func (sn Snapshot) Info() SnapshotInfo {
+	s := SnapshotInfo{ID: sn.ID, Time: sn.Time, Hash: sn.Hash, Plugins: len(sn.Plugins)}
+	for _, p := range sn.Plugins {
+		s.Errors += p.Errors
+		s.Warnings += p.Warnings
+		if p.Valid {
+			s.Valid++
+		}
+	}
+	return s
+}
+
 // PluginsHash is the hash AddSnapshot uses when a Snapshot comes without one:
 // "sha256:" and the hex SHA-256 of the rows' JSON, so equal rows in equal order give
 // equal hashes.

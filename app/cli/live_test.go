@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The plugin author's loop, with the real binary: link a working copy, watch, edit a
+// skill and see it re-validate, break it and see the error, unlink.
+func TestAuthorLoop(t *testing.T) {
+	bin := testBinary(t)
+	home := t.TempDir()
+	work := filepath.Join(t.TempDir(), "my-plugin")
+	write(t, filepath.Join(work, "plugin.json"), strings.Replace(manifest, "%s", "my-plugin", 1))
+	skill := filepath.Join(work, "skills", "hello", "SKILL.md")
+	write(t, skill, "---\nname: hello\ndescription: Say hello.\n---\n")
+	cmd := func(args ...string) (string, int) {
+		c := exec.Command(bin, args...)
+		c.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+		out, err := c.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return string(out), ee.ExitCode()
+		}
+		return string(out), 0
+	}
+
+	if out, code := cmd("link", work); code != 0 || !strings.Contains(out, "linked my-plugin (link)") {
+		t.Fatalf("link: %d %s", code, out)
+	}
+	dest := filepath.Join(home, ".plugboard", "plugins", "my-plugin")
+	if target, err := os.Readlink(dest); err != nil || target != work {
+		t.Fatalf("link %s → %q, %v", dest, target, err)
+	}
+	if out, code := cmd("links"); code != 0 || !strings.Contains(out, "my-plugin  home link") {
+		t.Errorf("links: %s", out)
+	}
+	// A second package may not take the name, and an invalid one is refused with why.
+	bad := filepath.Join(t.TempDir(), "bad")
+	write(t, filepath.Join(bad, "plugin.json"), `{"name": "Bad Name"}`)
+	if out, code := cmd("link", bad); code != ExitInvalid || !strings.Contains(out, "plugin.json") {
+		t.Errorf("invalid link: %d %s", code, out)
+	}
+
+	w := exec.Command(bin, "watch", "--json")
+	w.Env = []string{"HOME=" + home}
+	stdout, _ := w.StdoutPipe()
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { w.Process.Signal(os.Interrupt); w.Wait() }()
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func() map[string]any {
+		t.Helper()
+		select {
+		case l := <-lines:
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("watch printed %q: %v", l, err)
+			}
+			return m
+		case <-time.After(10 * time.Second):
+			t.Fatal("watch printed nothing")
+		}
+		return nil
+	}
+	if first := next(); first["plugins"] != 1.0 {
+		t.Fatalf("first line = %v", first)
+	}
+	write(t, skill, "---\nname: hello\ndescription: Say hello warmly.\n---\n")
+	got := next()
+	b, _ := json.Marshal(got["changes"])
+	if !strings.Contains(string(b), `"id":"my-plugin:hello"`) || !strings.Contains(string(b), `"kind":"changed"`) {
+		t.Errorf("edit: %s", b)
+	}
+	write(t, skill, "---\nname: Hello There\n---\n")
+	got = next()
+	if counts, _ := got["counts"].(map[string]any); counts["errors"].(float64) < 1 {
+		t.Errorf("broken skill: counts %v", got["counts"])
+	}
+
+	if out, code := cmd("snapshots"); code != 0 || strings.Count(out, "\n") < 3 {
+		t.Errorf("snapshots: %s", out)
+	}
+	if out, code := cmd("diff", "1", "3"); code != 0 || !strings.Contains(out, "changed plugin my-plugin") {
+		t.Errorf("diff: %d %s", code, out)
+	}
+	if out, code := cmd("unlink", "my-plugin"); code != 0 || !strings.Contains(out, "unlinked my-plugin") {
+		t.Errorf("unlink: %s", out)
+	}
+	if _, err := os.Lstat(dest); !os.IsNotExist(err) {
+		t.Error("unlink left the link")
+	}
+	if _, err := os.Stat(skill); err != nil {
+		t.Error("unlink touched the working copy")
+	}
+	got = next()
+	if b, _ := json.Marshal(got["changes"]); !strings.Contains(string(b), `"kind":"removed"`) {
+		t.Errorf("unlink change: %s", b)
+	}
+}
