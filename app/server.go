@@ -220,6 +220,35 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		if err = decodeArgs(arg, &id, &ack); err == nil {
 			result, err = s.svc.Revert(id, ack)
 		}
+	case "WatchState":
+		result, err = s.svc.WatchState()
+	case "PauseWatching":
+		var p bool
+		if err = arg(0, &p); err == nil {
+			result, err = s.svc.PauseWatching(p)
+		}
+	case "Links":
+		result, err = s.svc.Links()
+	case "Link":
+		var dir, into, name string
+		var copy, force bool
+		if err = decodeArgs(arg, &dir, &into, &name, &copy, &force); err == nil {
+			result, err = s.svc.Link(dir, into, name, copy, force)
+		}
+	case "Unlink":
+		var name, into string
+		if err = decodeArgs(arg, &name, &into); err == nil {
+			result, err = s.svc.Unlink(name, into)
+		}
+	case "Snapshots":
+		result, err = s.svc.Snapshots()
+	case "SnapshotDiff":
+		var a, b int64
+		if err = decodeArgs(arg, &a, &b); err == nil {
+			result, err = s.svc.SnapshotDiff(a, b)
+		}
+	case "PickFolder":
+		result, err = s.svc.PickFolder()
 	case "Launch":
 		var target, backend string
 		if err = decodeArgs(arg, &target, &backend); err == nil {

@@ -31,8 +31,14 @@ func startServer(t *testing.T, assets fs.FS) (base, token string, home, ws strin
 	t.Helper()
 	home, pb, ws := fixtureHome(t)
 	broker := NewBroker()
-	srv, err := NewServer(NewService(home, pb, broker.Emit), broker, assets)
+	svc := NewService(home, pb, broker.Emit)
+	srv, err := NewServer(svc, broker, assets)
 	if err != nil {
+		t.Fatal(err)
+	}
+	liveCtx, stopLive := context.WithCancel(context.Background())
+	t.Cleanup(stopLive)
+	if err := StartLive(liveCtx, svc, nil, nil, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -155,6 +161,8 @@ func TestNoSecretLeaves(t *testing.T) {
 	for _, call := range []struct{ path, body string }{
 		{"/api/Catalog", "[]"}, {"/api/Rescan", "[]"}, {"/api/Settings", "[]"},
 		{"/api/OpenWorkspace", string(wsArg)}, {"/api/SetWorkspaceTrust", "[true]"}, {"/api/Catalog", "[]"},
+		{"/api/Targets", "[]"}, {"/api/WatchState", "[]"}, {"/api/PauseWatching", "[false]"}, {"/api/Links", "[]"},
+		{"/api/Snapshots", "[]"}, {"/api/SnapshotDiff", "[1, 1]"},
 	} {
 		code, body, _ := do(t, base, req{"POST", call.path, call.body, auth})
 		if code != 200 {
@@ -165,7 +173,15 @@ func TestNoSecretLeaves(t *testing.T) {
 	if !strings.Contains(all.String(), `"proj"`) {
 		t.Errorf("the trusted workspace's MCP server did not load")
 	}
-	all.WriteString(events(2 * time.Second))
+	// A live change to a planted value reaches the page as a change, not as the value.
+	mcp := filepath.Join(home, ".plugboard", "plugins", "alpha", "mcp.json")
+	b, _ := os.ReadFile(mcp)
+	os.WriteFile(mcp, []byte(strings.Replace(string(b), "PLANTED", "PLANTED-AGAIN", 1)), 0o644)
+	got := events(3 * time.Second)
+	if !strings.Contains(got, "catalog:reloaded") || !strings.Contains(got, "declaration changed") {
+		t.Errorf("no live change reached the event stream:\n%s", got)
+	}
+	all.WriteString(got)
 	if strings.Contains(all.String(), "PLANTED") {
 		t.Errorf("a planted secret left the backend")
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/pathsafe"
+	"github.com/plugboard/plugboard/backend/reload"
 	"github.com/plugboard/plugboard/backend/settings"
 )
 
@@ -72,6 +73,8 @@ type Service struct {
 	mu        sync.Mutex // guards the fields below
 	workspace string
 	last      *catalog.Catalog
+	live      *reload.Reloader       // set by StartLive
+	pick      func() (string, error) // the window's folder dialog; nil over HTTP
 }
 
 // NewService makes a service over one home. emit may be nil.
@@ -125,7 +128,11 @@ func (s *Service) scan() *catalog.Catalog {
 		}})
 	s.mu.Lock()
 	s.last = c
+	live := s.live
 	s.mu.Unlock()
+	if live != nil {
+		live.Replace(c) // later changes are diffed against this scan
+	}
 	s.emit(EventUpdated, map[string]any{"summary": c.Summary})
 	return c
 }
@@ -174,7 +181,11 @@ func (s *Service) OpenWorkspace(path string) (*catalog.Catalog, error) {
 	}
 	s.mu.Lock()
 	s.workspace = path
+	live := s.live
 	s.mu.Unlock()
+	if live != nil {
+		live.SetOptions(catalog.Options{Home: s.home, PlugboardHome: s.pbHome, Workspace: path})
+	}
 	return s.Rescan()
 }
 

@@ -68,6 +68,11 @@ func serve(env Env, home, pbHome, workspace, addr string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() { // live reload (U4), once the first scan is in
+		if err := app.StartLive(ctx, svc, nil, nil, env.Stderr); err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard serve: not watching files: %v\n", err)
+		}
+	}()
 	if err := srv.Serve(ctx, l, env.Stdout); err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard serve: %v\n", err)
 		return ExitUsage

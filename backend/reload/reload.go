@@ -156,6 +156,28 @@ func (r *Reloader) Rescan() {
 	}
 }
 
+// Replace makes c the current catalog: a scan made elsewhere (the page's Rescan) of the
+// same options. Later changes are diffed against it.
+func (r *Reloader) Replace(c *catalog.Catalog) {
+	r.mu.Lock()
+	r.cat = c
+	r.mu.Unlock()
+}
+
+// SetOptions changes what is watched (a workspace opened or closed) and rescans.
+func (r *Reloader) SetOptions(o catalog.Options) {
+	r.mu.Lock()
+	r.o.Catalog = o
+	r.mu.Unlock()
+	r.Rescan()
+}
+
+func (r *Reloader) options() catalog.Options {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.o.Catalog
+}
+
 // Close stops watching.
 func (r *Reloader) Close() error { return r.w.Close() }
 
@@ -190,7 +212,7 @@ func (r *Reloader) Run(ctx context.Context, onReload func(Reload), onState func(
 			if synced := r.syncCopies(b); synced {
 				// The copies' own changes arrive as the next batch; nothing else to do
 				// unless the batch touched the catalog's roots too.
-				if !touchesCatalog(b, r.o.Catalog) {
+				if !touchesCatalog(b, r.options()) {
 					continue
 				}
 			}
@@ -204,21 +226,21 @@ func (r *Reloader) apply(ctx context.Context, b watch.Batch) Reload {
 	start := time.Now()
 	r.mu.Lock()
 	r.busy = true
-	prev := r.cat
+	prev, o := r.cat, r.o.Catalog
 	st := r.stateLocked()
 	r.mu.Unlock()
 	r.notify(st)
 
 	var next *catalog.Catalog
 	if b.Rescan {
-		next = catalog.Load(r.o.Catalog)
-		if err := r.w.SetRoots(roots(r.o.Catalog)); err != nil {
+		next = catalog.Load(o)
+		if err := r.w.SetRoots(roots(o)); err != nil {
 			fmt.Fprintf(r.o.Log, "plugboard: re-arming watches: %v\n", err)
 		}
 	} else {
-		next = catalog.Refresh(prev, r.o.Catalog, b.Paths)
-		if touchesSettings(b, r.o.Catalog) {
-			_ = r.w.SetRoots(roots(r.o.Catalog)) // skillPluginPaths may have changed
+		next = catalog.Refresh(prev, o, b.Paths)
+		if touchesSettings(b, o) {
+			_ = r.w.SetRoots(roots(o)) // skillPluginPaths may have changed
 		}
 	}
 	rl := Reload{Catalog: next, Changes: catalog.Diff(prev, next), Counts: next.Summary.Issues, Full: b.Rescan, Time: time.Now().UTC()}
@@ -241,7 +263,7 @@ func (r *Reloader) apply(ctx context.Context, b watch.Batch) Reload {
 
 // snapshot stores c's rows; it returns the id when a new snapshot was stored.
 func (r *Reloader) snapshot(ctx context.Context, c *catalog.Catalog) int64 {
-	s, _, err := store.Open(ctx, r.o.Catalog.PlugboardHome)
+	s, _, err := store.Open(ctx, c.PlugboardHome)
 	if err != nil {
 		fmt.Fprintf(r.o.Log, "plugboard: snapshot not stored: %v\n", err)
 		return 0
@@ -261,11 +283,12 @@ func (r *Reloader) snapshot(ctx context.Context, c *catalog.Catalog) int64 {
 // syncCopies re-copies every copied development link whose source the batch touched.
 func (r *Reloader) syncCopies(b watch.Batch) bool {
 	synced := false
-	for _, l := range devlink.List(linkOptions(r.o.Catalog)) {
+	co := r.options()
+	for _, l := range devlink.List(linkOptions(co)) {
 		if l.Mode != devlink.ModeCopy || !l.SourceExists || !anyWithin(l.Source, b.Paths) {
 			continue
 		}
-		o := linkOptions(r.o.Catalog)
+		o := linkOptions(co)
 		o.Into = l.Into
 		if err := devlink.Sync(l.Name, o); err != nil {
 			fmt.Fprintf(r.o.Log, "plugboard: syncing the copy %s: %v\n", l.Dest, err)
