@@ -5,8 +5,9 @@
 // links made with --copy in step with their sources (backend/devlink).
 //
 // It is the one loop behind the desktop app's live page and tray and behind
-// `plugboard watch`. A Reloader's methods are safe for concurrent use; callbacks are
-// called from its own goroutine, one at a time, and must not block for long.
+// `plugboard watch`. A Reloader's methods are safe for concurrent use. onReload is called
+// from Run's goroutine; onState from Run's and from whichever goroutine calls Pause. Both
+// must return quickly.
 package reload
 
 import (
@@ -68,10 +69,10 @@ type State struct {
 type Reloader struct {
 	o       Options
 	w       *watch.Watcher
-	rescan  chan struct{}
-	onState func(State)
+	rescan chan struct{}
 
-	mu     sync.Mutex
+	mu      sync.Mutex
+	onState func(State)
 	cat    *catalog.Catalog
 	paused bool
 	busy   bool
@@ -182,8 +183,11 @@ func (r *Reloader) options() catalog.Options {
 func (r *Reloader) Close() error { return r.w.Close() }
 
 func (r *Reloader) notify(s State) {
-	if r.onState != nil {
-		r.onState(s)
+	r.mu.Lock()
+	f := r.onState
+	r.mu.Unlock()
+	if f != nil {
+		f(s)
 	}
 }
 
@@ -191,7 +195,9 @@ func (r *Reloader) notify(s State) {
 // scan (nil: ignored), onState whenever the state changes (nil: ignored). The first
 // snapshot is stored before the first change is awaited.
 func (r *Reloader) Run(ctx context.Context, onReload func(Reload), onState func(State)) error {
+	r.mu.Lock()
 	r.onState = onState
+	r.mu.Unlock()
 	if onReload == nil {
 		onReload = func(Reload) {}
 	}
