@@ -67,15 +67,15 @@ type State struct {
 
 // Reloader owns the live catalog.
 type Reloader struct {
-	o       Options
-	w       *watch.Watcher
+	o      Options
+	w      *watch.Watcher
 	rescan chan struct{}
 
 	mu      sync.Mutex
 	onState func(State)
-	cat    *catalog.Catalog
-	paused bool
-	busy   bool
+	cat     *catalog.Catalog
+	paused  bool
+	busy    bool
 }
 
 // New loads the catalog (or takes initial, a scan of the same options) and arms the
