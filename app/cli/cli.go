@@ -61,7 +61,7 @@ func commands() []command {
 		{"snapshots", "[--json]", "catalog snapshots, newest first (one per scan that changed something)", runSnapshots},
 		{"diff", "A B [--json]", "what changed between two catalog snapshots", runDiff},
 		{"mcp-proxy", "--config FILE", "bridge stdio to a remote MCP server (run by launched agents)", runMCPProxy},
-		{"mcp-stdio", "--cwd DIR -- COMMAND [ARGS]", "start a stdio MCP server in its folder (run by launched agents)", runMCPStdio},
+		{"mcp-stdio", "--config FILE", "start a stdio MCP server in its folder with its env (run by launched agents)", runMCPStdio},
 		{"serve", "[--addr 127.0.0.1:0] [--home DIR] [--workspace DIR]", "serve the page over HTTP (token, loopback); first line is the URL", runServe},
 	}
 }

@@ -48,7 +48,8 @@ func runLaunch(env Env, args []string) int {
 	}
 	self, _ := env.Executable()
 	req := runtime.Request{Home: home, PlugboardHome: pbHome, Target: pos[0], Backend: f.backend,
-		NoPlugins: f.plugins == "none", Mode: f.mode, Bin: f.bin, Self: self, Args: agentArgs}
+		NoPlugins: f.plugins == "none", Mode: f.mode, Bin: f.bin, Self: self, Args: agentArgs,
+		PIMCPAdapter: env.Getenv("PLUGBOARD_PI_MCP_ADAPTER")}
 	plan, err := runtime.Build(req)
 	if plan != nil && len(plan.Argv) > 0 && f.bin == "" {
 		if bin := env.Getenv(binVar(plan.Backend)); bin != "" {
@@ -118,14 +119,13 @@ func printPlan(w io.Writer, p *runtime.Plan) {
 }
 
 func runMCPStdio(env Env, args []string) int {
-	ours, cmd := splitDashDash(args)
 	f := newFlags(env, "mcp-stdio", false)
-	cwd := f.fs.String("cwd", "", "working folder of the server")
-	if _, err := f.parse(ours); err != nil || *cwd == "" || len(cmd) == 0 {
-		fmt.Fprintln(env.Stderr, "plugboard mcp-stdio: usage: plugboard mcp-stdio --cwd DIR -- COMMAND [ARGS]")
+	file := f.fs.String("config", "", "the server's private config, written by a launch")
+	if pos, err := f.parse(args); err != nil || *file == "" || len(pos) > 0 {
+		fmt.Fprintln(env.Stderr, "plugboard mcp-stdio: usage: plugboard mcp-stdio --config FILE")
 		return ExitUsage
 	}
-	err := runtime.ExecStdio(*cwd, cmd)
-	fmt.Fprintf(env.Stderr, "plugboard mcp-stdio: %s: %v\n", cmd[0], err)
+	err := runtime.ExecStdio(*file)
+	fmt.Fprintf(env.Stderr, "plugboard mcp-stdio: %v\n", err)
 	return 127
 }

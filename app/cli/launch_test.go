@@ -150,14 +150,17 @@ func TestLaunchRunsTheAgent(t *testing.T) {
 func TestMCPStdioStartsInItsFolder(t *testing.T) {
 	bin := testBinary(t)
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "mcp-stdio", "--cwd", dir, "--", "sh", "-c", `pwd; echo "$PLUGIN_ROOT"`)
-	cmd.Env = append(os.Environ(), "PLUGIN_ROOT=/the/root")
+	cfg := filepath.Join(t.TempDir(), "server.json")
+	write(t, cfg, `{"command": "sh", "args": ["-c", "pwd; echo \"$1|$LINT|$PLUGIN_ROOT|$PLUGIN_DATA\"", "sh", "${HOME}"],
+		"env": {"LINT": "on", "PLUGIN_ROOT": "/the/root", "PLUGIN_DATA": "/the/data"}, "cwd": "`+dir+`"}`)
+	cmd := exec.Command(bin, "mcp-stdio", "--config", cfg)
+	cmd.Env = append(os.Environ(), "PLUGIN_ROOT=/from/the/client", "LINT=off")
 	out, err := cmd.Output()
-	if err != nil || string(out) != dir+"\n/the/root\n" {
+	if err != nil || string(out) != dir+"\n${HOME}|on|/the/root|/the/data\n" {
 		t.Errorf("mcp-stdio: %q, %v", out, err)
 	}
-	cmd = exec.Command(bin, "mcp-stdio", "--cwd", filepath.Join(dir, "missing"), "--", "true")
-	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "working folder") {
+	write(t, cfg, `{"command": "true", "cwd": "`+filepath.Join(dir, "missing")+`"}`)
+	if out, err := exec.Command(bin, "mcp-stdio", "--config", cfg).CombinedOutput(); err == nil || !strings.Contains(string(out), "working folder") {
 		t.Errorf("missing folder: %q, %v", out, err)
 	}
 }

@@ -3,7 +3,6 @@ package runtime
 import (
 	"encoding/json"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/plugboard/plugboard/backend/manifest"
@@ -14,14 +13,13 @@ import (
 //	plugins/<namespace>/.claude-plugin/plugin.json   one compatibility plugin per portable
 //	plugins/<namespace>/skills/<skill>/              or Cursor package, its skills copied
 //	mcp.json                                         the supplemental --mcp-config
-//	remote/<n>.json                                  url and headers of remote server n (0600)
+//	stdio/<n>.json, remote/<n>.json                  the servers' private files (serverFiles)
 //
 // Legacy Claude folders are passed with --plugin-dir as they are (R1).
 func claudeLayout(plan *Plan, units []unit, req Request) layout {
 	l := newLayout()
 	argv := []string{binOr(req.Bin, Claude)}
-	servers := map[string]any{}
-	remote := 0
+	servers := newServerFiles(plan, &l, req.Self)
 	for _, u := range units {
 		ns := namespace(&u.p)
 		if u.p.Format == manifest.FormatLegacy {
@@ -49,52 +47,16 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 			}
 			argv = append(argv, "--plugin-dir", filepath.Join(plan.Projection, filepath.FromSlash(folder)))
 		}
-		for _, s := range u.mcp {
-			if s.Stdio() {
-				servers[s.Name] = stdioEntry(s, req.Self)
-			} else {
-				if req.Self == "" {
-					plan.Dropped = append(plan.Dropped, Drop{Plugin: u.p.ID, What: "server", Name: s.Name,
-						Reason: "remote servers need the plugboard executable as their proxy, and its path is not known"})
-					continue
-				}
-				remote++
-				rel := "remote/" + strconv.Itoa(remote) + ".json"
-				l.files[rel] = mustJSON(proxyConfig{Type: s.Type, URL: s.URL, Headers: s.Headers})
-				servers[s.Name] = map[string]any{"type": "stdio", "command": req.Self,
-					"args": []string{"mcp-proxy", "--config", filepath.Join(plan.Projection, rel)}}
-			}
-			plan.Servers = append(plan.Servers, s.Name)
-		}
+		servers.add(u, func(s Server) map[string]any { return map[string]any{"type": "stdio"} })
 	}
-	if len(servers) > 0 {
-		l.files["mcp.json"] = mustJSON(map[string]any{"mcpServers": servers})
-		// Supplemental: without --strict-mcp-config the user's own servers stay.
-		argv = append(argv, "--mcp-config", filepath.Join(plan.Projection, "mcp.json"))
+	if len(servers.entries) > 0 {
+		l.files["mcp.json"] = mustJSON(map[string]any{"mcpServers": servers.entries})
+		// Supplemental: without --strict-mcp-config the user's own servers stay. The "="
+		// form, because --mcp-config takes several files and would swallow what follows.
+		argv = append(argv, "--mcp-config="+filepath.Join(plan.Projection, "mcp.json"))
 	}
 	plan.Argv = append(argv, req.Args...)
 	return l
-}
-
-// proxyConfig is the private file plugboard mcp-proxy reads (backend/mcpproxy.Config).
-type proxyConfig struct {
-	Type    string            `json:"type"`
-	URL     string            `json:"url"`
-	Headers map[string]string `json:"headers,omitempty"`
-}
-
-// stdioEntry is a normalised stdio server as a client config entry. Neither Claude's
-// config nor the PI bridge's has a working-folder field, so the server is started
-// through "plugboard mcp-stdio", which changes to the normalised cwd and then replaces
-// itself with the server (no process stays between them). Without the plugboard
-// executable the server is started directly, in the agent's working folder.
-func stdioEntry(s Server, self string) map[string]any {
-	e := map[string]any{"type": "stdio", "command": s.Command, "args": nonNil(s.Args), "env": s.Env}
-	if self != "" {
-		e["command"] = self
-		e["args"] = append([]string{"mcp-stdio", "--cwd", s.Cwd, "--", s.Command}, s.Args...)
-	}
-	return e
 }
 
 func binOr(bin, name string) string {

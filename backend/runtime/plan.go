@@ -47,6 +47,9 @@ type Request struct {
 	// Self is the absolute path of the plugboard executable, which Claude runs as the
 	// stdio side of every remote MCP server (plugboard mcp-proxy).
 	Self string
+	// PIMCPAdapter is the pi-mcp-adapter extension's index.ts, PI's bridge to MCP; ""
+	// looks for it beside pi.
+	PIMCPAdapter string
 	// Args are passed to the agent after Plugboard's own arguments.
 	Args []string
 }
@@ -407,8 +410,9 @@ func fingerprint(backend string, req Request, units []unit) string {
 		Backend string
 		Mode    string
 		Self    string
+		Adapter string
 		Units   []unitFP
-	}{V: layoutVersion, Backend: backend, Mode: req.Mode, Self: req.Self}
+	}{V: layoutVersion, Backend: backend, Mode: req.Mode, Self: req.Self, Adapter: req.PIMCPAdapter}
 	for _, u := range units {
 		f := unitFP{Dir: u.dir, Root: u.root, Format: string(u.p.Format), Namespace: namespace(&u.p),
 			Version: u.p.Version, Description: u.p.Description, Servers: u.mcp}

@@ -2,8 +2,13 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
+	"path/filepath"
+	"sort"
+
 	"errors"
 	"fmt"
+	"github.com/plugboard/plugboard/backend/capread"
 	"io"
 	"os"
 	"os/exec"
@@ -58,26 +63,79 @@ func Run(ctx context.Context, p *Plan, stdin io.Reader, stdout, stderr io.Writer
 	return 0, nil
 }
 
-// ExecStdio is "plugboard mcp-stdio": it changes to cwd and replaces this process with
-// command (found with the executable search of the environment it was given), so an MCP
-// client without a working-folder setting still starts the server where spec §7.2.1
-// says. It returns only on failure.
-func ExecStdio(cwd string, argv []string) error {
-	if len(argv) == 0 {
-		return errors.New("no command given")
+// ExecStdio is "plugboard mcp-stdio --config FILE": it reads the private file a launch
+// wrote for one stdio server (StdioConfig), changes to the server's cwd, adds its env
+// (PLUGIN_ROOT and PLUGIN_DATA last, as normalised) to the environment it was given, and
+// replaces this process with the server, found with the executable search of that
+// environment. So the client starts the server where spec §7.2.1 says, with its args and
+// env exactly as normalised. It returns only on failure.
+func ExecStdio(file string) error {
+	data, err := capread.ReadNoFollow(file, 1<<20)
+	if err != nil {
+		return err
 	}
-	if err := os.Chdir(cwd); err != nil {
+	var c StdioConfig
+	if err := json.Unmarshal(data, &c); err != nil || c.Command == "" {
+		return fmt.Errorf("%s is not a stdio server config: %v", file, err)
+	}
+	if err := os.Chdir(c.Cwd); err != nil {
 		return fmt.Errorf("working folder: %w", err)
 	}
-	bin := argv[0]
+	env := overlay(os.Environ(), c.Env)
+	bin := c.Command
 	if !strings.Contains(bin, "/") {
-		p, err := exec.LookPath(bin)
-		if err != nil {
+		// The search uses the PATH the server will run with.
+		path := ""
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+				path = v
+			}
+		}
+		if bin, err = lookPathIn(c.Command, path); err != nil {
 			return err
 		}
-		bin = p
 	}
-	return syscall.Exec(bin, argv, os.Environ())
+	return syscall.Exec(bin, append([]string{c.Command}, c.Args...), env)
+}
+
+// overlay sets vars over base, removing base's entries of the same names (a process
+// reading its environment takes the first of two, so duplicates would undo the overlay).
+// PLUGIN_ROOT and PLUGIN_DATA come last, after the configured env (spec §9.1).
+func overlay(base []string, vars map[string]string) []string {
+	out := make([]string, 0, len(base)+len(vars))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, set := vars[k]; !set {
+			out = append(out, kv)
+		}
+	}
+	keys := make([]string, 0, len(vars))
+	for k := range vars {
+		if k != "PLUGIN_ROOT" && k != "PLUGIN_DATA" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range append(keys, "PLUGIN_ROOT", "PLUGIN_DATA") {
+		if v, ok := vars[k]; ok {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
+}
+
+// lookPathIn finds an executable name in a PATH value.
+func lookPathIn(name, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
 }
 
 // ShellQuote renders argv as one line a POSIX shell reads back as the same words, for

@@ -93,8 +93,8 @@ func TestClaudeProjection(t *testing.T) {
 			t.Errorf("argument %q points into the installed portable package", a)
 		}
 	}
-	if got := argAfter(p.Argv, "--mcp-config"); !slices.Equal(got, []string{filepath.Join(p.Projection, "mcp.json")}) {
-		t.Errorf("--mcp-config = %v", got)
+	if !slices.Contains(p.Argv, "--mcp-config="+filepath.Join(p.Projection, "mcp.json")) {
+		t.Errorf("no --mcp-config=FILE in %v", p.Argv)
 	}
 	if slices.Contains(p.Argv, "--strict-mcp-config") {
 		t.Error("the MCP config must be supplemental: the user's own servers stay")
@@ -156,13 +156,20 @@ func TestClaudeMCPConfig(t *testing.T) {
 		t.Errorf("mcp.json mode %v", m)
 	}
 	lint := cfg.MCPServers["lint"]
-	wantArgs := []string{"mcp-stdio", "--cwd", filepath.Join(root, "bin"), "--", filepath.Join(root, "bin", "lint"),
-		"--root", root, "--cache", data + "/cache", "${HOME}"}
-	if lint.Type != "stdio" || lint.Command != "/opt/plugboard/bin/plugboard" || !slices.Equal(lint.Args, wantArgs) {
-		t.Errorf("lint = %+v\nwant args %v", lint, wantArgs)
+	if lint.Type != "stdio" || lint.Command != "/opt/plugboard/bin/plugboard" || len(lint.Args) != 3 || lint.Args[0] != "mcp-stdio" || lint.Args[1] != "--config" || lint.Env != nil {
+		t.Fatalf("lint = %+v", lint)
 	}
-	if lint.Env["PLUGIN_ROOT"] != root || lint.Env["PLUGIN_DATA"] != data || lint.Env["LINT_CONFIG"] != root+"/lint.json" || lint.Env["LINT_TOKEN"] != envSecret {
-		t.Errorf("lint env = %v", lint.Env)
+	var sc StdioConfig
+	readJSON(t, lint.Args[2], &sc)
+	wantArgs := []string{"--root", root, "--cache", data + "/cache", "${HOME}"}
+	if sc.Command != filepath.Join(root, "bin", "lint") || sc.Cwd != filepath.Join(root, "bin") || !slices.Equal(sc.Args, wantArgs) {
+		t.Errorf("lint server = %+v\nwant args %v", sc, wantArgs)
+	}
+	if sc.Env["PLUGIN_ROOT"] != root || sc.Env["PLUGIN_DATA"] != data || sc.Env["LINT_CONFIG"] != root+"/lint.json" || sc.Env["LINT_TOKEN"] != envSecret {
+		t.Errorf("lint env = %v", sc.Env)
+	}
+	if m := mode(t, lint.Args[2]); m.Perm() != 0o600 {
+		t.Errorf("stdio config mode %v", m)
 	}
 	if st, err := os.Stat(data); err != nil || !st.IsDir() || st.Mode().Perm() != 0o700 {
 		t.Errorf("data folder %s: %v %v", data, st, err)
@@ -173,8 +180,10 @@ func TestClaudeMCPConfig(t *testing.T) {
 		t.Fatalf("docs = %+v", docs)
 	}
 	raw, _ := os.ReadFile(cfgFile)
-	if strings.Contains(string(raw), headerSecret) || strings.Contains(string(raw), "docs.example.com") {
-		t.Error("the URL and headers of a remote server must stay out of Claude's config")
+	for _, v := range []string{headerSecret, "docs.example.com", envSecret, "${HOME}"} {
+		if strings.Contains(string(raw), v) {
+			t.Errorf("Claude's config carries %q: values stay in the private files, where Claude cannot expand or show them", v)
+		}
 	}
 	var proxy proxyConfig
 	readJSON(t, docs.Args[2], &proxy)
@@ -329,7 +338,7 @@ func TestSuppression(t *testing.T) {
 			req := request(pb, "coder")
 			req.Mode = m
 			p := build(t, req)
-			if len(p.Servers) != 0 || slices.Contains(p.Argv, "--mcp-config") {
+			if len(p.Servers) != 0 || strings.Contains(strings.Join(p.Argv, " "), "--mcp-config") {
 				t.Errorf("servers %v argv %v", p.Servers, p.Argv)
 			}
 			if len(p.Suppressed) != 2 || p.Suppressed[0].Reason == "" {
@@ -354,11 +363,13 @@ func TestSuppression(t *testing.T) {
 
 func TestPIProjection(t *testing.T) {
 	pb := home(t)
-	p := build(t, request(pb, "pi-coder")) // backend from the agent file
+	req := request(pb, "pi-coder")
+	req.Bin = filepath.Join(t.TempDir(), "pi") // not installed: no MCP bridge to find beside it
+	p := build(t, req)                         // backend from the agent file
 	if p.Backend != PI {
 		t.Fatalf("backend = %s", p.Backend)
 	}
-	want := []string{"pi", "--no-skills",
+	want := []string{req.Bin, "--no-skills",
 		"--skill", filepath.Join(p.Projection, "skills", "check"),
 		"--skill", filepath.Join(p.Projection, "skills", "explain")}
 	if !slices.Equal(p.Argv, want) {
@@ -374,8 +385,18 @@ func TestPIProjection(t *testing.T) {
 	if len(p.Dropped) == 0 || p.Dropped[0].Plugin != "broken" || p.Dropped[0].What != "plugin" || p.Dropped[0].Reason == "" {
 		t.Errorf("dropped = %+v", p.Dropped)
 	}
+	// Without the MCP bridge the servers are dropped with the reason; the skills launch.
+	var noBridge int
+	for _, d := range p.Dropped {
+		if d.What == "server" && strings.Contains(d.Reason, "pi-mcp-adapter") {
+			noBridge++
+		}
+	}
+	if noBridge != 2 || len(p.Servers) != 0 {
+		t.Errorf("dropped = %+v", p.Dropped)
+	}
 	// A legacy plugin's skills are copied for PI too: no path into the package.
-	req := request(pb, "coder")
+	req = request(pb, "coder")
 	req.Backend = PI
 	p = build(t, req)
 	if !slices.Contains(p.Skills, "grep-help") {
@@ -466,5 +487,66 @@ func TestTargets(t *testing.T) {
 	p = build(t, request(pb, "coder"))
 	if !slices.Contains(p.Skills, "ext:tidy") {
 		t.Errorf("skills = %v", p.Skills)
+	}
+}
+
+func TestPIMCPBridge(t *testing.T) {
+	pb := home(t)
+	req := request(pb, "pi-coder")
+	req.PIMCPAdapter = "/opt/pi-mcp-adapter/index.ts"
+	p := build(t, req)
+	cfg := filepath.Join(p.Projection, "mcp.json")
+	tail := p.Argv[len(p.Argv)-4:]
+	if !slices.Equal(tail, []string{"-e", req.PIMCPAdapter, "--mcp-config", cfg}) || !slices.Contains(p.Argv, "--no-skills") {
+		t.Errorf("argv = %v", p.Argv)
+	}
+	if !slices.Equal(p.EnvKeys, []string{PIMCPConfigMode}) || !slices.Contains(p.Env(nil), PIMCPConfigMode+"=exclusive") {
+		t.Errorf("env keys %v, env %v", p.EnvKeys, p.Env(nil))
+	}
+	if !slices.Equal(p.Servers, []string{"docs", "lint"}) {
+		t.Errorf("servers = %v", p.Servers)
+	}
+	var doc struct {
+		Settings   map[string]any `json:"settings"`
+		MCPServers map[string]struct {
+			Command   string   `json:"command"`
+			Args      []string `json:"args"`
+			Lifecycle string   `json:"lifecycle"`
+		} `json:"mcpServers"`
+	}
+	readJSON(t, cfg, &doc)
+	if doc.Settings["scriptMode"] != false {
+		t.Errorf("settings = %v", doc.Settings)
+	}
+	for name, verb := range map[string]string{"lint": "mcp-stdio", "docs": "mcp-proxy"} {
+		e := doc.MCPServers[name]
+		if e.Command != req.Self || len(e.Args) != 3 || e.Args[0] != verb || e.Lifecycle != "eager" {
+			t.Errorf("%s = %+v", name, e)
+		}
+	}
+	// Benchmark runs: no bridge at all.
+	req.Mode = ModeBenchmark
+	if p := build(t, req); slices.Contains(p.Argv, "-e") || len(p.EnvKeys) != 0 {
+		t.Errorf("benchmark argv = %v", p.Argv)
+	}
+}
+
+// The adapter is found beside pi when both are installed in the same node_modules.
+func TestFindPIMCPAdapter(t *testing.T) {
+	nm := filepath.Join(t.TempDir(), "node_modules")
+	cli := filepath.Join(nm, "@mariozechner", "pi-coding-agent", "dist", "cli.js")
+	os.MkdirAll(filepath.Dir(cli), 0o755)
+	os.WriteFile(cli, []byte("#!/usr/bin/env node\n"), 0o755)
+	bin := filepath.Join(nm, ".bin", "pi")
+	os.MkdirAll(filepath.Dir(bin), 0o755)
+	os.Symlink("../@mariozechner/pi-coding-agent/dist/cli.js", bin)
+	if got := findPIMCPAdapter(bin); got != "" {
+		t.Errorf("found %q with no adapter installed", got)
+	}
+	adapter := filepath.Join(nm, "pi-mcp-adapter", "index.ts")
+	os.MkdirAll(filepath.Dir(adapter), 0o755)
+	os.WriteFile(adapter, []byte("export default {}\n"), 0o644)
+	if got := findPIMCPAdapter(bin); got != adapter {
+		t.Errorf("found %q, want %q", got, adapter)
 	}
 }
