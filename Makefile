@@ -13,7 +13,7 @@ PREFIX   ?= $(HOME)/.local
 APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium fonts-dejavu-core
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run build cli nogui desktop frontend deps deps-system deps-node test vet unit \
+.PHONY: run build cli nogui desktop frontend deps deps-system deps-node deps-agents test vet unit \
         test-desktop e2e screenshots fuzz bench install clean
 
 ## run: build the desktop app and start it (with no display it serves the page instead)
@@ -37,7 +37,7 @@ frontend: deps-node
 	cd frontend && npm run build
 
 ## deps: everything the build and the tests need, installed only when missing
-deps: deps-system deps-node
+deps: deps-system deps-node deps-agents
 	$(GO) mod download
 
 deps-system:
@@ -50,6 +50,13 @@ deps-system:
 deps-node:
 	@if [ ! -d frontend/node_modules ] || [ frontend/package-lock.json -nt frontend/node_modules/.package-lock.json ]; then \
 	  cd frontend && npm ci --no-audit --no-fund; \
+	fi
+
+# The real agent clients the launch tests run offline (Claude Code, PI, pi-mcp-adapter;
+# about 550 MB): build/agents, never shipped.
+deps-agents:
+	@if [ ! -d build/agents/node_modules ] || [ build/agents/package-lock.json -nt build/agents/node_modules/.package-lock.json ]; then \
+	  cd build/agents && npm ci --no-audit --no-fund; \
 	fi
 
 ## test: formatting and vet, every Go test (race detector), the window under Xvfb, the page in Chromium

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/manifest"
 )
 
@@ -33,14 +34,7 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 		} else {
 			l.how[u.p.ID] = "projected"
 			folder := "plugins/" + safeName(ns, u.p.ID)
-			m := map[string]string{"name": ns}
-			if u.p.Version != "" {
-				m["version"] = u.p.Version
-			}
-			if u.p.Description != "" {
-				m["description"] = u.p.Description
-			}
-			l.files[folder+"/.claude-plugin/plugin.json"] = mustJSON(m)
+			l.files[folder+"/.claude-plugin/plugin.json"] = mustJSON(compatManifest(&u.p, ns))
 			for _, s := range u.skills {
 				l.trees[folder+"/skills/"+s.name] = s.t
 				plan.Skills = append(plan.Skills, ns+":"+s.name)
@@ -57,6 +51,22 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 	}
 	plan.Argv = append(argv, req.Args...)
 	return l
+}
+
+// compatManifest is the .claude-plugin/plugin.json of a compatibility plugin: the
+// portable namespace as its name, and the metadata Claude shows.
+func compatManifest(p *catalog.Plugin, ns string) map[string]any {
+	m := map[string]any{"name": ns}
+	if p.Version != "" {
+		m["version"] = p.Version
+	}
+	if p.Description != "" {
+		m["description"] = p.Description
+	}
+	if p.Author != nil && p.Author.Name != "" {
+		m["author"] = p.Author
+	}
+	return m
 }
 
 func binOr(bin, name string) string {

@@ -390,8 +390,8 @@ func piCollisions(units []unit) []assign.Collision {
 const layoutVersion = 1
 
 // fingerprint hashes everything a launch's capabilities depend on (R6): the backend and
-// mode, the effective plugin folders, the content of every projected skill, what the
-// projected manifests are made from (namespace, version, description), and the
+// mode, the effective plugin folders, the content of every projected skill, the
+// projected manifests, and the
 // normalised MCP servers (the config files are a function of these and of the
 // projection's own path, which is named after the fingerprint). Agent arguments are not
 // capabilities and are left out.
@@ -399,7 +399,7 @@ func fingerprint(backend string, req Request, units []unit) string {
 	type skillFP struct{ Name, Sum string }
 	type unitFP struct {
 		Dir, Root, Format, Namespace string
-		Version, Description         string
+		Manifest                     map[string]any // what the compatibility manifest is made of
 		Skills                       []skillFP
 		Servers                      []Server
 		Legacy                       string   `json:",omitempty"`
@@ -415,7 +415,7 @@ func fingerprint(backend string, req Request, units []unit) string {
 	}{V: layoutVersion, Backend: backend, Mode: req.Mode, Self: req.Self, Adapter: req.PIMCPAdapter}
 	for _, u := range units {
 		f := unitFP{Dir: u.dir, Root: u.root, Format: string(u.p.Format), Namespace: namespace(&u.p),
-			Version: u.p.Version, Description: u.p.Description, Servers: u.mcp}
+			Manifest: compatManifest(&u.p, namespace(&u.p)), Servers: u.mcp}
 		for _, s := range u.skills {
 			f.Skills = append(f.Skills, skillFP{s.name, s.t.sum})
 		}

@@ -109,9 +109,9 @@ func TestClaudeProjection(t *testing.T) {
 	if !strings.HasSuffix(p.Projection, strings.TrimPrefix(p.Fingerprint, "sha256:")[:32]) {
 		t.Errorf("projection %s is not named after fingerprint %s", p.Projection, p.Fingerprint)
 	}
-	var man map[string]string
+	var man map[string]any
 	readJSON(t, filepath.Join(p.Projection, "plugins", "review", ".claude-plugin", "plugin.json"), &man)
-	if man["name"] != "review" || man["version"] != "1.2.0" {
+	if man["name"] != "review" || man["version"] != "1.2.0" || man["author"].(map[string]any)["name"] != "Plugboard tests" {
 		t.Errorf("compatibility manifest = %v", man)
 	}
 	copied := filepath.Join(p.Projection, "plugins", "review", "skills", "explain")

@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plugboard/plugboard/backend/runtime"
+)
+
+// The real agent clients, installed by `make deps-agents` into build/agents (make test
+// does it). They run offline: HOME is a temporary folder, no API key is set, and when
+// this process may, inside an empty network namespace (unshare -n). See
+// ../shared/docs/AGENT-BACKENDS.md.
+var agentsDir = filepath.Join("..", "..", "build", "agents", "node_modules")
+
+// client returns the path of an installed client, or skips (fails under CI, where make
+// test installs them).
+func client(t *testing.T, rel string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join(agentsDir, rel))
+	if err == nil {
+		if _, err = os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s is not installed: make test installs it (make deps-agents)", rel)
+	}
+	t.Skipf("%s is not installed; run make deps-agents", rel)
+	return ""
+}
+
+// offline runs argv with a private HOME, no credentials and, when possible, no network.
+func offline(ctx context.Context, t *testing.T, argv []string, extraEnv ...string) *exec.Cmd {
+	t.Helper()
+	env := []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "TERM=dumb",
+		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1"}
+	env = append(env, extraEnv...)
+	if os.Geteuid() == 0 && exec.Command("unshare", "-n", "true").Run() == nil {
+		argv = append([]string{"unshare", "-n"}, argv...)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = env
+	return cmd
+}
+
+// dryRun runs the real plugboard's launch --dry-run --json and returns the plan.
+func dryRun(t *testing.T, pb string, env []string, args ...string) runtime.Plan {
+	t.Helper()
+	cmd := exec.Command(testBinary(t), append([]string{"launch", "--dry-run", "--json", "--home", pb}, args...)...)
+	cmd.Env = append([]string{"HOME=" + filepath.Dir(pb), "PATH=" + os.Getenv("PATH")}, env...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("launch --dry-run: %v\n%s", err, out)
+	}
+	var p runtime.Plan
+	if err := json.Unmarshal(out, &p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func sorted(l []string) []string {
+	l = slices.Clone(l)
+	sort.Strings(l)
+	return l
+}
+
+// Claude started with the dry-run's argv loads exactly the projected skills and MCP
+// servers: its first stream-json event (system/init) lists what the session would use.
+func TestClaudeLoadsTheProjection(t *testing.T) {
+	claude := client(t, ".bin/claude")
+	pb, _ := launchHome(t)
+	plan := dryRun(t, pb, []string{"PLUGBOARD_CLAUDE_BIN=" + claude}, "coder")
+	if len(plan.Skills) != 3 || len(plan.Servers) != 2 {
+		t.Fatalf("fixture plan: %v %v", plan.Skills, plan.Servers)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := offline(ctx, t, append(plan.Argv, "-p", "hi", "--output-format", "stream-json", "--verbose"))
+	cmd.Dir = t.TempDir()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	var init struct {
+		Type, Subtype string
+		Skills        []string
+		Plugins       []struct{ Name, Path string }
+		MCPServers    []struct{ Name, Status string } `json:"mcp_servers"`
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		if json.Unmarshal(sc.Bytes(), &init) == nil && init.Type == "system" && init.Subtype == "init" {
+			break
+		}
+	}
+	cancel()
+	if init.Subtype != "init" {
+		t.Fatal("claude printed no init event")
+	}
+	var skills, plugins, servers []string
+	for _, s := range init.Skills {
+		if strings.HasPrefix(s, "review:") || strings.HasPrefix(s, "legacy-tools:") {
+			skills = append(skills, s)
+		}
+	}
+	for _, p := range init.Plugins {
+		plugins = append(plugins, p.Name+"@"+p.Path)
+	}
+	for _, s := range init.MCPServers {
+		servers = append(servers, s.Name)
+	}
+	if !slices.Equal(sorted(skills), plan.Skills) {
+		t.Errorf("claude loaded plugin skills %v, the plan projected %v", skills, plan.Skills)
+	}
+	if !slices.Equal(sorted(servers), plan.Servers) {
+		t.Errorf("claude's MCP servers %v, the plan has %v", servers, plan.Servers)
+	}
+	wantPlugins := []string{"legacy-tools@" + filepath.Join(pb, "plugins", "legacy-tools"), "review@" + filepath.Join(plan.Projection, "plugins", "review")}
+	if !slices.Equal(sorted(plugins), wantPlugins) {
+		t.Errorf("claude's plugins %v, want %v", plugins, wantPlugins)
+	}
+	t.Logf("init: skills %v, servers %v", skills, init.MCPServers)
+
+	// Suppression: a benchmark launch gives Claude no portable MCP.
+	bench := dryRun(t, pb, []string{"PLUGBOARD_CLAUDE_BIN=" + claude}, "coder", "--mode", "benchmark")
+	if slices.ContainsFunc(bench.Argv, func(a string) bool { return strings.HasPrefix(a, "--mcp-config") }) {
+		t.Errorf("benchmark argv %v", bench.Argv)
+	}
+}
+
+// claude plugin validate passes on every compatibility projection.
+func TestClaudeValidatesCompatibilityPlugins(t *testing.T) {
+	claude := client(t, ".bin/claude")
+	pb, _ := launchHome(t)
+	plan := dryRun(t, pb, []string{"PLUGBOARD_CLAUDE_BIN=" + claude}, "coder")
+	n := 0
+	for _, p := range plan.Plugins {
+		if p.How != "projected" {
+			continue
+		}
+		n++
+		dir := filepath.Join(plan.Projection, "plugins", p.ID)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		out, err := offline(ctx, t, []string{claude, "plugin", "validate", "--strict", dir}).CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Errorf("claude plugin validate --strict %s: %v\n%s", dir, err, out)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no compatibility plugin in the plan")
+	}
+}
+
+// PI in RPC mode, started with the dry-run's argv, lists exactly the projected skills;
+// with the MCP bridge, its servers are the plan's.
+func TestPILoadsTheProjection(t *testing.T) {
+	pi := client(t, ".bin/pi")
+	adapter := client(t, "pi-mcp-adapter/index.ts")
+	pb, _ := launchHome(t)
+	plan := dryRun(t, pb, []string{"PLUGBOARD_PI_BIN=" + pi, "PLUGBOARD_PI_MCP_ADAPTER=" + adapter}, "pi-coder")
+	if !slices.Equal(plan.Skills, []string{"check", "explain"}) || !slices.Equal(plan.Servers, []string{"docs", "lint"}) {
+		t.Fatalf("fixture plan: %v %v", plan.Skills, plan.Servers)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	env := []string{}
+	for _, k := range plan.EnvKeys {
+		if k == runtime.PIMCPConfigMode {
+			env = append(env, k+"=exclusive")
+		}
+	}
+	cmd := offline(ctx, t, append(plan.Argv, "--mode", "rpc", "--no-session", "--offline"), env...)
+	cmd.Dir = t.TempDir()
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	stdin.Write([]byte(`{"id":"1","type":"get_commands"}` + "\n"))
+	stdin.Write([]byte(`{"id":"2","type":"prompt","message":"/mcp status"}` + "\n"))
+	var skills []string
+	var bridge bool
+	status := ""
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() && (skills == nil || status == "") {
+		var ev struct {
+			ID, Type, Method, Message string
+			Data                      struct {
+				Commands []struct{ Name, Source string }
+			}
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		switch {
+		case ev.ID == "1" && ev.Type == "response":
+			skills = []string{}
+			for _, c := range ev.Data.Commands {
+				if c.Source == "skill" {
+					skills = append(skills, strings.TrimPrefix(c.Name, "skill:"))
+				}
+				bridge = bridge || c.Name == "mcp"
+			}
+		case ev.Method == "notify" && strings.Contains(ev.Message, "lint") && strings.Contains(ev.Message, "docs"):
+			status = ev.Message
+		}
+	}
+	if !slices.Equal(sorted(skills), plan.Skills) {
+		t.Errorf("pi loaded skills %v, the plan projected %v", skills, plan.Skills)
+	}
+	if !bridge {
+		t.Error("the MCP bridge extension did not load")
+	}
+	if status == "" {
+		t.Error("pi's /mcp status never named both servers")
+	}
+	t.Logf("pi: skills %v; /mcp status: %q", skills, status)
+}
