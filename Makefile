@@ -13,11 +13,11 @@ PREFIX   ?= $(HOME)/.local
 APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium fonts-dejavu-core
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run build cli nogui desktop frontend deps deps-system deps-node deps-agents test vet unit \
+.PHONY: run build cli nogui desktop frontend deps deps-app deps-system deps-node deps-agents test vet unit \
         test-desktop e2e screenshots fuzz bench install clean
 
 ## run: build the desktop app and start it (with no display it serves the page instead)
-run: deps desktop
+run: deps-app desktop
 	./$(BIN)
 
 ## cli: the command line with Go alone (no window; serve included)
@@ -37,7 +37,10 @@ frontend: deps-node
 	cd frontend && npm run build
 
 ## deps: everything the build and the tests need, installed only when missing
-deps: deps-system deps-node deps-agents
+deps: deps-app deps-agents
+
+# deps-app: what building and running the app needs (make run)
+deps-app: deps-system deps-node
 	$(GO) mod download
 
 deps-system:

@@ -8,7 +8,9 @@ package desktop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 	"sync"
 	"testing/fstest"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/plugboard/plugboard/app"
+	"github.com/plugboard/plugboard/backend/reload"
 )
 
 // Available reports that this build has a window.
@@ -55,11 +58,14 @@ func PreventClose(dirty bool, ask func() string) bool {
 	return ask() != "Discard"
 }
 
-// Run opens the window and blocks until it closes.
+// Run opens the window and blocks until it closes. Beside the window it runs the live
+// catalog (app.StartLive), the tray icon and desktop notifications; closing the window
+// quits all of them (see shell).
 func Run(svc *app.Service, em *Emitter, assets fs.FS, icon []byte) error {
 	if _, err := fs.Stat(assets, "index.html"); err != nil {
 		assets = notBuilt
 	}
+	shell := &shell{}
 	return wails.Run(&options.App{
 		Title:     "Plugboard",
 		Width:     1280,
@@ -73,8 +79,10 @@ func Run(svc *app.Service, em *Emitter, assets fs.FS, icon []byte) error {
 			em.mu.Lock()
 			em.ctx = ctx
 			em.mu.Unlock()
+			shell.start(ctx, svc, icon)
 		},
-		Bind: []interface{}{svc},
+		OnShutdown: func(context.Context) { shell.stop() },
+		Bind:       []interface{}{svc},
 		// A dirty assignment draft blocks closing (A5): ask first.
 		OnBeforeClose: func(ctx context.Context) bool {
 			return PreventClose(svc.DraftDirty(), func() string {
@@ -100,4 +108,97 @@ func Run(svc *app.Service, em *Emitter, assets fs.FS, icon []byte) error {
 			return &app.Error{Code: app.CodeIO, Message: err.Error()}
 		},
 	})
+}
+
+// shell is what runs beside the window while it is open: the live catalog, the tray and
+// the notifier. It is wired in OnStartup, where Wails first hands out the context its
+// runtime calls need.
+//
+// Closing the window quits Plugboard, tray included, rather than hiding to the tray:
+// GNOME shows no tray icons without an extension, and a window hidden to a tray that is
+// not drawn leaves a process the user cannot see or reach. VS Code behaves the same way
+// on Linux. The tray is a status light and a shortcut while the window is open.
+type shell struct {
+	mu       sync.Mutex
+	cancel   context.CancelFunc
+	tray     *Tray
+	notify   *Notifier
+	watching bool // StartLive is running
+}
+
+func (sh *shell) start(ctx context.Context, svc *app.Service, icon []byte) {
+	log := os.Stderr
+	show := func() {
+		runtime.WindowUnminimise(ctx)
+		runtime.WindowShow(ctx)
+	}
+	tray := StartTray(icon, TrayActions{
+		Open: show,
+		Rescan: func() {
+			svc.Rescan()
+			// A scan made outside the reloader replaces its catalog without telling the
+			// tray: show what the new scan found.
+			if sh.isWatching() {
+				st, _ := svc.WatchState()
+				sh.setState(st)
+			}
+		},
+		Pause: func(paused bool) {
+			// On success the reloader reports the new state, which ticks the checkbox.
+			if _, err := svc.PauseWatching(paused); err != nil {
+				fmt.Fprintf(log, "plugboard: pause watching: %v\n", err)
+			}
+		},
+		Quit: func() {
+			if svc.DraftDirty() {
+				show() // OnBeforeClose asks about the draft: let the question be seen
+			}
+			runtime.Quit(ctx)
+		},
+	}, log)
+	live, cancel := context.WithCancel(ctx)
+	notify := NewNotifier(log)
+	sh.mu.Lock()
+	sh.cancel, sh.tray, sh.notify = cancel, tray, notify
+	sh.mu.Unlock()
+
+	app.SetFolderPicker(svc, func() (string, error) {
+		return runtime.OpenDirectoryDialog(ctx, runtime.OpenDialogOptions{Title: "Choose a plugin folder"})
+	})
+	// StartLive waits for the first scan; OnStartup already runs beside the window.
+	if err := app.StartLive(live, svc, notify.Notify, sh.setState, log); err != nil {
+		fmt.Fprintf(log, "plugboard: not watching files: %v\n", err)
+		sh.setState(reload.State{State: reload.StatePaused, Paused: true})
+		return
+	}
+	sh.mu.Lock()
+	sh.watching = true
+	sh.mu.Unlock()
+}
+
+func (sh *shell) setState(st reload.State) {
+	sh.mu.Lock()
+	tray := sh.tray
+	sh.mu.Unlock()
+	if tray != nil {
+		tray.SetState(st)
+	}
+}
+
+func (sh *shell) isWatching() bool {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.watching
+}
+
+// stop ends watching and removes the tray icon as the window closes.
+func (sh *shell) stop() {
+	sh.mu.Lock()
+	cancel, tray, notify := sh.cancel, sh.tray, sh.notify
+	sh.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		tray.Stop()
+		notify.Close()
+	}
 }

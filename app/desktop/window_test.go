@@ -4,6 +4,7 @@ package desktop
 
 import (
 	"bufio"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -13,13 +14,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godbus/dbus/v5"
+
+	"github.com/plugboard/plugboard/backend/reload"
 	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 // TestWindow starts the real desktop binary under Xvfb, finds its window by title, takes
 // a screenshot and checks that it is not blank. PLUGBOARD_DESKTOP_BIN names the binary
 // (make test-desktop builds it); PLUGBOARD_SCREENSHOT, when set, is where to keep the
-// picture.
+// picture. The binary gets a private session bus with no tray host, as on GNOME without
+// the AppIndicator extension, and then the shell around the window is checked over it:
+// see checkShell.
 func TestWindow(t *testing.T) {
 	bin := os.Getenv("PLUGBOARD_DESKTOP_BIN")
 	if bin == "" {
@@ -32,15 +38,20 @@ func TestWindow(t *testing.T) {
 	}
 	display := startXvfb(t)
 	t.Setenv("DISPLAY", display) // for xdotool and import
+	bus := startBus(t)
+	notes := serveNotifications(t, bus)
 	home := filepath.Join(testhome.Copy(t, "full"), "home")
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+home, "PLUGBOARD_HOME="+filepath.Join(home, ".plugboard"))
+	cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+home, "PLUGBOARD_HOME="+filepath.Join(home, ".plugboard"),
+		"DBUS_SESSION_BUS_ADDRESS="+bus, "NO_AT_BRIDGE=1") // no accessibility bus to start
 	logf, _ := os.Create(filepath.Join(t.TempDir(), "window.log"))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
 
 	var wid string
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && wid == ""; time.Sleep(500 * time.Millisecond) {
@@ -69,6 +80,70 @@ func TestWindow(t *testing.T) {
 		t.Errorf("screenshot has %d distinct colours: the window is blank", colours)
 	}
 	t.Logf("window %s: %dx%d, %d distinct colours, picture %s", wid, w, h, colours, shot)
+	checkShell(t, dial(t, bus), cmd.Process.Pid, home, logf.Name(), notes, exited)
+}
+
+// checkShell checks what runs beside the window, over its session bus: the tray icon is
+// up although no tray host is, it shows the state of the first scan, a plugin that turns
+// invalid on disk brings a desktop notification (live reload through app.StartLive), and
+// the tray's Quit closes the window and ends the process cleanly.
+func checkShell(t *testing.T, conn *dbus.Conn, pid int, home, logName string, notes *fakeNotifications, exited chan error) {
+	t.Helper()
+	log := func() string { b, _ := os.ReadFile(logName); return string(b) }
+	if !strings.Contains(log(), "no system tray host") {
+		t.Errorf("the log does not say there is no tray host:\n%s", log())
+	}
+	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", pid)
+	if !hasOwner(t, conn, name) {
+		t.Fatalf("the window's tray item %s is not on the bus; log:\n%s", name, log())
+	}
+	item := conn.Object(name, "/StatusNotifierItem")
+	eventually(t, "the tray showing the first scan", func() string {
+		v, err := item.GetProperty(sniIface + ".ToolTip")
+		if err != nil {
+			return err.Error()
+		}
+		// The sample home holds a broken plugin on purpose.
+		if tip := tooltipTitle(v); tip != trayTooltip(reload.State{State: reload.StateIssues}) {
+			return fmt.Sprintf("tooltip %q", tip)
+		}
+		return ""
+	})
+
+	manifest := filepath.Join(home, ".plugboard", "plugins", "alpha", "plugin.json")
+	if err := os.WriteFile(manifest, []byte(`{"name": "alpha"}`), 0o644); err != nil { // no $schema: invalid
+		t.Fatal(err)
+	}
+	if n := notes.wait(t); n.App != "Plugboard" || n.Summary != "Plugin no longer valid" || !strings.Contains(n.Body, "alpha") {
+		t.Errorf("notification %+v, want one about alpha", n)
+	}
+
+	var items []menuItem
+	menu := conn.Object(name, "/StatusNotifierItem/menu")
+	for _, it := range menuItems(t, menu) {
+		if it.label == "Quit" {
+			items = append(items, it)
+		}
+	}
+	if len(items) != 1 {
+		t.Fatal("no Quit in the tray menu")
+	}
+	if err := menu.Call(menuIface+".Event", 0, items[0].id, "clicked", dbus.MakeVariant(""), uint32(0)).Err; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		exited <- err // for the cleanup
+		if err != nil {
+			t.Errorf("after Quit in the tray: %v; log:\n%s", err, log())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("Quit in the tray did not end the app; log:\n%s", log())
+	}
+	if l := log(); strings.Contains(l, "panic") || strings.Contains(l, "tray stop failed") {
+		t.Errorf("shutting down logged trouble:\n%s", l)
+	}
+	t.Logf("log:\n%s", log())
 }
 
 func TestPreventClose(t *testing.T) {

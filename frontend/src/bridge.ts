@@ -11,11 +11,17 @@ import type {
   AssignChange,
   AssignResult,
   CatalogDoc,
+  Change,
   EventMap,
   HistoryEntry,
+  LaunchResult,
+  LinkInto,
+  LinkResult,
   Settings,
   SettingsEnvelope,
+  SnapshotInfo,
   TargetsDoc,
+  WatchState,
 } from './types';
 
 type Method =
@@ -29,7 +35,16 @@ type Method =
   | 'Targets'
   | 'Assign'
   | 'History'
-  | 'Revert';
+  | 'Revert'
+  | 'Launch'
+  | 'WatchState'
+  | 'PauseWatching'
+  | 'Links'
+  | 'Link'
+  | 'Unlink'
+  | 'PickFolder'
+  | 'Snapshots'
+  | 'SnapshotDiff';
 
 interface WailsService {
   [method: string]: ((...args: unknown[]) => Promise<unknown>) | undefined;
@@ -48,7 +63,8 @@ declare global {
 
 /**
  * A failed call: `code` is the backend's (`stale`, `invalid`, `not-found`, `io`, `ack-needed`,
- * `refused`, `read-only`) or `transport`; `body` is the whole error object (`current`, `servers`, `names`).
+ * `refused`, `read-only`, `no-terminal`, `unsupported`) or `transport`; `body` is the whole error
+ * object (`current`, `servers`, `names`, `collisions`).
  */
 export class ApiError extends Error {
   readonly code: string;
@@ -183,17 +199,25 @@ async function callHTTP<T>(method: Method, args: unknown[]): Promise<T> {
   }
 }
 
-async function call<T>(method: Method, ...args: unknown[]): Promise<T> {
+/**
+ * Calls a method. A desktop binding may hand back a document as JSON text, which is parsed; a
+ * method whose result is itself a string (PickFolder) passes text = true to keep it as it is.
+ */
+async function invoke<T>(method: Method, args: unknown[], text = false): Promise<T> {
   const svc = wailsService();
   if (!svc) return callHTTP<T>(method, args);
   const fn = svc[method];
   if (typeof fn !== 'function') throw new ApiError('transport', `the desktop binding ${method} is missing`);
   try {
     const out = await fn(...args);
-    return (typeof out === 'string' ? JSON.parse(out) : out) as T;
+    return (typeof out === 'string' && !text ? JSON.parse(out) : out) as T;
   } catch (e) {
     throw toApiError(e);
   }
+}
+
+function call<T>(method: Method, ...args: unknown[]): Promise<T> {
+  return invoke<T>(method, args);
 }
 
 export const api = {
@@ -209,6 +233,20 @@ export const api = {
   history: (target: string) => call<HistoryEntry[]>('History', target),
   revert: (id: number, ack: boolean) => call<AssignResult>('Revert', id, ack),
   setDraftDirty: (dirty: boolean) => call<null>('SetDraftDirty', dirty),
+  /** backend "" is the agent's own. */
+  launch: (target: string, backend: string) => call<LaunchResult>('Launch', target, backend),
+  watchState: () => call<WatchState>('WatchState'),
+  pauseWatching: (paused: boolean) => call<WatchState>('PauseWatching', paused),
+  links: () => call<LinkResult[]>('Links'),
+  /** into "" is home; name "" is the manifest's name, else the folder's. */
+  link: (dir: string, into: LinkInto | '', name: string, copy: boolean, force: boolean) =>
+    call<LinkResult>('Link', dir, into, name, copy, force),
+  /** into "" looks in both places. */
+  unlink: (name: string, into: LinkInto | '') => call<LinkResult>('Unlink', name, into),
+  /** The window's folder dialog ("" when cancelled); over HTTP it fails with `unsupported`. */
+  pickFolder: () => invoke<string>('PickFolder', [], true),
+  snapshots: () => call<SnapshotInfo[]>('Snapshots'),
+  snapshotDiff: (a: number, b: number) => call<Change[]>('SnapshotDiff', a, b),
 };
 
 type Handler<K extends keyof EventMap> = (data: EventMap[K]) => void;

@@ -2,7 +2,9 @@
 // document goes through call(); catalog:updated events go through updated(). A scan the page
 // asked for is applied from the call's result, so the megabytes of a large catalog are fetched
 // once; a scan someone else started (another window, a settings save, the watcher) is fetched
-// quietly with Catalog, keeping whatever the user had selected.
+// quietly with Catalog, keeping whatever the user had selected. A live reload (a file changed;
+// catalog:updated with reloaded: true) is never a call's own scan, even when its summary equals
+// the call's: a skill's description can change without changing any count.
 
 import { api } from './bridge';
 import type { CatalogDoc, Summary } from './types';
@@ -11,6 +13,8 @@ import type { CatalogDoc, Summary } from './types';
 interface Pending {
   events: number;
   summary: string;
+  /** A live reload happened during the call. */
+  live: boolean;
 }
 
 export class CatalogFeed {
@@ -33,7 +37,7 @@ export class CatalogFeed {
    * summary. Any other event meanwhile means someone else scanned: reload once the call is done.
    */
   async call(fn: () => Promise<CatalogDoc>, scans: boolean): Promise<CatalogDoc> {
-    const p: Pending = { events: 0, summary: '' };
+    const p: Pending = { events: 0, summary: '', live: false };
     this.pending.add(p);
     let doc: CatalogDoc;
     try {
@@ -44,17 +48,18 @@ export class CatalogFeed {
     this.lastSummary = JSON.stringify(doc.summary);
     this.apply(doc);
     const own = scans || p.summary === this.lastSummary ? 1 : 0;
-    if (p.events > own) void this.reload();
+    if (p.live || p.events > own) void this.reload();
     return doc;
   }
 
-  /** A catalog:updated event. */
-  updated(summary: Summary | undefined): void {
+  /** A catalog:updated event; reloaded when the watcher's live reload made it. */
+  updated(summary: Summary | undefined, reloaded = false): void {
     if (this.pending.size > 0) {
       const s = JSON.stringify(summary ?? null);
       for (const p of this.pending) {
         p.events++;
         p.summary = s;
+        if (reloaded) p.live = true;
       }
       return;
     }

@@ -1,6 +1,7 @@
-// The application shell: header (rescan, scan state, theme), tabs, loading/error states, the
-// settings save bar, global shortcuts, and the flow of catalog documents from the backend into
-// the views. Startup: subscribe to events, then ask for the last scan (Catalog) and the settings.
+// The application shell: header (rescan, scan state, live state, theme), tabs, loading/error
+// states, the settings save bar, global shortcuts, and the flow of catalog documents from the
+// backend into the views. Startup: subscribe to events, then ask for the last scan (Catalog), the
+// settings and the watch state.
 
 import './style.css';
 import { api, on } from './bridge';
@@ -11,19 +12,24 @@ import { showError, showLoading } from './screens';
 import { buildIndex, type CatalogIndex } from './search';
 import { SettingsModel } from './settingsModel';
 import { currentTheme, initTheme, toggleTheme } from './theme';
+import { LiveStatus } from './live';
 import type { CatalogDoc, ProgressEvent, Summary } from './types';
 import type { Ctx, Tab } from './views/ctx';
 import { AssignView } from './views/assign';
+import { DevView } from './views/dev';
 import { McpView } from './views/mcp';
 import { PluginsView } from './views/plugins';
 import { SettingsView } from './views/settings';
 import { SkillsView } from './views/skills';
+import { TimelineView } from './views/timeline';
 
 const TABS: Array<{ id: Tab; label: string }> = [
   { id: 'plugins', label: 'Plugins' },
   { id: 'skills', label: 'Skills' },
   { id: 'mcp', label: 'MCP servers' },
   { id: 'assign', label: 'Assignments' },
+  { id: 'dev', label: 'Local development' },
+  { id: 'timeline', label: 'What changed' },
   { id: 'settings', label: 'Settings' },
 ];
 
@@ -40,10 +46,17 @@ const feed = new CatalogFeed(
 // shell below is built while it travels. Events first, so a first scan's progress is seen.
 on('catalog:progress', (p) => onProgress(p));
 on('catalog:updated', (ev) => {
-  feed.updated(ev?.summary);
+  feed.updated(ev?.summary, ev?.reloaded === true);
   // targets may have changed on disk too: a dirty draft whose target moved goes stale
   if (shown.assign) void assign.refresh();
 });
+on('catalog:reloaded', (ev) => {
+  live.reloaded(ev);
+  // the views that read more than the catalog document read again when they are on screen
+  if (tab === 'dev') dev.reloaded();
+  if (tab === 'timeline') timeline.reloaded();
+});
+on('watch:state', (st) => live.set(st));
 performance.mark('plugboard:catalog-request');
 const firstCatalog = api.catalog().then((doc) => {
   performance.mark('plugboard:catalog-parsed');
@@ -70,11 +83,16 @@ const skills = new SkillsView(ctx);
 const mcp = new McpView(ctx);
 const settingsView = new SettingsView(ctx);
 const assign = new AssignView(ctx);
-const views: Record<Tab, { el: HTMLElement; setIndex(ix: CatalogIndex): void }> = {
+const dev = new DevView(ctx);
+const timeline = new TimelineView();
+const live = new LiveStatus();
+const views: Record<Tab, { el: HTMLElement; setIndex(ix: CatalogIndex): void; activate?(): void }> = {
   plugins,
   skills,
   mcp,
   assign,
+  dev,
+  timeline,
   settings: settingsView,
 };
 // Which catalog each view last rendered: only the visible view renders when a document arrives,
@@ -84,6 +102,8 @@ const shown: Record<Tab, CatalogIndex | null> = {
   skills: null,
   mcp: null,
   assign: null,
+  dev: null,
+  timeline: null,
   settings: null,
 };
 
@@ -197,6 +217,7 @@ const app = h(
     h('div', { class: 'brand' }, icons.logo(), h('h1', null, 'Plugboard')),
     tablist,
     h('span', { class: 'grow' }),
+    live.el,
     scanState,
     rescanBtn,
     themeBtn,
@@ -222,6 +243,7 @@ function switchTab(t: Tab, focus = false): void {
     if (focus) tabButtons[TABS.findIndex((x) => x.id === tab)].focus();
     return;
   }
+  const opened = tab !== t;
   tab = t;
   TABS.forEach((x, i) => {
     const sel = x.id === t;
@@ -229,7 +251,10 @@ function switchTab(t: Tab, focus = false): void {
     tabButtons[i].tabIndex = sel ? 0 : -1;
     panels[i].hidden = !index || !sel;
   });
+  const rendered = shown[t] !== index;
   refreshView(t);
+  // a view that reads more than the catalog reads it again when opened (unless it just did)
+  if (opened && !rendered && index) views[t].activate?.();
   if (focus) tabButtons[TABS.findIndex((x) => x.id === t)].focus();
 }
 
@@ -337,7 +362,7 @@ document.addEventListener('keydown', (e) => {
     !!t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable);
   if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey && !e.altKey && index) {
     e.preventDefault();
-    if (tab === 'settings' || tab === 'assign') switchTab('plugins');
+    if (tab !== 'plugins' && tab !== 'skills' && tab !== 'mcp') switchTab('plugins');
     if (tab === 'assign') return;
     if (tab === 'plugins') plugins.focusSearch();
     else if (tab === 'skills') skills.focusSearch();
@@ -360,3 +385,4 @@ initTheme(renderTheme);
 document.getElementById('app')?.replaceWith(app);
 switchTab('plugins');
 void start(firstCatalog);
+void live.load();

@@ -13,7 +13,8 @@ export interface DetailDeps {
   openSkill: (entry: SkillEntry) => void;
 }
 
-function allIssues(p: Plugin): Issue[] {
+/** Every issue of a plugin: its own, its skills', its MCP file's and servers'. */
+export function allIssues(p: Plugin): Issue[] {
   const out = [...p.issues];
   for (const s of p.skills) out.push(...s.issues);
   if (p.mcp) {

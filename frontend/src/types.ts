@@ -195,6 +195,15 @@ export interface ApiErrorBody {
   servers?: AckServer[];
   /** `refused`: which names the rule is about. */
   names?: string[];
+  /** `refused` for a name collision (Assign, Launch): which plugins share which name. */
+  collisions?: Collision[];
+}
+
+/** Two or more plugins of one set that provide the same name. */
+export interface Collision {
+  kind: 'skill' | 'namespace' | 'mcp-server' | string;
+  name: string;
+  plugins: string[];
 }
 
 // ---- assignment (docs/api.md, "Assignment") ---------------------------------------------------
@@ -268,9 +277,125 @@ export interface ProgressEvent {
 
 export interface UpdatedEvent {
   summary: Summary;
+  /** The scan was a live reload (a file changed), not a call of this or another page. */
+  reloaded?: boolean;
+}
+
+// ---- launching (docs/api.md, "Launching") ------------------------------------------------------
+
+export type Backend = 'claude' | 'pi';
+
+/** One plugin of a launch set and how the backend gets it. */
+export interface PlanPlugin {
+  id: string;
+  dir: string;
+  format: string;
+  /** `projected`, `as-is` (a legacy folder), `skills` (PI) or `dropped`. */
+  how: string;
+}
+
+/** A portable MCP server left out of the launch (R7), and why. */
+export interface Suppressed {
+  plugin: string;
+  server: string;
+  reason: string;
+}
+
+/** A component left out of the launch on its own (R5), and why. */
+export interface Drop {
+  plugin: string;
+  what: 'plugin' | 'skill' | 'server' | 'mcp' | string;
+  name?: string;
+  reason: string;
+}
+
+/** A launch ready to start. It carries environment key names, never a value. */
+export interface Plan {
+  backend: Backend | string;
+  target: string;
+  mode?: string;
+  argv: string[];
+  envKeys: string[];
+  projection: string;
+  fingerprint: string;
+  reused: boolean;
+  plugins: PlanPlugin[];
+  skills: string[] | null;
+  servers: string[] | null;
+  suppressed: Suppressed[] | null;
+  dropped: Drop[] | null;
+  collisions: Collision[] | null;
+}
+
+export interface LaunchResult {
+  /** The agent's command line exactly as the launch runs it, shell-quoted. */
+  command: string;
+  /** The terminal command line that was started. */
+  terminal: string;
+  plan: Plan;
+}
+
+// ---- the live catalog (docs/api.md, "Live reload, local development, snapshots") ---------------
+
+export type WatchStateName = 'ok' | 'issues' | 'reloading' | 'paused';
+
+export interface WatchState {
+  state: WatchStateName;
+  paused: boolean;
+  /** The watch limit was hit: periodic rescans instead of events. */
+  limited: boolean;
+}
+
+/** One difference between two catalogs or two snapshots. */
+export interface Change {
+  kind: 'added' | 'removed' | 'changed';
+  what: 'plugin' | 'skill' | 'server';
+  id: string;
+  path: string;
+  detail?: string;
+}
+
+export interface ReloadedEvent {
+  changes: Change[] | null;
+  counts: { errors: number; warnings: number; infos?: number };
+  full: boolean;
+  ms: number;
+  snapshot?: number;
+  time: string;
+  invalid?: string[];
+}
+
+export type LinkInto = 'home' | 'cursor';
+
+/** A local development link (or synced copy) and the validation of what it points to. */
+export interface LinkResult {
+  name: string;
+  into: LinkInto;
+  dest: string;
+  source: string;
+  mode: 'link' | 'copy';
+  sourceExists: boolean;
+  alreadyLinked?: boolean;
+  valid: boolean;
+  errors: number;
+  warnings: number;
+  skipped?: string[];
+}
+
+/** A stored catalog snapshot's totals. */
+export interface SnapshotInfo {
+  id: number;
+  time: string;
+  hash: string;
+  plugins: number;
+  valid: number;
+  errors: number;
+  warnings: number;
 }
 
 export interface EventMap {
   'catalog:progress': ProgressEvent;
   'catalog:updated': UpdatedEvent;
+  'catalog:reloaded': ReloadedEvent;
+  'watch:state': WatchState;
 }

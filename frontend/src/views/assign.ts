@@ -2,7 +2,8 @@
 // the targets (Targets); the right pane is the selected target's checklist, edited as a local draft
 // and saved with Assign(target, {set}, hash, ack). The backend decides: ack-needed opens the MCP
 // acknowledgment dialog, refused shows its rule and names, stale keeps the draft and blocks Save
-// until Reset. History lists the target's saves with a Revert each.
+// until Reset. History lists the target's saves with a Revert each. The Launch card (views/launch.ts)
+// opens the target's agent in a terminal.
 
 import { api, ApiError } from '../bridge';
 import { badge, h, mount, plural } from '../dom';
@@ -11,6 +12,7 @@ import { isRemote, issueLine, mcpSummary, typeBadge } from '../render';
 import type { CatalogIndex } from '../search';
 import type { AckServer, AssignResult, HistoryEntry, Issue, Plugin, Target, TargetKind } from '../types';
 import type { Ctx } from './ctx';
+import { LaunchPanel } from './launch';
 
 const KIND_LABEL: Record<TargetKind, string> = {
   agent: 'agent',
@@ -64,6 +66,7 @@ export class AssignView {
   private notice: { kind: 'ok' | 'error' | 'stale'; text: string; names?: string[] } | null = null;
   private history: HistoryEntry[] = [];
   private historyError = '';
+  private readonly launch = new LaunchPanel();
 
   constructor(ctx: Ctx) {
     this.ctx = ctx;
@@ -578,6 +581,7 @@ export class AssignView {
         );
 
     const targetIssues = this.issues.filter((i) => i.message.startsWith(`${t.id}:`));
+    this.launch.setTarget(t, dirty);
     this.historyBox = h('section', { class: 'card', 'data-testid': 'history', 'aria-labelledby': 'h-history' });
     mount(
       this.detail,
@@ -592,6 +596,7 @@ export class AssignView {
         },
         head,
         ...explain,
+        this.launch.el,
         h(
           'section',
           { class: 'card', 'aria-labelledby': 'h-checklist' },
