@@ -9,8 +9,8 @@ NOGUI    := build/bin/plugboard-nogui
 PREFIX   ?= $(HOME)/.local
 
 # Debian packages: GTK/WebKit headers for the window, Xvfb and friends for its test,
-# Chromium for the page's end-to-end tests.
-APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium fonts-dejavu-core
+# Chromium for the page's end-to-end tests, a D-Bus session bus for the tray's.
+APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium fonts-dejavu-core dbus
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run build cli nogui desktop frontend deps deps-app deps-system deps-node deps-agents test vet unit \
