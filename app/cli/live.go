@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/devlink"
+	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/reload"
 	"github.com/plugboard/plugboard/backend/store"
 )
@@ -63,8 +65,32 @@ func printReload(w io.Writer, rl reload.Reload, asJSON bool) {
 	}
 	for _, c := range rl.Changes {
 		fmt.Fprintln(w, c.String())
+		if c.Kind != catalog.Removed && strings.Contains(c.Detail, "new ") {
+			for _, i := range issuesAt(rl.Catalog, c) {
+				fmt.Fprintln(w, "    "+i.String())
+			}
+		}
 	}
 	fmt.Fprintf(w, "  now %s (reloaded in %.1f ms)\n", rl.Counts, rl.Millis)
+}
+
+// issuesAt returns the issues a change brought to an author's attention: a plugin's, or a
+// plugin skill's, with paths in full, so the line names the file and the fix.
+func issuesAt(c *catalog.Catalog, ch catalog.Change) issue.List {
+	var out issue.List
+	for i := range c.Plugins {
+		p := &c.Plugins[i]
+		if ch.Path != p.Path && !strings.HasPrefix(ch.Path, p.Path+"/") {
+			continue
+		}
+		for _, is := range p.AllIssues().Prefix(p.Path) {
+			if is.Severity == issue.Info || (ch.What == catalog.WhatSkill && is.Path != ch.Path) {
+				continue
+			}
+			out = append(out, is)
+		}
+	}
+	return out
 }
 
 // linkFlags parses link and unlink.

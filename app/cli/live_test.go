@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/reload"
 )
 
 // The plugin author's loop, with the real binary: link a working copy, watch, edit a
@@ -109,5 +112,20 @@ func TestAuthorLoop(t *testing.T) {
 	got = next()
 	if b, _ := json.Marshal(got["changes"]); !strings.Contains(string(b), `"kind":"removed"`) {
 		t.Errorf("unlink change: %s", b)
+	}
+}
+
+// Text mode names the file and the fix of each new error under the change.
+func TestWatchLinesNameTheFix(t *testing.T) {
+	home, _ := sample(t)
+	pb := filepath.Join(home, ".plugboard")
+	c := catalog.Load(catalog.Options{Home: home, PlugboardHome: pb})
+	bad := filepath.Join(pb, "plugins", "good", "skills", "Bad", "SKILL.md")
+	var out strings.Builder
+	printReload(&out, reload.Reload{Catalog: c, Counts: c.Summary.Issues, Changes: []catalog.Change{
+		{Kind: catalog.Changed, What: catalog.WhatSkill, ID: "good:Bad", Path: bad, Detail: "valid → invalid, 1 new error"}}}, false)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "changed skill good:Bad") || !strings.HasPrefix(strings.TrimSpace(lines[1]), bad+":2: error:") {
+		t.Errorf("watch lines:\n%s", out.String())
 	}
 }
