@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"strings"
 	"syscall"
 
 	"github.com/plugboard/plugboard/backend/runtime"
@@ -35,7 +34,7 @@ func (s *Service) Launch(target, backend string) (LaunchResult, error) {
 		return LaunchResult{}, &Error{Code: CodeIO, Message: "cannot find the plugboard executable: " + err.Error()}
 	}
 	plan, err := runtime.Build(runtime.Request{Home: s.home, PlugboardHome: s.pbHome, Target: target, Backend: backend, Self: self,
-		PIMCPAdapter: s.getenv("PLUGBOARD_PI_MCP_ADAPTER")})
+		PIMCPAdapter: s.getenv("PLUGBOARD_PI_MCP_ADAPTER"), Bins: runtime.BinsFromEnv(s.getenv)})
 	var ce *runtime.CollisionError
 	switch {
 	case errors.As(err, &ce):
@@ -48,9 +47,6 @@ func (s *Service) Launch(target, backend string) (LaunchResult, error) {
 		return LaunchResult{}, &Error{Code: CodeNotFound, Message: err.Error()}
 	case err != nil:
 		return LaunchResult{}, &Error{Code: CodeIO, Message: err.Error()}
-	}
-	if bin := s.getenv("PLUGBOARD_" + strings.ToUpper(plan.Backend) + "_BIN"); bin != "" {
-		plan.Argv[0] = bin
 	}
 	argv := []string{self, "launch", plan.Target, "--backend", plan.Backend, "--home", s.pbHome}
 	res := LaunchResult{Command: runtime.ShellQuote(plan.Argv), Plan: plan}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/plugboard/plugboard/backend/runtime"
 )
@@ -49,13 +48,8 @@ func runLaunch(env Env, args []string) int {
 	self, _ := env.Executable()
 	req := runtime.Request{Home: home, PlugboardHome: pbHome, Target: pos[0], Backend: f.backend,
 		NoPlugins: f.plugins == "none", Mode: f.mode, Bin: f.bin, Self: self, Args: agentArgs,
-		PIMCPAdapter: env.Getenv("PLUGBOARD_PI_MCP_ADAPTER")}
+		PIMCPAdapter: env.Getenv("PLUGBOARD_PI_MCP_ADAPTER"), Bins: runtime.BinsFromEnv(env.Getenv)}
 	plan, err := runtime.Build(req)
-	if plan != nil && len(plan.Argv) > 0 && f.bin == "" {
-		if bin := env.Getenv(binVar(plan.Backend)); bin != "" {
-			plan.Argv[0] = bin // the executable is not a capability: the fingerprint stays
-		}
-	}
 	if f.dryRun && f.json && plan != nil {
 		writeJSON(env.Stdout, plan)
 	}
@@ -78,11 +72,6 @@ func runLaunch(env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "plugboard launch: %v\n", err)
 	}
 	return code
-}
-
-// binVar is the environment variable naming a backend's executable.
-func binVar(backend string) string {
-	return "PLUGBOARD_" + strings.ToUpper(backend) + "_BIN"
 }
 
 // splitDashDash separates launch's arguments from the agent's, after the first "--".

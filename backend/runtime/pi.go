@@ -25,10 +25,7 @@ func piLayout(plan *Plan, units []unit, req Request) layout {
 	l := newLayout()
 	argv := []string{binOr(req.Bin, PI), "--no-skills"}
 	servers := newServerFiles(plan, &l, req.Self)
-	adapter := req.PIMCPAdapter
-	if adapter == "" {
-		adapter = findPIMCPAdapter(binOr(req.Bin, PI))
-	}
+	adapter := req.PIMCPAdapter // found by Build when not given
 	for _, u := range units {
 		l.how[u.p.ID] = "skills"
 		for _, s := range u.skills {

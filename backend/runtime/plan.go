@@ -41,9 +41,10 @@ type Request struct {
 	// NoPlugins launches with an explicit empty set (--plugins none).
 	NoPlugins bool
 	Mode      string
-	// Bin is the agent executable as the plan's argv[0]; "" means the backend's name,
-	// found on PATH when the agent is started.
-	Bin string
+	// Bin is the agent executable as the plan's argv[0]; "" means Bins[backend], else the
+	// backend's name, found on PATH when the agent is started.
+	Bin  string
+	Bins map[string]string
 	// Self is the absolute path of the plugboard executable, which Claude runs as the
 	// stdio side of every remote MCP server (plugboard mcp-proxy).
 	Self string
@@ -149,6 +150,13 @@ func Build(req Request) (*Plan, error) {
 	t, dirs, backend, err := resolveTarget(req)
 	if err != nil {
 		return nil, err
+	}
+	if req.Bin == "" {
+		req.Bin = req.Bins[backend]
+	}
+	if backend == PI && req.PIMCPAdapter == "" {
+		// Found now, so that the fingerprint (and the projection's name) covers it.
+		req.PIMCPAdapter = findPIMCPAdapter(binOr(req.Bin, PI))
 	}
 	plan := &Plan{Backend: backend, Target: t.ID, Mode: req.Mode, Argv: []string{}, EnvKeys: []string{}, Plugins: []PlanPlugin{},
 		Skills: []string{}, Servers: []string{}, Suppressed: []Suppressed{}, Dropped: []Drop{}, Collisions: []assign.Collision{}}

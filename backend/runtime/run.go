@@ -138,6 +138,18 @@ func lookPathIn(name, path string) (string, error) {
 	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
 }
 
+// BinsFromEnv reads the variables that name the backends' executables:
+// PLUGBOARD_CLAUDE_BIN and PLUGBOARD_PI_BIN.
+func BinsFromEnv(getenv func(string) string) map[string]string {
+	out := map[string]string{}
+	for _, b := range []string{Claude, PI} {
+		if v := getenv("PLUGBOARD_" + strings.ToUpper(b) + "_BIN"); v != "" {
+			out[b] = v
+		}
+	}
+	return out
+}
+
 // ShellQuote renders argv as one line a POSIX shell reads back as the same words, for
 // showing the exact command.
 func ShellQuote(argv []string) string {
