@@ -550,3 +550,29 @@ func TestFindPIMCPAdapter(t *testing.T) {
 		t.Errorf("found %q, want %q", got, adapter)
 	}
 }
+
+// The adapter found beside pi is part of the fingerprint: installing it later gives a new
+// projection with the bridge's config, never the old one without it.
+func TestPIAdapterFoundLaterGivesNewProjection(t *testing.T) {
+	pb := home(t)
+	nm := filepath.Join(t.TempDir(), "node_modules")
+	cli := filepath.Join(nm, "pi", "cli.js")
+	os.MkdirAll(filepath.Dir(cli), 0o755)
+	os.WriteFile(cli, []byte("#!/bin/sh\n"), 0o755)
+	req := request(pb, "pi-coder")
+	req.Bins = map[string]string{PI: cli}
+	before := build(t, req)
+	if len(before.Servers) != 0 || before.Argv[0] != cli {
+		t.Fatalf("before: %v %v", before.Argv, before.Servers)
+	}
+	adapter := filepath.Join(nm, "pi-mcp-adapter", "index.ts")
+	os.MkdirAll(filepath.Dir(adapter), 0o755)
+	os.WriteFile(adapter, []byte("export default {}\n"), 0o644)
+	after := build(t, req)
+	if after.Fingerprint == before.Fingerprint || after.Reused || len(after.Servers) != 2 {
+		t.Errorf("after installing the adapter: reused=%v servers=%v", after.Reused, after.Servers)
+	}
+	if _, err := os.Stat(filepath.Join(after.Projection, "mcp.json")); err != nil {
+		t.Error(err)
+	}
+}
