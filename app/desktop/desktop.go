@@ -1,8 +1,11 @@
 //go:build desktop && !nogui
 
 // Package desktop opens the Plugboard window: the page in a Wails v2 webview, bound to
-// app.Service. It is compiled only with the desktop build tag (as `wails build` sets it),
-// so the CLI and `plugboard serve` build with Go alone. It holds no rules.
+// app.Service, with a tray icon (tray.go) and desktop notifications (notify.go) beside it,
+// both plain D-Bus so that they need no system libraries beyond the window's. It is
+// compiled only with the desktop build tag (as `wails build` sets it), so the CLI and
+// `plugboard serve` build with Go alone. It holds no rules: the live catalog, its states
+// and what deserves a notification are decided in app and backend/reload.
 package desktop
 
 import (

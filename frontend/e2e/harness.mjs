@@ -61,12 +61,26 @@ export function makeAssignFixture() {
 }
 
 /**
- * Starts `plugboard serve --addr 127.0.0.1:0 --home <pbHome>` with HOME=<home>, reads the first
- * stdout line (the URL with the token) and returns it with a stop function.
+ * The launch fixture: a temp copy of testdata/runtime/home as the Plugboard home (agents coder,
+ * clash — two plugins with a skill "check" —, pi-coder, and template team with an __active__ slot)
+ * and a fresh, empty HOME beside it.
  */
-export async function startServe({ home, pbHome, args = [] }) {
+export function makeRuntimeFixture() {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-e2e-runtime-'));
+  const pbHome = join(dir, 'pb');
+  cpSync(join(repoRoot, 'testdata', 'runtime', 'home'), pbHome, { recursive: true, verbatimSymlinks: true });
+  const home = join(dir, 'home');
+  mkdirSync(home);
+  return { dir, home, pbHome, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Starts `plugboard serve --addr 127.0.0.1:0 --home <pbHome>` with HOME=<home> (and env on top),
+ * reads the first stdout line (the URL with the token) and returns it with a stop function.
+ */
+export async function startServe({ home, pbHome, args = [], env: extra = {} }) {
   const bin = pluginBin();
-  const env = { ...process.env, HOME: home };
+  const env = { ...process.env, HOME: home, ...extra };
   delete env.PLUGBOARD_HOME; // --home says where it is
   const proc = spawn(bin, ['serve', '--addr', '127.0.0.1:0', '--home', pbHome, ...args], {
     env,

@@ -123,9 +123,9 @@ const scanState = h('span', {
 });
 const rescanBtn = h(
   'button',
-  { type: 'button', class: 'btn', 'data-testid': 'rescan', onclick: () => void rescan() },
+  { type: 'button', class: 'btn btn-rescan', 'data-testid': 'rescan', title: 'Rescan', onclick: () => void rescan() },
   icons.rescan(),
-  h('span', null, 'Rescan'),
+  h('span', { class: 'btn-label' }, 'Rescan'),
 );
 const themeBtn = h('button', {
   type: 'button',
