@@ -1,0 +1,223 @@
+//go:build desktop && !nogui
+
+package desktop
+
+import (
+	"fmt"
+	"io"
+	"sync"
+
+	"fyne.io/systray"
+	"github.com/godbus/dbus/v5"
+
+	"github.com/plugboard/plugboard/backend/reload"
+)
+
+// TrayActions are what the tray's menu does. The tray knows nothing of Wails or the
+// service: desktop.Run wires these to the window and to app.Service, and the tests to
+// recorders, so the tray runs (and is tested) without a window.
+type TrayActions struct {
+	Open   func()            // "Open Plugboard", and a left click on the icon
+	Rescan func()            // "Rescan now"
+	Pause  func(paused bool) // "Pause watching": the checkbox follows SetState, not the click
+	Quit   func()            // "Quit"
+}
+
+// Tray is the status icon: a StatusNotifierItem with a com.canonical.dbusmenu menu, over
+// the D-Bus session bus (fyne.io/systray). Its picture and tooltip show the live catalog's
+// reload.State. Without a session bus it is inert: the window works without a tray.
+type Tray struct {
+	log   io.Writer
+	act   TrayActions
+	icons map[string][]byte
+
+	mu      sync.Mutex
+	state   reload.State
+	kick    chan struct{} // a new state waits in state
+	done    chan struct{}
+	stopped sync.Once
+	end     func() // systray's; nil when the tray never started
+	pause   *systray.MenuItem
+}
+
+// trayTitle is the item's Title: the application's name, as the spec asks.
+const trayTitle = "Plugboard"
+
+// StartTray shows the tray icon, in the reloading state until the first SetState (the
+// first scan runs while the window opens). It never fails: with no session bus it logs one
+// line and returns an inert tray; with a bus but no tray host (GNOME without the
+// AppIndicator extension, a bare window manager) it logs that too and stays registered on
+// the bus, so the icon appears if a host starts later. Call it once per process: systray
+// keeps its state in package variables.
+func StartTray(appIcon []byte, act TrayActions, log io.Writer) *Tray {
+	t := newTray(appIcon, act, log)
+	conn, err := dbus.SessionBus() // the shared connection systray itself uses
+	if err != nil {
+		fmt.Fprintf(log, "plugboard: no D-Bus session bus (%v): no tray icon\n", err)
+		return t
+	}
+	var hosted bool
+	if err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&hosted); err == nil && !hosted {
+		fmt.Fprintln(log, "plugboard: no system tray host (org.kde.StatusNotifierWatcher) on the session bus: the tray icon will show if one starts; use the window meanwhile")
+	}
+	t.run()
+	return t
+}
+
+func newTray(appIcon []byte, act TrayActions, log io.Writer) *Tray {
+	noop := func() {}
+	if act.Open == nil {
+		act.Open = noop
+	}
+	if act.Rescan == nil {
+		act.Rescan = noop
+	}
+	if act.Quit == nil {
+		act.Quit = noop
+	}
+	if act.Pause == nil {
+		act.Pause = func(bool) {}
+	}
+	return &Tray{
+		log: log, act: act, icons: trayIcons(appIcon),
+		state: reload.State{State: reload.StateReloading},
+		kick:  make(chan struct{}, 1), done: make(chan struct{}),
+	}
+}
+
+// run starts systray beside the window's own main loop (RunWithExternalLoop: GTK keeps
+// the main thread, systray only talks D-Bus from goroutines). Whatever systray panics
+// with is logged: a tray is never worth the window.
+func (t *Tray) run() {
+	ready := make(chan struct{})
+	systray.SetOnTapped(func() { go t.act.Open() }) // a left click opens the window
+	start, end := systray.RunWithExternalLoop(func() {
+		systray.SetTitle(trayTitle)
+		open := systray.AddMenuItem("Open Plugboard", "Show the Plugboard window")
+		rescan := systray.AddMenuItem("Rescan now", "Scan every plugin and skill again")
+		t.pause = systray.AddMenuItemCheckbox("Pause watching", "Stop reloading on file changes until unticked", false)
+		systray.AddSeparator()
+		quit := systray.AddMenuItem("Quit", "Quit Plugboard")
+		close(ready)
+		go t.clicks(open, rescan, quit)
+	}, nil)
+	t.end = end
+	if !t.guard("start", start) {
+		return
+	}
+	<-ready // onReady runs in its own goroutine; the menu exists once it returns
+	// The picture and tooltip are set only now: systray reads them when it exports its
+	// properties, which races with onReady, so setting them afterwards is what sticks.
+	t.apply(t.current())
+	go t.follow()
+}
+
+// clicks turns menu clicks into actions. systray drops a click that finds nobody
+// listening, so nothing here blocks: a rescan takes seconds and runs on its own.
+func (t *Tray) clicks(open, rescan, quit *systray.MenuItem) {
+	for {
+		select {
+		case <-open.ClickedCh:
+			go t.act.Open()
+		case <-rescan.ClickedCh:
+			go t.act.Rescan()
+		case <-t.pause.ClickedCh:
+			go t.act.Pause(!t.current().Paused)
+		case <-quit.ClickedCh:
+			go t.act.Quit()
+		case <-t.done:
+			return
+		}
+	}
+}
+
+// SetState shows st. It returns at once (reload calls it from its loop): the newest
+// state is applied by the tray's own goroutine, and states it had no time for are
+// skipped.
+func (t *Tray) SetState(st reload.State) {
+	t.mu.Lock()
+	t.state = st
+	t.mu.Unlock()
+	select {
+	case t.kick <- struct{}{}:
+	default: // a kick is pending; it will read this state
+	}
+}
+
+func (t *Tray) current() reload.State {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.state
+}
+
+func (t *Tray) follow() {
+	for {
+		select {
+		case <-t.kick:
+			t.apply(t.current())
+		case <-t.done:
+			return
+		}
+	}
+}
+
+// apply sets the picture, the tooltip and the checkbox.
+func (t *Tray) apply(st reload.State) {
+	icon, ok := t.icons[st.State]
+	if !ok {
+		icon = t.icons[reload.StateOK]
+	}
+	systray.SetIcon(icon)
+	systray.SetTooltip(trayTooltip(st))
+	if st.Paused != t.pause.Checked() {
+		if st.Paused {
+			t.pause.Check()
+		} else {
+			t.pause.Uncheck()
+		}
+	}
+}
+
+// trayTooltip says the state in words, for the hover text and for screen readers.
+func trayTooltip(st reload.State) string {
+	var s string
+	switch st.State {
+	case reload.StateOK:
+		s = "Plugboard: watching, no errors"
+	case reload.StateIssues:
+		s = "Plugboard: some plugins or skills have errors"
+	case reload.StateReloading:
+		s = "Plugboard: reloading…"
+	case reload.StatePaused:
+		s = "Plugboard: watching paused"
+	default:
+		s = "Plugboard: " + st.State
+	}
+	if st.Limited && !st.Paused {
+		s += " (watch limit reached: rescanning periodically)"
+	}
+	return s
+}
+
+// Stop removes the icon. systray's end function closes the session bus connection it
+// opened, and panics when it has none (the export failed); the panic is logged.
+func (t *Tray) Stop() {
+	t.stopped.Do(func() {
+		close(t.done)
+		if t.end != nil {
+			t.guard("stop", t.end)
+		}
+	})
+}
+
+// guard runs f and logs a panic instead of passing it on; it reports whether f returned.
+func (t *Tray) guard(what string, f func()) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(t.log, "plugboard: tray %s failed: %v\n", what, r)
+			ok = false
+		}
+	}()
+	f()
+	return true
+}
