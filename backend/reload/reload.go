@@ -162,7 +162,9 @@ func (r *Reloader) Rescan() {
 func (r *Reloader) Replace(c *catalog.Catalog) {
 	r.mu.Lock()
 	r.cat = c
+	st := r.stateLocked()
 	r.mu.Unlock()
+	r.notify(st) // the issue count may have moved
 }
 
 // SetOptions changes what is watched (a workspace opened or closed) and rescans.
