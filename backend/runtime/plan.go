@@ -175,7 +175,9 @@ func Build(req Request) (*Plan, error) {
 		u.skills = projectableSkills(u, backend, st, drop)
 		if u.p.Format == manifest.FormatPortable && u.p.MCP != nil && suppress != "" {
 			for _, s := range u.p.MCP.Servers {
-				plan.Suppressed = append(plan.Suppressed, Suppressed{Plugin: u.p.ID, Server: s.Name, Reason: suppress})
+				if u.p.MCP.Valid && s.Valid { // an invalid one would not have launched anyway
+					plan.Suppressed = append(plan.Suppressed, Suppressed{Plugin: u.p.ID, Server: s.Name, Reason: suppress})
+				}
 			}
 			continue
 		}
