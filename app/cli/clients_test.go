@@ -81,7 +81,7 @@ func TestClaudeLoadsTheProjection(t *testing.T) {
 	claude := client(t, ".bin/claude")
 	pb, _ := launchHome(t)
 	plan := dryRun(t, pb, []string{"PLUGBOARD_CLAUDE_BIN=" + claude}, "coder")
-	if len(plan.Skills) != 3 || len(plan.Servers) != 2 {
+	if len(plan.Skills) != 3 || len(plan.Servers) != 3 {
 		t.Fatalf("fixture plan: %v %v", plan.Skills, plan.Servers)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -94,7 +94,7 @@ func TestLaunchDryRunJSON(t *testing.T) {
 		Servers []string `json:"servers"`
 	}
 	json.Unmarshal([]byte(out), &p)
-	if p.Argv[0] != "claude" || !slices.Equal(p.Argv[len(p.Argv)-2:], []string{"--model", "opus"}) || len(p.Skills) != 3 || len(p.Servers) != 2 {
+	if p.Argv[0] != "claude" || !slices.Equal(p.Argv[len(p.Argv)-2:], []string{"--model", "opus"}) || len(p.Skills) != 3 || len(p.Servers) != 3 {
 		t.Errorf("plan = %+v", p)
 	}
 	if strings.Contains(out+errOut, "do-not-leak") {
@@ -102,7 +102,7 @@ func TestLaunchDryRunJSON(t *testing.T) {
 	}
 	// Text form: the exact command first.
 	code, out, _ = runLaunchCmd(t, env, "coder", "--dry-run", "--mode", "benchmark")
-	if code != ExitOK || !strings.HasPrefix(out, "claude --plugin-dir ") || !strings.Contains(out, "MCP servers: (none)") {
+	if code != ExitOK || !strings.HasPrefix(out, "claude --plugin-dir ") || !strings.Contains(out, "MCP servers: plugin:legacy-tools:legacy-search\n") {
 		t.Errorf("text dry-run (%d):\n%s", code, out)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/manifest"
+	"github.com/plugboard/plugboard/backend/mcpconfig"
 )
 
 // claudeLayout projects a launch set for Claude Code (R2, R3):
@@ -29,6 +30,15 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 			for _, s := range u.p.Skills {
 				if s.Valid {
 					plan.Skills = append(plan.Skills, ns+":"+s.Folder)
+				}
+			}
+			// Claude starts a legacy folder's own .mcp.json servers itself, named
+			// plugin:<namespace>:<server>; they are listed so the plan says what loads.
+			if hasFile(u.root, ".mcp.json") {
+				if c := mcpconfig.LoadClaude(filepath.Join(u.root, ".mcp.json"), ".mcp.json"); c != nil {
+					for _, s := range c.Servers {
+						plan.Servers = append(plan.Servers, "plugin:"+ns+":"+s.Name)
+					}
 				}
 			}
 		} else {

@@ -46,6 +46,9 @@ func DataDir(pbHome, pluginID string) string {
 // only when a stdio server is kept; when it cannot be created only the stdio servers are
 // dropped (R5). mkdata is false for a plan that keeps no server (suppression).
 func mcpServers(p *catalog.Plugin, root, pbHome string, drop func(Drop)) []Server {
+	if p.Format == manifest.FormatCursor && p.MCP != nil && len(p.MCP.Servers) > 0 {
+		drop(Drop{Plugin: p.ID, What: "mcp", Reason: "a Cursor plugin's MCP servers are Cursor's to start (its own placeholders and defaults); Plugboard launches portable mcp.json servers only"})
+	}
 	if p.Format != manifest.FormatPortable || p.MCP == nil {
 		return nil
 	}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/plugboard/plugboard/backend/manifest"
 )
 
 // PIMCPConfigMode is the environment variable that makes the pi-mcp-adapter extension
@@ -28,6 +30,10 @@ func piLayout(plan *Plan, units []unit, req Request) layout {
 	adapter := req.PIMCPAdapter // found by Build when not given
 	for _, u := range units {
 		l.how[u.p.ID] = "skills"
+		if u.p.Format == manifest.FormatLegacy && hasFile(u.root, ".mcp.json") {
+			plan.Dropped = append(plan.Dropped, Drop{Plugin: u.p.ID, What: "mcp",
+				Reason: "a legacy Claude plugin's .mcp.json is Claude's format and is not given to PI; move its servers to a portable mcp.json"})
+		}
 		for _, s := range u.skills {
 			rel := "skills/" + s.name
 			l.trees[rel] = s.t
@@ -58,6 +64,11 @@ func piLayout(plan *Plan, units []unit, req Request) layout {
 	}
 	plan.Argv = append(argv, req.Args...)
 	return l
+}
+
+func hasFile(dir, name string) bool {
+	st, err := os.Lstat(filepath.Join(dir, name))
+	return err == nil && st.Mode().IsRegular()
 }
 
 // findPIMCPAdapter looks for pi-mcp-adapter installed beside pi: the npm folder that

@@ -79,7 +79,8 @@ func TestClaudeProjection(t *testing.T) {
 	if want := []string{"legacy-tools:grep-help", "review:check", "review:explain"}; !slices.Equal(p.Skills, want) {
 		t.Errorf("skills = %v, want %v", p.Skills, want)
 	}
-	if want := []string{"docs", "lint"}; !slices.Equal(p.Servers, want) {
+	// The legacy folder's own .mcp.json is Claude's to start; the plan lists it as Claude names it.
+	if want := []string{"docs", "lint", "plugin:legacy-tools:legacy-search"}; !slices.Equal(p.Servers, want) {
 		t.Errorf("servers = %v, want %v", p.Servers, want)
 	}
 	installed := filepath.Join(pb, "plugins", "review")
@@ -338,7 +339,8 @@ func TestSuppression(t *testing.T) {
 			req := request(pb, "coder")
 			req.Mode = m
 			p := build(t, req)
-			if len(p.Servers) != 0 || strings.Contains(strings.Join(p.Argv, " "), "--mcp-config") {
+			// Portable MCP only: a legacy folder is passed as it is (R1), its .mcp.json with it.
+			if !slices.Equal(p.Servers, []string{"plugin:legacy-tools:legacy-search"}) || strings.Contains(strings.Join(p.Argv, " "), "--mcp-config") {
 				t.Errorf("servers %v argv %v", p.Servers, p.Argv)
 			}
 			if len(p.Suppressed) != 2 || p.Suppressed[0].Reason == "" {
@@ -402,6 +404,9 @@ func TestPIProjection(t *testing.T) {
 	if !slices.Contains(p.Skills, "grep-help") {
 		t.Errorf("skills = %v", p.Skills)
 	}
+	if !slices.ContainsFunc(p.Dropped, func(d Drop) bool { return d.Plugin == "legacy-tools" && d.What == "mcp" }) {
+		t.Errorf("the legacy .mcp.json PI does not get is not reported: %+v", p.Dropped)
+	}
 	for _, a := range p.Argv {
 		if pathsafe.Within(filepath.Join(pb, "plugins"), a) {
 			t.Errorf("PI argument %q points into an installed package", a)
@@ -450,7 +455,7 @@ func TestUnavailableDataFolderDropsOnlyStdio(t *testing.T) {
 	os.MkdirAll(filepath.Join(pb, "data"), 0o700)
 	os.WriteFile(filepath.Join(pb, "data", "plugin-data"), []byte("a file in the way"), 0o600)
 	p := build(t, request(pb, "coder"))
-	if !slices.Equal(p.Servers, []string{"docs"}) {
+	if !slices.Equal(p.Servers, []string{"docs", "plugin:legacy-tools:legacy-search"}) {
 		t.Errorf("servers = %v", p.Servers)
 	}
 	if len(p.Dropped) != 1 || p.Dropped[0].Name != "lint" || !strings.Contains(p.Dropped[0].Reason, "data folder") {
