@@ -1,10 +1,21 @@
 // npm run screenshots: starts `$PLUGBOARD_BIN serve` on a copy of the fixture home and writes the
 // page's screenshots to docs/screenshots/ (plugins light and dark, skills, MCP, settings), then on a
-// copy of testdata/assign/home the Assignments tab and the MCP acknowledgment dialog.
+// copy of testdata/assign/home the Assignments tab and the MCP acknowledgment dialog, and on a copy
+// of testdata/runtime/home a launch, local development and what changed. Only `serve` is needed
+// (no desktop binary); $TERMINAL is a stand-in that opens nothing.
 
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchBrowser, makeAssignFixture, makeFixture, repoRoot, startServe, waitReady } from './harness.mjs';
+import {
+  launchBrowser,
+  makeAssignFixture,
+  makeFixture,
+  makeRuntimeFixture,
+  repoRoot,
+  startServe,
+  waitFor,
+  waitReady,
+} from './harness.mjs';
 
 const out = process.env.PLUGBOARD_SCREENSHOTS || join(repoRoot, 'docs', 'screenshots');
 mkdirSync(out, { recursive: true });
@@ -25,7 +36,7 @@ async function open(colorScheme, server = srv) {
 
 async function shot(page, name) {
   await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
-  await page.mouse.move(620, 26); // an empty spot of the header: no hover effects
+  await page.mouse.move(70, 26); // the brand in the header: no hover effects
   await page.waitForTimeout(150);
   const file = join(out, name);
   await page.screenshot({ path: file });
@@ -81,6 +92,58 @@ try {
   } finally {
     await asrv.stop();
     afx.cleanup();
+  }
+  // launch, local development and what changed, on the runtime fixture
+  const rfx = makeRuntimeFixture();
+  const stand = join(rfx.dir, 'terminal-stand-in.sh'); // stands in for a terminal: opens nothing
+  writeFileSync(stand, '#!/bin/sh\nexit 0\n');
+  chmodSync(stand, 0o755);
+  const rsrv = await startServe({
+    ...rfx,
+    env: { TERMINAL: stand, PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' },
+  });
+  try {
+    const page = await open('light', rsrv);
+    await page.waitForSelector('[data-testid="watch-state"]:not([data-state="paused"]):not([hidden])', {
+      timeout: 15000,
+    });
+    await page.click('[data-testid="tab-assign"]');
+    await page.click('[data-testid="target"][data-id="agent:coder"]');
+    await page.click('[data-testid="launch-button"]');
+    await page.waitForSelector('[data-testid="launch-command"]');
+    await shot(page, 'launch.png');
+
+    const src = join(rfx.dir, 'src', 'devplug');
+    mkdirSync(join(src, 'skills', 'hello'), { recursive: true });
+    const manifest = {
+      $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+      name: 'devplug',
+      version: '0.1.0',
+    };
+    writeFileSync(join(src, 'plugin.json'), JSON.stringify(manifest, null, 2));
+    writeFileSync(join(src, 'skills', 'hello', 'SKILL.md'), '---\nname: hello\ndescription: Says hello.\n---\nHi.\n');
+    await page.click('[data-testid="tab-dev"]');
+    await page.fill('[data-testid="dev-path"]', src);
+    await page.click('[data-testid="dev-link"]');
+    await page.waitForSelector('[data-testid="dev-link-item"][data-valid="true"]');
+    // the catalog has it (a snapshot of its own) before it is broken
+    await page.waitForSelector('[data-testid="dev-link-item"] button[aria-label="Show devplug in Plugins"]');
+    // the author breaks the manifest: the link turns invalid with the file and the fix
+    writeFileSync(join(src, 'plugin.json'), JSON.stringify({ ...manifest, $schema: undefined }, null, 2));
+    await page.waitForSelector('[data-testid="dev-link-item"][data-valid="false"] [data-testid="issue"]');
+    await page.waitForSelector('[data-testid="reloaded"]:not([hidden])');
+    await shot(page, 'local-development.png');
+
+    await page.click('[data-testid="tab-timeline"]');
+    await waitFor(async () => (await page.locator('[data-testid="snapshot"]').count()) >= 3, {
+      message: 'snapshots',
+    });
+    await page.waitForSelector('[data-testid="snapshot-view"] [data-testid="change"]');
+    await shot(page, 'what-changed.png');
+    await page.close();
+  } finally {
+    await rsrv.stop();
+    rfx.cleanup();
   }
   for (const f of written) console.log(f);
 } finally {

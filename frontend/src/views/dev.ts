@@ -1,0 +1,340 @@
+// Local development (U5): link a plugin folder an author is working on where the catalog finds it
+// (Link: a symlink, or a synced copy, in $PLUGBOARD_HOME/plugins/ or ~/.cursor/plugins/local/),
+// see every link with its validation (Links), and unlink it (Unlink). The folder comes from the
+// window's native dialog (PickFolder) or, in a browser, a path field. Links are read again after
+// every live reload, and each link shows its plugin's issues from the catalog document, so an
+// author sees the file and the fix as soon as they save.
+
+import { api, ApiError, isDesktop } from '../bridge';
+import { h, mount, tilde } from '../dom';
+import type { CatalogIndex } from '../search';
+import type { LinkInto, LinkResult, Plugin } from '../types';
+import type { Ctx } from './ctx';
+import { INTO_LABEL, linkItem } from './devlink';
+
+interface Notice {
+  kind: 'ok' | 'error';
+  text: string;
+  /** A multi-line refusal (an invalid package: one issue a line, with file and fix). */
+  detail?: string;
+}
+
+export class DevView {
+  readonly el: HTMLElement;
+  private readonly ctx: Ctx;
+  private readonly path: HTMLInputElement;
+  private readonly pick: HTMLButtonElement;
+  private readonly name: HTMLInputElement;
+  private readonly copy: HTMLInputElement;
+  private readonly force: HTMLInputElement;
+  private readonly linkBtn: HTMLButtonElement;
+  private readonly into: Record<LinkInto, HTMLInputElement>;
+  private readonly status: HTMLElement;
+  private readonly list: HTMLElement;
+  private readonly count: HTMLElement;
+  private ix: CatalogIndex | null = null;
+  private links: LinkResult[] = [];
+  private loaded = false;
+  private loadError = '';
+  private loading = false;
+  private loadAgain = false;
+  private busy = false;
+  private unlinking = new Set<string>();
+  private notice: Notice | null = null;
+  private listNotice: Notice | null = null;
+
+  constructor(ctx: Ctx) {
+    this.ctx = ctx;
+    this.path = h('input', {
+      type: 'text',
+      id: 'dev-path',
+      class: 'grow mono',
+      placeholder: '~/src/my-plugin',
+      'aria-label': 'Plugin folder',
+      'data-testid': 'dev-path',
+      spellcheck: 'false',
+      autocomplete: 'off',
+    });
+    this.path.addEventListener('keydown', (e) => e.key === 'Enter' && void this.link());
+    this.pick = h(
+      'button',
+      { type: 'button', class: 'btn', 'data-testid': 'dev-pick', onclick: () => void this.pickFolder() },
+      'Choose folder…',
+    );
+    // In a browser there is no native dialog: the path field is the way (PickFolder says "unsupported").
+    this.pick.hidden = !isDesktop();
+    const radio = (value: LinkInto) =>
+      h('input', { type: 'radio', name: 'dev-into', value, 'data-testid': `dev-into-${value}` });
+    this.into = { home: radio('home'), cursor: radio('cursor') };
+    this.into.home.checked = true;
+    this.name = h('input', {
+      type: 'text',
+      id: 'dev-name',
+      class: 'grow mono',
+      placeholder: "the manifest's name",
+      'aria-label': 'Link name',
+      'data-testid': 'dev-name',
+      spellcheck: 'false',
+      autocomplete: 'off',
+    });
+    this.copy = h('input', { type: 'checkbox', 'data-testid': 'dev-copy' });
+    this.force = h('input', { type: 'checkbox', 'data-testid': 'dev-force' });
+    this.linkBtn = h(
+      'button',
+      { type: 'button', class: 'btn btn-primary', 'data-testid': 'dev-link', onclick: () => void this.link() },
+      'Link',
+    );
+    this.status = h('div', { 'data-testid': 'dev-status', role: 'status', 'aria-live': 'polite' });
+    this.list = h('ul', { class: 'plain dev-links', 'data-testid': 'dev-links', 'aria-labelledby': 'h-dev-links' });
+    this.count = h('span', { class: 'muted' });
+
+    this.el = h(
+      'div',
+      { class: 'settings-page dev-page' },
+      h(
+        'section',
+        { class: 'card', 'aria-labelledby': 'h-dev-link' },
+        h('h3', { id: 'h-dev-link' }, 'Link a plugin folder'),
+        h(
+          'p',
+          { class: 'muted small' },
+          'The folder is validated, then linked where the catalog finds it. Plugboard watches it: ' +
+            'save a file and its validation below updates.',
+        ),
+        h('label', { for: 'dev-path', class: 'field-label' }, 'Plugin folder'),
+        h('div', { class: 'row' }, this.path, this.pick),
+        h(
+          'fieldset',
+          { class: 'radio-group' },
+          h('legend', { class: 'field-label' }, 'Link into'),
+          h(
+            'label',
+            { class: 'check' },
+            this.into.home,
+            h('span', null, 'Plugboard home '),
+            h('code', { class: 'muted' }, '$PLUGBOARD_HOME/plugins/'),
+          ),
+          h(
+            'label',
+            { class: 'check' },
+            this.into.cursor,
+            h('span', null, 'Cursor '),
+            h('code', { class: 'muted' }, '~/.cursor/plugins/local/'),
+          ),
+        ),
+        h('label', { for: 'dev-name', class: 'field-label' }, 'Name (the plugin id)'),
+        this.name,
+        h(
+          'label',
+          { class: 'check' },
+          this.copy,
+          h('span', null, 'Copy instead of a symlink'),
+          h('span', { class: 'muted small' }, ' — kept in sync while Plugboard watches'),
+        ),
+        h(
+          'label',
+          { class: 'check' },
+          this.force,
+          h('span', null, 'Link even if invalid'),
+          h('span', { class: 'muted small' }, ' — it stays unassignable until fixed'),
+        ),
+        h('div', { class: 'row' }, this.linkBtn),
+        this.status,
+      ),
+      h(
+        'section',
+        { class: 'card', 'aria-labelledby': 'h-dev-links' },
+        h('h3', { id: 'h-dev-links' }, 'Linked plugins ', this.count),
+        this.list,
+      ),
+    );
+  }
+
+  setIndex(ix: CatalogIndex): void {
+    this.ix = ix;
+    if (!this.path.placeholder.startsWith(ix.doc.home)) this.path.placeholder = `${ix.doc.home}/src/my-plugin`;
+    this.render();
+    void this.load();
+  }
+
+  /** The tab was opened: read the links again. */
+  activate(): void {
+    void this.load();
+  }
+
+  /** A live reload: validation may have changed. */
+  reloaded(): void {
+    void this.load();
+  }
+
+  /** Calls Links; overlapping calls collapse into one more. */
+  private async load(): Promise<void> {
+    if (this.loading) {
+      this.loadAgain = true;
+      return;
+    }
+    this.loading = true;
+    try {
+      this.links = (await api.links()) ?? [];
+      this.loadError = '';
+    } catch (e) {
+      this.loadError = e instanceof Error ? e.message : String(e);
+    } finally {
+      this.loaded = true;
+      this.loading = false;
+      this.renderList();
+      if (this.loadAgain) {
+        this.loadAgain = false;
+        void this.load();
+      }
+    }
+  }
+
+  private async pickFolder(): Promise<void> {
+    try {
+      const dir = await api.pickFolder();
+      if (dir) this.path.value = dir;
+      this.path.focus();
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'unsupported') {
+        this.pick.hidden = true;
+        this.notice = { kind: 'error', text: 'No folder dialog here: type the folder’s path.' };
+        this.path.focus();
+      } else {
+        this.notice = { kind: 'error', text: `Cannot open the folder dialog: ${e instanceof Error ? e.message : e}` };
+      }
+      this.render();
+    }
+  }
+
+  /** The typed folder as an absolute path (~ is the home folder), or "" with a notice. */
+  private folder(): string {
+    let p = this.path.value.trim();
+    const home = this.ix?.doc.home ?? '';
+    if (home && (p === '~' || p.startsWith('~/'))) p = home + p.slice(1);
+    if (!p.startsWith('/')) {
+      this.notice = {
+        kind: 'error',
+        text: p ? `${p} is not an absolute path: type the full path (or ~/…).` : 'Type the folder’s path first.',
+      };
+      return '';
+    }
+    return p;
+  }
+
+  private async link(): Promise<void> {
+    if (this.busy) return;
+    const dir = this.folder();
+    if (!dir) {
+      this.render();
+      this.path.focus();
+      return;
+    }
+    const into: LinkInto = this.into.cursor.checked ? 'cursor' : 'home';
+    this.busy = true;
+    this.notice = null;
+    this.render();
+    try {
+      const r = await api.link(dir, into, this.name.value.trim(), this.copy.checked, this.force.checked);
+      const how = r.mode === 'copy' ? 'a synced copy' : 'a symlink';
+      this.notice = {
+        kind: 'ok',
+        text: r.alreadyLinked
+          ? `${r.name} was already linked into ${INTO_LABEL[r.into]}${r.mode === 'copy' ? '; the copy is up to date' : ''}.`
+          : `Linked ${r.name} into ${INTO_LABEL[r.into]} as ${how}${r.valid ? '' : ' (invalid: forced)'}.`,
+      };
+      this.name.value = '';
+      this.force.checked = false;
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      const nl = msg.indexOf('\n');
+      this.notice =
+        e instanceof ApiError && e.code === 'refused'
+          ? {
+              kind: 'error',
+              text: `Not linked: ${nl < 0 ? msg : msg.slice(0, nl)}`,
+              detail:
+                nl < 0
+                  ? ''
+                  : msg
+                      .slice(nl + 1)
+                      .split('\n')
+                      .map((l) => l.trim())
+                      .join('\n'),
+            }
+          : { kind: 'error', text: `Not linked: ${msg}` };
+    } finally {
+      this.busy = false;
+      this.render();
+      void this.load();
+    }
+  }
+
+  private async unlink(l: LinkResult): Promise<void> {
+    const key = `${l.into}/${l.name}`;
+    if (this.unlinking.has(key)) return;
+    this.unlinking.add(key);
+    this.renderList();
+    try {
+      await api.unlink(l.name, l.into);
+      this.listNotice = {
+        kind: 'ok',
+        text: `Unlinked ${l.name} from ${INTO_LABEL[l.into]}; ${tilde(l.source, this.ix?.doc.home)} is untouched.`,
+      };
+    } catch (e) {
+      this.listNotice = { kind: 'error', text: `Cannot unlink ${l.name}: ${e instanceof Error ? e.message : e}` };
+    } finally {
+      this.unlinking.delete(key);
+      await this.load();
+    }
+  }
+
+  /** The catalog's plugin at the link's destination. */
+  private plugin(l: LinkResult): Plugin | undefined {
+    const plugins = this.ix?.doc.plugins ?? [];
+    const source = l.into === 'cursor' ? 'cursor-local' : 'plugboard';
+    return plugins.find((p) => p.path === l.dest) ?? plugins.find((p) => p.id === l.name && p.source === source);
+  }
+
+  private render(): void {
+    this.linkBtn.disabled = this.busy;
+    this.linkBtn.textContent = this.busy ? 'Linking…' : 'Link';
+    const n = this.notice;
+    mount(
+      this.status,
+      n ? h('p', { class: `notice notice-${n.kind}`, 'data-kind': n.kind }, n.text) : null,
+      n?.detail ? h('pre', { class: 'refusal mono small', 'data-testid': 'dev-refusal' }, n.detail) : null,
+    );
+    this.renderList();
+  }
+
+  private renderList(): void {
+    const home = this.ix?.doc.home;
+    this.count.textContent = this.loaded ? `(${this.links.length})` : '';
+    const items: Node[] = [];
+    if (this.listNotice)
+      items.push(
+        h(
+          'li',
+          { class: `notice notice-${this.listNotice.kind}`, 'data-testid': 'dev-links-status', role: 'status' },
+          this.listNotice.text,
+        ),
+      );
+    if (this.loadError) items.push(h('li', { class: 'notice notice-error' }, `Links: ${this.loadError}`));
+    if (!this.loaded) items.push(h('li', { class: 'muted' }, 'Loading links…'));
+    else if (!this.links.length)
+      items.push(h('li', { class: 'muted', 'data-testid': 'dev-links-none' }, 'No local development links yet.'));
+    for (const l of this.links) {
+      const key = `${l.into}/${l.name}`;
+      items.push(
+        linkItem(l, this.plugin(l), {
+          home,
+          unlinking: this.unlinking.has(key),
+          unlink: () => void this.unlink(l),
+          show: (id) => this.ctx.showPlugin(id),
+        }),
+      );
+    }
+    mount(this.list, ...items);
+  }
+}

@@ -1,0 +1,295 @@
+// Launching a target's agent (R1–R7 through Launch): the Launch card of the assignment detail.
+// Launch(target, backend) builds the plan in Go and opens the agent in the user's terminal; the
+// card shows the agent's exact command (copyable) and what the launch loads, or why it did not
+// start: a refusal naming the colliding names, or, without a terminal, the command to run by hand.
+// The backend reads the target from disk at spawn, so an unsaved draft is not what launches.
+
+import { api, ApiError } from '../bridge';
+import { badge, h, mount, plural } from '../dom';
+import type { Collision, LaunchResult, Plan, Target } from '../types';
+
+/** The backends the user can pick; "" is the agent's own (its file's "backend", else claude). */
+const BACKENDS: Array<{ value: string; label: string }> = [
+  { value: '', label: "Agent's own" },
+  { value: 'claude', label: 'claude' },
+  { value: 'pi', label: 'pi' },
+];
+
+const HOW_LABEL: Record<string, string> = {
+  projected: 'projected copy',
+  'as-is': 'as it is (legacy)',
+  skills: 'skills projected',
+  dropped: 'dropped',
+};
+
+interface Outcome {
+  target: string;
+  backend: string;
+  res?: LaunchResult;
+  error?: { code: string; message: string; collisions: Collision[] };
+}
+
+/** The command a no-terminal error names for running by hand. */
+export function manualCommand(message: string): string {
+  const m = /run this yourself: (.+)$/s.exec(message);
+  return m ? m[1].trim() : '';
+}
+
+/** A read-only block of code with a Copy button. */
+export function codeBlock(text: string, testid: string, label: string): HTMLElement {
+  const code = h('code', { 'data-testid': testid }, text);
+  const copy = h(
+    'button',
+    { type: 'button', class: 'btn btn-small', 'aria-label': `Copy ${label}`, 'data-testid': `${testid}-copy` },
+    'Copy',
+  );
+  copy.addEventListener('click', () => {
+    const done = (ok: boolean) => {
+      copy.textContent = ok ? 'Copied' : 'Selected: press Ctrl+C';
+      setTimeout(() => (copy.textContent = 'Copy'), 1600);
+    };
+    const select = () => {
+      const r = document.createRange();
+      r.selectNodeContents(code);
+      const sel = window.getSelection();
+      sel?.removeAllRanges();
+      sel?.addRange(r);
+      done(false);
+    };
+    if (navigator.clipboard?.writeText) navigator.clipboard.writeText(text).then(() => done(true), select);
+    else select();
+  });
+  return h('div', { class: 'codeblock' }, h('pre', { tabindex: 0, 'aria-label': label }, code), copy);
+}
+
+export class LaunchPanel {
+  readonly el: HTMLElement;
+  private readonly select: HTMLSelectElement;
+  private readonly button: HTMLButtonElement;
+  private readonly note: HTMLElement;
+  private readonly result: HTMLElement;
+  private target: Target | null = null;
+  private dirty = false;
+  private busy = false;
+  private outcome: Outcome | null = null;
+
+  constructor() {
+    this.select = h(
+      'select',
+      { 'aria-label': 'Backend', 'data-testid': 'launch-backend', id: 'launch-backend' },
+      ...BACKENDS.map((b) => h('option', { value: b.value }, b.label)),
+    );
+    this.button = h(
+      'button',
+      { type: 'button', class: 'btn', 'data-testid': 'launch-button', onclick: () => void this.launch() },
+      'Launch',
+    );
+    this.note = h('p', { class: 'muted small' });
+    this.result = h('div', { class: 'launch-result', 'data-testid': 'launch-result', 'aria-live': 'polite' });
+    this.el = h(
+      'section',
+      { class: 'card launch-card', 'data-testid': 'launch', 'aria-labelledby': 'h-launch' },
+      h('h3', { id: 'h-launch' }, 'Launch'),
+      h(
+        'div',
+        { class: 'row' },
+        h('label', { for: 'launch-backend', class: 'muted small' }, 'Backend'),
+        this.select,
+        this.button,
+        h('span', { class: 'grow' }),
+      ),
+      this.note,
+      this.result,
+    );
+  }
+
+  /** Shows the card for t; a different target forgets the last outcome. */
+  setTarget(t: Target, dirty: boolean): void {
+    if (this.target?.id !== t.id) {
+      this.outcome = null;
+      this.select.value = '';
+    }
+    this.target = t;
+    this.dirty = dirty;
+    const active = t.kind === 'active';
+    this.button.disabled = this.busy || active;
+    this.button.textContent = this.busy ? 'Launching…' : 'Launch';
+    this.select.disabled = this.busy || active;
+    this.note.dataset.testid = active ? 'launch-unavailable' : 'launch-note';
+    this.note.className = active ? 'notice notice-info' : 'muted small';
+    this.note.textContent = active
+      ? 'The __active__ slot cannot be launched: it runs whichever agent is active, which only the agent host knows. Launch that agent instead.'
+      : `Opens the agent in a terminal with the plugins this target has on disk${dirty ? ' — not the unsaved changes below' : ''}; the set is read again when it starts.`;
+    this.render();
+  }
+
+  private async launch(): Promise<void> {
+    const t = this.target;
+    if (!t || this.busy) return;
+    const backend = this.select.value;
+    this.busy = true;
+    this.outcome = null;
+    this.setTarget(t, this.dirty);
+    try {
+      const res = await api.launch(t.id, backend);
+      this.outcome = { target: t.id, backend, res };
+    } catch (e) {
+      const err = e instanceof ApiError ? e : new ApiError('transport', e instanceof Error ? e.message : String(e));
+      this.outcome = {
+        target: t.id,
+        backend,
+        error: { code: err.code, message: err.message, collisions: err.body.collisions ?? [] },
+      };
+    } finally {
+      this.busy = false;
+      if (this.target) this.setTarget(this.target, this.dirty);
+    }
+  }
+
+  private render(): void {
+    const o = this.outcome;
+    if (this.busy) {
+      mount(this.result, h('p', { class: 'muted small', role: 'status' }, 'Building the launch…'));
+      return;
+    }
+    if (!o || o.target !== this.target?.id) {
+      mount(this.result);
+      return;
+    }
+    if (o.res) {
+      mount(this.result, ...this.started(o.res));
+      return;
+    }
+    const e = o.error!;
+    if (e.code === 'refused') {
+      mount(
+        this.result,
+        h(
+          'p',
+          { class: 'notice notice-error', 'data-testid': 'launch-refused', role: 'alert' },
+          `Refused: ${e.message}`,
+        ),
+        e.collisions.length
+          ? h(
+              'ul',
+              { class: 'plain launch-collisions', 'data-testid': 'launch-collisions' },
+              ...e.collisions.map((c) =>
+                h(
+                  'li',
+                  { 'data-testid': 'launch-collision', 'data-name': c.name, 'data-kind': c.kind },
+                  `${c.kind} `,
+                  h('code', { class: 'name-chip' }, c.name),
+                  ` is provided by ${c.plugins.join(' and ')}`,
+                ),
+              ),
+            )
+          : null,
+      );
+      return;
+    }
+    const manual = e.code === 'no-terminal' ? manualCommand(e.message) : '';
+    mount(
+      this.result,
+      h(
+        'p',
+        { class: 'notice notice-error', 'data-testid': 'launch-error', 'data-code': e.code, role: 'alert' },
+        e.code === 'no-terminal'
+          ? manual
+            ? 'No terminal could be opened. Run this in a terminal yourself:'
+            : e.message
+          : `Not launched: ${e.message}`,
+      ),
+      manual ? codeBlock(manual, 'launch-manual', 'command to run') : null,
+      manual ? h('p', { class: 'muted small' }, e.message.slice(0, e.message.indexOf('; run this yourself'))) : null,
+    );
+  }
+
+  private started(r: LaunchResult): Array<Node | null> {
+    const p = r.plan;
+    return [
+      h(
+        'p',
+        { class: 'notice notice-ok', 'data-testid': 'launch-started', role: 'status' },
+        `Started ${p.target} with ${p.backend} in a terminal.`,
+      ),
+      h('h4', null, 'Command'),
+      codeBlock(r.command, 'launch-command', 'command'),
+      r.terminal
+        ? h(
+            'p',
+            { class: 'muted small' },
+            'Terminal: ',
+            h('span', { class: 'mono wrap', 'data-testid': 'launch-terminal' }, r.terminal),
+          )
+        : null,
+      planDetails(p),
+    ];
+  }
+}
+
+const chips = (xs: string[] | null | undefined, testid: string): HTMLElement =>
+  xs && xs.length
+    ? h('span', { class: 'names', 'data-testid': testid }, ...xs.map((x) => h('code', { class: 'name-chip' }, x)))
+    : h('span', { class: 'muted', 'data-testid': testid }, 'none');
+
+/** What the launch loads and what it leaves out. */
+export function planDetails(p: Plan): HTMLElement {
+  const row = (label: string, value: Node) => [h('dt', null, label), h('dd', null, value)];
+  const reasons = (items: Array<{ key: string; reason: string }>, testid: string) =>
+    items.length
+      ? h(
+          'ul',
+          { class: 'plain launch-reasons', 'data-testid': testid },
+          ...items.map((i) => h('li', null, h('code', null, i.key), ': ', h('span', { class: 'muted' }, i.reason))),
+        )
+      : h('span', { class: 'muted', 'data-testid': testid }, 'none');
+  const plugins = h(
+    'ul',
+    { class: 'plain', 'data-testid': 'launch-plugins' },
+    ...p.plugins.map((x) =>
+      h(
+        'li',
+        null,
+        h('code', null, x.id),
+        ' ',
+        badge(x.format, x.format === 'legacy' ? 'warning' : 'fmt-none'),
+        ' ',
+        h('span', { class: 'muted small' }, HOW_LABEL[x.how] ?? x.how),
+      ),
+    ),
+  );
+  return h(
+    'dl',
+    { class: 'meta launch-plan', 'data-testid': 'launch-plan' },
+    ...row(plural(p.plugins.length, 'plugin'), p.plugins.length ? plugins : h('span', { class: 'muted' }, 'none')),
+    ...row('Skills', chips(p.skills, 'launch-skills')),
+    ...row('MCP servers', chips(p.servers, 'launch-servers')),
+    ...row(
+      'Suppressed',
+      reasons(
+        (p.suppressed ?? []).map((s) => ({ key: `${s.plugin}/${s.server}`, reason: s.reason })),
+        'launch-suppressed',
+      ),
+    ),
+    ...row(
+      'Dropped',
+      reasons(
+        (p.dropped ?? []).map((d) => ({
+          key: d.name ? `${d.plugin} ${d.what} ${d.name}` : `${d.plugin} (${d.what})`,
+          reason: d.reason,
+        })),
+        'launch-dropped',
+      ),
+    ),
+    ...(p.envKeys.length ? row('Environment', chips(p.envKeys, 'launch-env')) : []),
+    ...row(
+      'Projection',
+      h(
+        'span',
+        { class: 'mono small wrap' },
+        p.projection || '—',
+        p.reused ? h('span', { class: 'muted' }, ' (reused)') : null,
+      ),
+    ),
+  );
+}

@@ -1,0 +1,267 @@
+// What changed (U6): the catalog snapshots the backend stores after every scan that changed
+// anything (Snapshots, newest first), and for the selected one what changed since the snapshot
+// before it (SnapshotDiff), one line per plugin, skill or MCP server. Snapshots never change, so
+// a diff is fetched once.
+
+import { api } from '../bridge';
+import { badge, h, mount, plural, tilde } from '../dom';
+import type { Change, SnapshotInfo } from '../types';
+import type { CatalogIndex } from '../search';
+
+const KIND_BADGE: Record<Change['kind'], string> = { added: 'ok', removed: 'error', changed: 'info' };
+
+function when(t: string): string {
+  const d = new Date(t);
+  return Number.isNaN(d.getTime()) ? t : d.toLocaleString();
+}
+
+function clock(t: string): string {
+  const d = new Date(t);
+  return Number.isNaN(d.getTime())
+    ? t
+    : d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+function totals(s: SnapshotInfo): string {
+  const parts = [plural(s.plugins, 'plugin')];
+  if (s.errors) parts.push(plural(s.errors, 'error'));
+  if (s.warnings) parts.push(plural(s.warnings, 'warning'));
+  return parts.join(' · ');
+}
+
+export class TimelineView {
+  readonly el: HTMLElement;
+  private readonly list: HTMLElement;
+  private readonly detail: HTMLElement;
+  private ix: CatalogIndex | null = null;
+  private snapshots: SnapshotInfo[] = [];
+  private loaded = false;
+  private loadError = '';
+  private loading = false;
+  private loadAgain = false;
+  private selected = 0;
+  /** The user chose a snapshot: new ones do not move the selection. */
+  private pinned = false;
+  private readonly diffs = new Map<number, Change[]>();
+  private diffError = '';
+
+  constructor() {
+    this.list = h('nav', { class: 'target-list', 'aria-label': 'Snapshots', 'data-testid': 'snapshot-list' });
+    this.detail = h('div', { class: 'pane pane-detail', 'data-testid': 'snapshot-detail', tabindex: '-1' });
+    this.el = h(
+      'div',
+      { class: 'split timeline-page' },
+      h('div', { class: 'pane pane-list target-pane' }, this.list),
+      this.detail,
+    );
+  }
+
+  setIndex(ix: CatalogIndex): void {
+    this.ix = ix;
+    void this.load();
+  }
+
+  /** The tab was opened. */
+  activate(): void {
+    void this.load();
+  }
+
+  /** A live reload stored a snapshot. */
+  reloaded(): void {
+    void this.load();
+  }
+
+  private async load(): Promise<void> {
+    if (this.loading) {
+      this.loadAgain = true;
+      return;
+    }
+    this.loading = true;
+    try {
+      this.snapshots = (await api.snapshots()) ?? [];
+      this.loadError = '';
+    } catch (e) {
+      this.loadError = e instanceof Error ? e.message : String(e);
+    } finally {
+      this.loaded = true;
+      this.loading = false;
+    }
+    if (!this.snapshots.some((s) => s.id === this.selected)) this.pinned = false;
+    if (!this.pinned) this.selected = this.snapshots[0]?.id ?? 0;
+    this.render();
+    void this.loadDiff();
+    if (this.loadAgain) {
+      this.loadAgain = false;
+      void this.load();
+    }
+  }
+
+  private previous(id: number): SnapshotInfo | undefined {
+    const i = this.snapshots.findIndex((s) => s.id === id);
+    return i >= 0 ? this.snapshots[i + 1] : undefined;
+  }
+
+  private async loadDiff(): Promise<void> {
+    const id = this.selected;
+    const prev = this.previous(id);
+    if (!id || !prev || this.diffs.has(id)) return;
+    try {
+      const changes = (await api.snapshotDiff(prev.id, id)) ?? [];
+      this.diffs.set(id, changes);
+      this.diffError = '';
+    } catch (e) {
+      this.diffError = e instanceof Error ? e.message : String(e);
+    }
+    if (id === this.selected) this.renderDetail();
+  }
+
+  private select(id: number): void {
+    this.selected = id;
+    this.pinned = true;
+    this.diffError = '';
+    this.render();
+    void this.loadDiff();
+  }
+
+  private render(): void {
+    this.renderList();
+    this.renderDetail();
+  }
+
+  private renderList(): void {
+    const nodes: Node[] = [h('h3', { class: 'target-group' }, 'Snapshots')];
+    if (this.loadError) nodes.push(h('p', { class: 'notice notice-error' }, `Snapshots: ${this.loadError}`));
+    if (this.loaded && !this.snapshots.length && !this.loadError)
+      nodes.push(
+        h('p', { class: 'muted small timeline-empty', 'data-testid': 'no-snapshots' }, 'No snapshots stored yet.'),
+      );
+    nodes.push(
+      h(
+        'ol',
+        { class: 'plain' },
+        ...this.snapshots.map((s, i) => {
+          const sel = s.id === this.selected;
+          return h(
+            'li',
+            null,
+            h(
+              'button',
+              {
+                type: 'button',
+                class: `target snapshot${sel ? ' selected' : ''}`,
+                'data-testid': 'snapshot',
+                'data-id': String(s.id),
+                'aria-current': sel ? 'true' : undefined,
+                title: when(s.time),
+                onclick: () => this.select(s.id),
+              },
+              h(
+                'span',
+                { class: 'target-name' },
+                h('time', { datetime: s.time }, clock(s.time)),
+                h('span', { class: 'muted small' }, ` #${s.id}${i === 0 ? ' · latest' : ''}`),
+              ),
+              h(
+                'span',
+                { class: 'target-side' },
+                s.errors ? badge(plural(s.errors, 'error'), 'error') : null,
+                s.warnings ? badge(plural(s.warnings, 'warning'), 'warning') : null,
+                h('span', { class: 'muted small' }, plural(s.plugins, 'plugin')),
+              ),
+            ),
+          );
+        }),
+      ),
+    );
+    mount(this.list, ...nodes);
+  }
+
+  private renderDetail(): void {
+    const s = this.snapshots.find((x) => x.id === this.selected);
+    if (!s) {
+      mount(
+        this.detail,
+        h(
+          'p',
+          { class: 'muted' },
+          this.loaded
+            ? 'Every scan that changes the catalog is stored as a snapshot; they are listed here.'
+            : 'Loading snapshots…',
+        ),
+      );
+      return;
+    }
+    const prev = this.previous(s.id);
+    const changes = this.diffs.get(s.id);
+    const stat = (n: number, label: string) =>
+      h('div', { class: 'stat' }, h('strong', null, String(n)), h('span', null, label));
+    let body: Node;
+    if (!prev)
+      body = h(
+        'p',
+        { class: 'muted', 'data-testid': 'snapshot-first' },
+        'The oldest stored snapshot: nothing before it to compare with.',
+      );
+    else if (this.diffError) body = h('p', { class: 'notice notice-error' }, this.diffError);
+    else if (!changes) body = h('p', { class: 'muted small' }, 'Loading the changes…');
+    else if (!changes.length)
+      body = h(
+        'p',
+        { class: 'muted', 'data-testid': 'changes-none' },
+        'Nothing listed changed (the catalog’s own issues may have).',
+      );
+    else
+      body = h(
+        'ul',
+        { class: 'plain change-list', 'data-testid': 'changes' },
+        ...changes.map((c) =>
+          h(
+            'li',
+            { class: 'change', 'data-testid': 'change', 'data-kind': c.kind, 'data-what': c.what, 'data-id': c.id },
+            h(
+              'div',
+              { class: 'change-head' },
+              badge(c.kind, KIND_BADGE[c.kind] ?? 'neutral'),
+              h('span', { class: 'muted small' }, c.what),
+              h('code', null, c.id),
+              c.detail ? h('span', { class: 'change-detail' }, c.detail) : null,
+            ),
+            c.path ? h('div', { class: 'muted small mono wrap' }, tilde(c.path, this.ix?.doc.home)) : null,
+          ),
+        ),
+      );
+    mount(
+      this.detail,
+      h(
+        'div',
+        { class: 'detail-body', 'data-testid': 'snapshot-view', 'data-id': String(s.id) },
+        h(
+          'div',
+          { class: 'detail-head' },
+          h('h2', null, `Snapshot #${s.id}`),
+          h('p', { class: 'muted small' }, h('time', { datetime: s.time }, when(s.time)), ` · ${totals(s)}`),
+        ),
+        h(
+          'div',
+          { class: 'stats' },
+          stat(s.plugins, 'plugins'),
+          stat(s.valid, 'valid'),
+          stat(s.errors, 'errors'),
+          stat(s.warnings, 'warnings'),
+        ),
+        h(
+          'section',
+          { class: 'card', 'aria-labelledby': 'h-changes' },
+          h(
+            'h3',
+            { id: 'h-changes' },
+            prev ? `What changed since #${prev.id}` : 'What changed',
+            changes?.length ? h('span', { class: 'muted' }, ` (${changes.length})`) : null,
+          ),
+          prev ? h('p', { class: 'muted small' }, `From ${when(prev.time)} to ${when(s.time)}.`) : null,
+          body,
+        ),
+      ),
+    );
+  }
+}
