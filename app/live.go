@@ -73,19 +73,19 @@ func (s *Service) reloader() *reload.Reloader {
 	return s.live
 }
 
-// WatchState is the live catalog's state; without watching it is "ok" and paused.
+// WatchState is the live catalog's state; "starting" until the watches are armed.
 func (s *Service) WatchState() (reload.State, error) {
 	if r := s.reloader(); r != nil {
 		return r.State(), nil
 	}
-	return reload.State{State: reload.StatePaused, Paused: true}, nil
+	return reload.State{State: reload.StateStarting}, nil
 }
 
 // PauseWatching pauses or resumes live reloading.
 func (s *Service) PauseWatching(paused bool) (reload.State, error) {
 	r := s.reloader()
 	if r == nil {
-		return reload.State{}, &Error{Code: CodeUnsupported, Message: "this session does not watch files"}
+		return reload.State{}, &Error{Code: CodeUnsupported, Message: "file watching has not started yet; try again in a moment"}
 	}
 	r.Pause(paused)
 	return r.State(), nil

@@ -31,6 +31,9 @@ const (
 	StateIssues    = "issues" // some plugin or skill has an error
 	StateReloading = "reloading"
 	StatePaused    = "paused"
+	// StateStarting is what a caller shows before the watches are armed (the first scan
+	// of a large home takes a second or two); a Reloader itself never reports it.
+	StateStarting = "starting"
 )
 
 // Options configure a Reloader.

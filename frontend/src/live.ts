@@ -13,7 +13,7 @@ const MARK_MS = 5000;
 const MARK_INVALID_MS = 10000;
 /** The fade itself; keep in step with .reload-chip's transition in style.css. */
 const FADE_MS = 600;
-/** How often, and how many times, a "paused" from before the watches were armed is asked again. */
+/** How often, and how many times, a "starting" (before the watches are armed) is asked again. */
 const RECHECK_MS = 1000;
 const RECHECKS = 10;
 
@@ -22,6 +22,7 @@ const LABEL: Record<WatchState['state'], string> = {
   issues: 'Live · issues',
   reloading: 'Reloading…',
   paused: 'Paused',
+  starting: 'Starting…',
 };
 
 const TITLE: Record<WatchState['state'], string> = {
@@ -29,6 +30,7 @@ const TITLE: Record<WatchState['state'], string> = {
   issues: 'Watching files. Some plugin or skill has an error.',
   reloading: 'A change is being reloaded.',
   paused: 'Not watching files: changes made meanwhile are reloaded on Resume.',
+  starting: 'Arming the file watches after the first scan.',
 };
 
 function ms(n: number): string {
@@ -84,9 +86,9 @@ export class LiveStatus {
 
   /**
    * Asks for the state; later changes come as watch:state events. Until the backend has armed
-   * its watches (just after it starts) WatchState answers "paused", and the event that follows
-   * may come before the page's event stream is open: so a "paused" nobody here asked for is
-   * asked again a few times, until an event or a live answer arrives.
+   * its watches (just after it starts) WatchState answers "starting", and the event that follows
+   * may come before the page's event stream is open: so "starting" is asked again a few times,
+   * until an event or a live answer arrives.
    */
   async load(attempt = 0): Promise<void> {
     if (this.heard) return;
@@ -100,7 +102,7 @@ export class LiveStatus {
     }
     if (this.heard) return;
     this.set(st, false);
-    if (st.paused && attempt < RECHECKS) window.setTimeout(() => void this.load(attempt + 1), RECHECK_MS);
+    if (st.state === 'starting' && attempt < RECHECKS) window.setTimeout(() => void this.load(attempt + 1), RECHECK_MS);
   }
 
   /** A watch:state event (heard) or a method's answer. */
@@ -113,7 +115,7 @@ export class LiveStatus {
     this.label.textContent = LABEL[st.state] ?? st.state;
     this.state.title =
       TITLE[st.state] + (st.limited ? ' Too many folders to watch: some are rescanned periodically.' : '');
-    this.toggle.hidden = false;
+    this.toggle.hidden = st.state === 'starting';
     this.toggle.disabled = this.busy;
     const name = st.paused ? 'Resume watching' : 'Pause watching';
     this.toggle.setAttribute('aria-label', name);

@@ -337,7 +337,7 @@ export interface LaunchResult {
 
 // ---- the live catalog (docs/api.md, "Live reload, local development, snapshots") ---------------
 
-export type WatchStateName = 'ok' | 'issues' | 'reloading' | 'paused';
+export type WatchStateName = 'ok' | 'issues' | 'reloading' | 'paused' | 'starting';
 
 export interface WatchState {
   state: WatchStateName;
