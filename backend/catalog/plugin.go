@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/manifest"
@@ -25,14 +26,15 @@ func Inspect(dir, home string) Plugin {
 func loadPlugin(l location, home string) Plugin {
 	abs, _ := filepath.Abs(l.dir)
 	p := Plugin{ID: filepath.Base(abs), Path: abs, Source: l.source}
+	// Discovery gives the root of a plain folder it listed: a folder already, so it
+	// needs no system call (they are what a cold scan spends its time on).
 	root, err := l.root, error(nil)
 	if root == "" {
-		root, err = pathsafe.Root(abs)
-	}
-	if err == nil {
-		var st os.FileInfo
-		if st, err = os.Stat(root); err == nil && !st.IsDir() {
-			err = errors.New("not a folder")
+		if root, err = pathsafe.Root(abs); err == nil {
+			var st os.FileInfo
+			if st, err = os.Stat(root); err == nil && !st.IsDir() {
+				err = errors.New("not a folder")
+			}
 		}
 	}
 	if err != nil {
@@ -41,7 +43,7 @@ func loadPlugin(l location, home string) Plugin {
 		p.finish()
 		return p
 	}
-	m := manifest.Load(root, manifest.Detect(root, l.preferCursor))
+	m := manifest.DetectLoad(root, l.preferCursor)
 	p.Format, p.Manifest, p.Valid = m.Format, m.Path, m.Valid
 	p.Name, p.Version, p.Description = m.Name, m.Version, m.Description
 	p.Author, p.Homepage, p.Repository, p.License, p.Keywords = m.Author, m.Homepage, m.Repository, m.License, m.Keywords
@@ -88,6 +90,15 @@ func unwrapPath(err error) error {
 // loadSkills discovers skills as immediate children of the skills folder rel (spec §7.1).
 func loadSkills(root, rel, home string, issues *issue.List) []skill.Skill {
 	at := filepath.Join(root, filepath.FromSlash(rel))
+	if !strings.Contains(rel, "/") {
+		// The common case, a plain skills/ in the resolved root, costs one open: it opens
+		// as a folder without following a link. Anything else takes the general path.
+		if entries, err := readDirNoFollow(at); err == nil {
+			return loadSkillEntries(root, rel, at, at, home, entries, issues)
+		} else if errors.Is(err, os.ErrNotExist) {
+			return nil // a missing fixed location is not an error (§6.2)
+		}
+	}
 	lst, err := os.Lstat(at)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil // a missing fixed location is not an error (§6.2)
@@ -121,6 +132,24 @@ func loadSkills(root, rel, home string, issues *issue.List) []skill.Skill {
 		(*issues)[len(*issues)-1].Line = 1
 		return nil
 	}
+	return loadSkillEntries(root, rel, at, resolved, home, entries, issues)
+}
+
+// readDirNoFollow lists a folder that must not be a symbolic link, in one open.
+func readDirNoFollow(dir string) ([]os.DirEntry, error) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	return entries, err
+}
+
+// loadSkillEntries loads the skill folders listed in entries of the skills folder rel,
+// found at at and resolved to resolved.
+func loadSkillEntries(root, rel, at, resolved, home string, entries []os.DirEntry, issues *issue.List) []skill.Skill {
 	var out []skill.Skill
 	for _, e := range entries {
 		dir := filepath.Join(at, e.Name())

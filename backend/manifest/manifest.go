@@ -56,6 +56,22 @@ func Detect(root string, preferCursor bool) Format {
 	return FormatNone
 }
 
+// DetectLoad is Load(root, Detect(root, preferCursor)) for a scan: a plugin.json that
+// opens without following a link is read at once, so the common portable package costs
+// one open rather than a look-up and then an open.
+func DetectLoad(root string, preferCursor bool) Manifest {
+	data, err := capread.ReadNoFollow(filepath.Join(root, PortablePath), capread.ManifestMax)
+	if err == nil {
+		m := Manifest{Format: FormatPortable, Path: PortablePath}
+		if obj, ok := decodeObject(data, PortablePath, &m.Issues); ok {
+			m.Valid = validatePortable(&m, data, obj)
+		}
+		m.Issues = m.Issues.NonNil()
+		return m
+	}
+	return Load(root, Detect(root, preferCursor))
+}
+
 // exists reports whether a directory entry is there at all (a dangling link counts).
 func exists(p string) bool {
 	_, err := os.Lstat(p)
@@ -101,6 +117,12 @@ func readObject(root, rel string, issues *issue.List) (data []byte, obj map[stri
 		issues.Errorf(code, rel, "", "%s %s", rel, capread.Describe(err))
 		return nil, nil, false
 	}
+	obj, ok = decodeObject(data, rel, issues)
+	return data, obj, ok
+}
+
+// decodeObject decodes a manifest's content as a JSON object, recording why not.
+func decodeObject(data []byte, rel string, issues *issue.List) (map[string]any, bool) {
 	v, err := jsondoc.Decode(data)
 	if err != nil {
 		var se *jsondoc.SyntaxError
@@ -110,15 +132,15 @@ func readObject(root, rel string, issues *issue.List) (data []byte, obj map[stri
 		}
 		issues.Add(issue.Error, CodeInvalidJSON, rel, "", "%s %v", rel, err)
 		(*issues)[len(*issues)-1].Line = line
-		return data, nil, false
+		return nil, false
 	}
 	obj, isObj := v.(map[string]any)
 	if !isObj {
 		issues.Errorf(CodeNotObject, rel, "", "%s must hold a JSON object ({...}), not %s", rel, jsonKind(v))
 		(*issues)[len(*issues)-1].Line = 1
-		return data, nil, false
+		return nil, false
 	}
-	return data, obj, true
+	return obj, true
 }
 
 type escapeError struct{ target string }
