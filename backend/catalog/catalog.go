@@ -63,6 +63,23 @@ type scan struct {
 	index          map[string]int // Plugin.Path → index in locs
 	user, project  []rootScan     // standalone skill roots, in precedence order
 	builtin        []skill.Skill
+	// entries caches each plugin's skill entries as entryOf makes them (before settings
+	// and precedence), keyed by plugin path, so that a Refresh that reuses a plugin does
+	// not build its entries again. Each assemble makes a new map: a catalog's map is never
+	// written once the catalog is out.
+	entries map[string]pluginEntries
+}
+
+// pluginEntries is one plugin's cached skill entries and what they were made from.
+type pluginEntries struct {
+	skills  *skill.Skill // the plugin's first skill: the same backing array means the same skills
+	n       int
+	name    string // the plugin's name, id and source, which the entries carry
+	id      string
+	source  string
+	layer   int
+	src     skill.Source
+	entries []SkillEntry
 }
 
 // rootScan is one standalone skill root as read.
@@ -142,12 +159,33 @@ func assemble(o Options, st Settings, s *scan, plugins []Plugin) *Catalog {
 			entries = append(entries, entryOf(sk, layer, src, trusted, p, c.Settings))
 		}
 	}
+	cache := make(map[string]pluginEntries, len(plugins))
+	addPlugin := func(p *Plugin, layer int, src skill.Source) {
+		var first *skill.Skill
+		if len(p.Skills) > 0 {
+			first = &p.Skills[0]
+		}
+		key := p.Path
+		pe, ok := s.entries[key]
+		if !ok || pe.skills != first || pe.n != len(p.Skills) || pe.name != p.Name || pe.id != p.ID || pe.source != p.Source || pe.layer != layer || pe.src != src {
+			pe = pluginEntries{skills: first, n: len(p.Skills), name: p.Name, id: p.ID, source: p.Source, layer: layer, src: src,
+				entries: make([]SkillEntry, len(p.Skills))}
+			for i, sk := range p.Skills {
+				pe.entries[i] = entryOf(sk, layer, src, false, p, Settings{})
+			}
+		}
+		cache[key] = pe
+		for _, e := range pe.entries {
+			e.Enabled = c.Settings.Enabled(e.Name, e.ID)
+			entries = append(entries, e)
+		}
+	}
 	for _, r := range s.user {
 		add(r.skills, LayerUser, r.root.source, true, nil)
 		c.Issues = append(c.Issues, r.issues...)
 	}
 	c.eachPlugin(func(p *Plugin) bool { return p.Source == SourceManaged }, func(p *Plugin) {
-		add(p.Skills, LayerManaged, skill.SourcePlugin, false, p)
+		addPlugin(p, LayerManaged, skill.SourcePlugin)
 	})
 	for _, r := range s.project {
 		add(r.skills, LayerProject, r.root.source, false, nil)
@@ -158,8 +196,9 @@ func assemble(o Options, st Settings, s *scan, plugins []Plugin) *Catalog {
 		if p.Source == SourcePluginPath {
 			src = skill.SourcePluginPath
 		}
-		add(p.Skills, LayerCursor, src, false, p)
+		addPlugin(p, LayerCursor, src)
 	})
+	s.entries = cache
 	add(s.builtin, LayerBuiltin, skill.SourceBuiltin, true, nil)
 	resolvePrecedence(entries)
 	c.Skills = entries

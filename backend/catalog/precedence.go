@@ -65,7 +65,7 @@ func entryOf(s skill.Skill, layer int, src skill.Source, trusted bool, p *Plugin
 // resolvePrecedence marks, for every bare name, the first valid skill as active and the
 // later ones as shadowed by it. Entries must be in precedence order.
 func resolvePrecedence(entries []SkillEntry) {
-	winner := map[string]int{}
+	winner := make(map[string]int, len(entries))
 	for i := range entries {
 		e := &entries[i]
 		if !e.Valid {

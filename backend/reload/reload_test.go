@@ -304,3 +304,42 @@ func BenchmarkReloadOneChange(b *testing.B) {
 }
 
 func batchOf(paths ...string) watch.Batch { return watch.Batch{Paths: paths} }
+
+// BenchmarkReloadEndToEnd measures what a user waits for: from the write of one SKILL.md
+// to the reload that reports it, through fsnotify and the debounce (watch.DebounceDelay),
+// at 10, 100 and 1,000 plugins of 10 skills.
+func BenchmarkReloadEndToEnd(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprintf("plugins=%d", n), func(b *testing.B) {
+			home, _ := pathsafe.Root(b.TempDir())
+			o := catalog.Options{Home: home, PlugboardHome: filepath.Join(home, ".plugboard")}
+			if err := benchhome.Generate(o.PlugboardHome, n, 10); err != nil {
+				b.Fatal(err)
+			}
+			r, err := New(Options{Catalog: o}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			reloads := make(chan Reload, 4)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { defer close(done); r.Run(ctx, func(rl Reload) { reloads <- rl }, nil) }()
+			defer func() { cancel(); r.Close(); <-done }()
+			skill := skillOf(b, o, n/2)
+			b.ResetTimer()
+			i := 0
+			for b.Loop() {
+				i++
+				write(b, skill, fmt.Sprintf("---\nname: edited\ndescription: Use when edit %d happens.\n---\n", i))
+				select {
+				case rl := <-reloads:
+					if len(rl.Changes) == 0 {
+						b.Fatal("a reload without the change")
+					}
+				case <-time.After(5 * time.Second):
+					b.Fatal("no reload within 5 s")
+				}
+			}
+		})
+	}
+}
