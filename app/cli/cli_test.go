@@ -10,17 +10,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 const manifest = `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "%s"}`
 
-func write(t *testing.T, p, body string) {
-	t.Helper()
-	os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// write writes a file of a test home (testhome.WriteFile).
+func write(t testing.TB, p, body string) { t.Helper(); testhome.WriteFile(t, p, body) }
 
 func run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()

@@ -8,19 +8,13 @@ import (
 	"testing"
 
 	"github.com/plugboard/plugboard/backend/pathsafe"
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 const schemaV1 = `"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"`
 
-func writeFile(t *testing.T, p, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// writeFile writes a file of a test home (testhome.WriteFile).
+func writeFile(t testing.TB, p, body string) { t.Helper(); testhome.WriteFile(t, p, body) }
 
 func manifestOf(name string) string { return "{" + schemaV1 + `, "name": "` + name + `"}` }
 

@@ -14,20 +14,14 @@ import (
 	"github.com/plugboard/plugboard/backend/devlink"
 	"github.com/plugboard/plugboard/backend/pathsafe"
 	"github.com/plugboard/plugboard/backend/store"
+	"github.com/plugboard/plugboard/backend/testhome"
 	"github.com/plugboard/plugboard/backend/watch"
 )
 
 const schema = `"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"`
 
-func write(t testing.TB, p, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// write writes a file of a test home (testhome.WriteFile).
+func write(t testing.TB, p, body string) { t.Helper(); testhome.WriteFile(t, p, body) }
 
 func plugin(t testing.TB, dir, name string, skills ...string) {
 	write(t, filepath.Join(dir, "plugin.json"), `{`+schema+`, "name": "`+name+`"}`)

@@ -56,3 +56,14 @@ func CopyTestdata(t testing.TB, rel string) string {
 	}
 	return dst
 }
+
+// WriteFile writes body to p, making its folders, for tests that build a home by hand.
+func WriteFile(t testing.TB, p, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
