@@ -7,6 +7,7 @@
 // the call's: a skill's description can change without changing any count.
 
 import { api } from './bridge';
+import { coalesced } from './coalesce';
 import type { CatalogDoc, Summary } from './types';
 
 /** A call in flight and the catalog:updated events seen meanwhile. */
@@ -20,8 +21,6 @@ interface Pending {
 export class CatalogFeed {
   private readonly pending = new Set<Pending>();
   private lastSummary = '';
-  private reloading = false;
-  private reloadAgain = false;
   private readonly apply: (doc: CatalogDoc) => void;
   private readonly reloadFailed: (e: unknown) => void;
 
@@ -67,22 +66,11 @@ export class CatalogFeed {
   }
 
   /** Fetches the last scan without a loading screen; overlapping requests collapse into one more. */
-  async reload(): Promise<void> {
-    if (this.reloading) {
-      this.reloadAgain = true;
-      return;
-    }
-    this.reloading = true;
+  readonly reload = coalesced(async () => {
     try {
       await this.call(api.catalog, false);
     } catch (e) {
       this.reloadFailed(e);
-    } finally {
-      this.reloading = false;
-      if (this.reloadAgain) {
-        this.reloadAgain = false;
-        void this.reload();
-      }
     }
-  }
+  });
 }

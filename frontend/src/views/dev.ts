@@ -5,6 +5,7 @@
 // every live reload, and each link shows its plugin's issues from the catalog document, so an
 // author sees the file and the fix as soon as they save.
 
+import { coalesced } from '../coalesce';
 import { api, ApiError, isDesktop } from '../bridge';
 import { h, mount, tilde } from '../dom';
 import type { CatalogIndex } from '../search';
@@ -36,8 +37,6 @@ export class DevView {
   private links: LinkResult[] = [];
   private loaded = false;
   private loadError = '';
-  private loading = false;
-  private loadAgain = false;
   private busy = false;
   private unlinking = new Set<string>();
   private notice: Notice | null = null;
@@ -168,12 +167,7 @@ export class DevView {
   }
 
   /** Calls Links; overlapping calls collapse into one more. */
-  private async load(): Promise<void> {
-    if (this.loading) {
-      this.loadAgain = true;
-      return;
-    }
-    this.loading = true;
+  private readonly load = coalesced(async () => {
     try {
       this.links = (await api.links()) ?? [];
       this.loadError = '';
@@ -181,14 +175,9 @@ export class DevView {
       this.loadError = e instanceof Error ? e.message : String(e);
     } finally {
       this.loaded = true;
-      this.loading = false;
       this.renderList();
-      if (this.loadAgain) {
-        this.loadAgain = false;
-        void this.load();
-      }
     }
-  }
+  });
 
   private async pickFolder(): Promise<void> {
     try {

@@ -3,6 +3,7 @@
 // before it (SnapshotDiff), one line per plugin, skill or MCP server. Snapshots never change, so
 // a diff is fetched once.
 
+import { coalesced } from '../coalesce';
 import { api } from '../bridge';
 import { badge, h, mount, plural, tilde } from '../dom';
 import type { Change, SnapshotInfo } from '../types';
@@ -37,8 +38,6 @@ export class TimelineView {
   private snapshots: SnapshotInfo[] = [];
   private loaded = false;
   private loadError = '';
-  private loading = false;
-  private loadAgain = false;
   private selected = 0;
   /** The user chose a snapshot: new ones do not move the selection. */
   private pinned = false;
@@ -71,12 +70,8 @@ export class TimelineView {
     void this.load();
   }
 
-  private async load(): Promise<void> {
-    if (this.loading) {
-      this.loadAgain = true;
-      return;
-    }
-    this.loading = true;
+  /** Calls Snapshots; overlapping calls collapse into one more. */
+  private readonly load = coalesced(async () => {
     try {
       this.snapshots = (await api.snapshots()) ?? [];
       this.loadError = '';
@@ -84,17 +79,12 @@ export class TimelineView {
       this.loadError = e instanceof Error ? e.message : String(e);
     } finally {
       this.loaded = true;
-      this.loading = false;
     }
     if (!this.snapshots.some((s) => s.id === this.selected)) this.pinned = false;
     if (!this.pinned) this.selected = this.snapshots[0]?.id ?? 0;
     this.render();
     void this.loadDiff();
-    if (this.loadAgain) {
-      this.loadAgain = false;
-      void this.load();
-    }
-  }
+  });
 
   private previous(id: number): SnapshotInfo | undefined {
     const i = this.snapshots.findIndex((s) => s.id === id);
