@@ -68,6 +68,10 @@ type scan struct {
 	// not build its entries again. Each assemble makes a new map: a catalog's map is never
 	// written once the catalog is out.
 	entries map[string]pluginEntries
+	// mcpFrom and mcp are the last MCP merge and what it was made from, for the same
+	// reason: a Refresh whose sources are the same reuses the merge.
+	mcpFrom []mcpSource
+	mcp     []MergedServer
 }
 
 // pluginEntries is one plugin's cached skill entries and what they were made from.
@@ -203,7 +207,13 @@ func assemble(o Options, st Settings, s *scan, plugins []Plugin) *Catalog {
 	resolvePrecedence(entries)
 	c.Skills = entries
 
-	c.MCP = mergeMCP(c.mcpSources(o))
+	srcs := c.mcpSources(o)
+	if sameSources(s.mcpFrom, srcs) {
+		c.MCP = s.mcp // nothing the merge reads has changed: a Refresh of a skill edit
+	} else {
+		c.MCP = mergeMCP(srcs)
+	}
+	s.mcpFrom, s.mcp = srcs, c.MCP
 	c.summarise()
 	return c
 }
@@ -303,9 +313,7 @@ func (c *Catalog) mcpSources(o Options) []mcpSource {
 	for i := range c.Plugins {
 		p := &c.Plugins[i]
 		if p.Valid && p.MCP != nil {
-			cfg := *p.MCP
-			cfg.Path = filepath.Join(p.Path, cfg.Path)
-			srcs = append(srcs, mcpSource{source: "plugin", plugin: p.ID, config: &cfg})
+			srcs = append(srcs, mcpSource{source: "plugin", plugin: p.ID, dir: p.Path, config: p.MCP})
 		}
 	}
 	for _, f := range workspaceMCPFiles(o.Workspace) {

@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"path/filepath"
+	"reflect"
 	"sort"
 
 	"github.com/plugboard/plugboard/backend/issue"
@@ -100,7 +102,27 @@ type MergedServer struct {
 // mcpSource is one MCP file in merge order.
 type mcpSource struct {
 	source, plugin string
+	dir            string // a plugin's folder, which config.Path is relative to
 	config         *mcpconfig.Config
+}
+
+// sameSources reports whether two merges would read the same. A plugin a Refresh kept
+// shares its config by pointer; a plugin it read again, and the user and project files
+// (read every time), are compared by value.
+func sameSources(a, b []mcpSource) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.source != y.source || x.plugin != y.plugin || x.dir != y.dir {
+			return false
+		}
+		if x.config != y.config && !reflect.DeepEqual(x.config, y.config) {
+			return false
+		}
+	}
+	return true
 }
 
 // mergeMCP merges valid servers by name: the first source wins (F9 order: user, plugins,
@@ -116,7 +138,11 @@ func mergeMCP(sources []mcpSource) []MergedServer {
 			if !s.Valid {
 				continue
 			}
-			ref := ServerRef{Source: src.source, Plugin: src.plugin, File: src.config.Path, Type: s.Type, Summary: s.Summary}
+			file := src.config.Path
+			if src.dir != "" {
+				file = filepath.Join(src.dir, file)
+			}
+			ref := ServerRef{Source: src.source, Plugin: src.plugin, File: file, Type: s.Type, Summary: s.Summary}
 			if m, ok := byName[s.Name]; ok {
 				m.Shadowed = append(m.Shadowed, ref)
 				continue
