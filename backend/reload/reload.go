@@ -292,9 +292,14 @@ func (r *Reloader) snapshot(ctx context.Context, c *catalog.Catalog) int64 {
 }
 
 // syncCopies re-copies every copied development link whose source the batch touched.
+// Sources live outside the catalog's roots (they are watched as roots of their own), so
+// a batch entirely inside the roots — every ordinary edit — costs no look at the links.
 func (r *Reloader) syncCopies(b watch.Batch) bool {
 	synced := false
 	co := r.options()
+	if !outsideRoots(b, co) {
+		return false
+	}
 	for _, l := range devlink.List(linkOptions(co)) {
 		if l.Mode != devlink.ModeCopy || !l.SourceExists || !anyWithin(l.Source, b.Paths) {
 			continue
@@ -313,6 +318,21 @@ func (r *Reloader) syncCopies(b watch.Batch) bool {
 func anyWithin(dir string, paths []string) bool {
 	for _, p := range paths {
 		if pathsafe.Within(dir, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// outsideRoots reports whether a batch has a path under none of the catalog's roots.
+func outsideRoots(b watch.Batch, o catalog.Options) bool {
+	roots := catalog.Roots(o)
+	for _, p := range b.Paths {
+		inside := false
+		for _, root := range roots {
+			inside = inside || pathsafe.Within(root, p)
+		}
+		if !inside {
 			return true
 		}
 	}
