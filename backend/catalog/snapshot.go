@@ -14,10 +14,19 @@ import (
 // store.AddSnapshot. Skills and Servers count what is catalogued, valid or not; Errors
 // and Warnings total every issue of the plugin, its components' included. ContentHash is
 // ContentHash of the plugin. No file is read.
-func SnapshotRows(c *Catalog) []store.SnapshotPlugin {
+func SnapshotRows(c *Catalog) []store.SnapshotPlugin { return SnapshotRowsSince(nil, nil, c) }
+
+// SnapshotRowsSince is SnapshotRows reusing prevRows, the rows of prev: a plugin that a
+// Refresh shared between prev and c (the same value at the same place) keeps its row, so
+// a live reload hashes only the plugins it read again.
+func SnapshotRowsSince(prev *Catalog, prevRows []store.SnapshotPlugin, c *Catalog) []store.SnapshotPlugin {
 	rows := make([]store.SnapshotPlugin, len(c.Plugins))
 	for i := range c.Plugins {
 		p := &c.Plugins[i]
+		if prev != nil && i < len(prev.Plugins) && i < len(prevRows) && sameMemory(&prev.Plugins[i], p) {
+			rows[i] = prevRows[i]
+			continue
+		}
 		rows[i] = store.SnapshotPlugin{ID: p.ID, Source: p.Source, Path: p.Path, ContentHash: ContentHash(p),
 			Valid: p.Valid, Errors: p.IssueCounts.Errors, Warnings: p.IssueCounts.Warnings,
 			Skills: len(p.Skills), Servers: len(servers(p))}

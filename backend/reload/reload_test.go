@@ -266,8 +266,9 @@ func skillOf(t testing.TB, o catalog.Options, i int) string {
 	return filepath.Join(dir, entries[0].Name(), "SKILL.md")
 }
 
-// BenchmarkReloadOneChange measures the reload after one SKILL.md edit (refresh, diff;
-// no snapshot, no debounce) at 10, 100 and 1,000 plugins of 10 skills: the goal is flat.
+// BenchmarkReloadOneChange measures the reload after one SKILL.md edit (refresh, diff,
+// the snapshot stored; no debounce) at 10, 100 and 1,000 plugins of 10 skills: the goal
+// is flat.
 func BenchmarkReloadOneChange(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
 		b.Run(fmt.Sprintf("plugins=%d", n), func(b *testing.B) {
@@ -276,7 +277,7 @@ func BenchmarkReloadOneChange(b *testing.B) {
 			if err := benchhome.Generate(o.PlugboardHome, n, 10); err != nil {
 				b.Fatal(err)
 			}
-			r, err := New(Options{Catalog: o}, nil)
+			r, err := New(Options{Catalog: o, Snapshots: true}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -300,8 +301,8 @@ func BenchmarkReloadOneChange(b *testing.B) {
 func batchOf(paths ...string) watch.Batch { return watch.Batch{Paths: paths} }
 
 // BenchmarkReloadEndToEnd measures what a user waits for: from the write of one SKILL.md
-// to the reload that reports it, through fsnotify and the debounce (watch.DebounceDelay),
-// at 10, 100 and 1,000 plugins of 10 skills.
+// to the reload that reports it, through fsnotify, the debounce (watch.DebounceDelay) and
+// the snapshot, at 10, 100 and 1,000 plugins of 10 skills.
 func BenchmarkReloadEndToEnd(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
 		b.Run(fmt.Sprintf("plugins=%d", n), func(b *testing.B) {
@@ -310,7 +311,7 @@ func BenchmarkReloadEndToEnd(b *testing.B) {
 			if err := benchhome.Generate(o.PlugboardHome, n, 10); err != nil {
 				b.Fatal(err)
 			}
-			r, err := New(Options{Catalog: o}, nil)
+			r, err := New(Options{Catalog: o, Snapshots: true}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
