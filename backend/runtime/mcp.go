@@ -42,9 +42,7 @@ func DataDir(pbHome, pluginID string) string {
 
 // mcpServers normalises the valid servers of a valid portable plugin. Servers that the
 // catalog judged invalid, and servers whose cwd or command do not resolve inside their
-// folder now, are dropped with the reason. The plugin data folder is created here, and
-// only when a stdio server is kept; when it cannot be created only the stdio servers are
-// dropped (R5). mkdata is false for a plan that keeps no server (suppression).
+// folder now, are dropped with the reason. Nothing is created here: see makeDataDirs.
 func mcpServers(p *catalog.Plugin, root, pbHome string, drop func(Drop)) []Server {
 	if p.Format == manifest.FormatCursor && p.MCP != nil && len(p.MCP.Servers) > 0 {
 		drop(Drop{Plugin: p.ID, What: "mcp", Reason: "a Cursor plugin's MCP servers are Cursor's to start (its own placeholders and defaults); Plugboard launches portable mcp.json servers only"})
@@ -58,7 +56,6 @@ func mcpServers(p *catalog.Plugin, root, pbHome string, drop func(Drop)) []Serve
 	}
 	data := DataDir(pbHome, p.ID)
 	var out []Server
-	var stdio []Server
 	for _, s := range p.MCP.Servers {
 		if !s.Valid {
 			drop(Drop{Plugin: p.ID, What: "server", Name: s.Name, Reason: "invalid in the catalog: " + firstError(s.Issues)})
@@ -69,23 +66,33 @@ func mcpServers(p *catalog.Plugin, root, pbHome string, drop func(Drop)) []Serve
 			drop(Drop{Plugin: p.ID, What: "server", Name: s.Name, Reason: err.Error()})
 			continue
 		}
-		if n.Stdio() {
-			stdio = append(stdio, n)
-		} else {
-			out = append(out, n)
-		}
+		out = append(out, n)
 	}
-	if len(stdio) > 0 {
-		if err := os.MkdirAll(data, 0o700); err != nil {
-			for _, s := range stdio {
-				drop(Drop{Plugin: p.ID, What: "server", Name: s.Name, Reason: fmt.Sprintf("its data folder cannot be created (%v), so this stdio server is left out", err)})
-			}
-			stdio = nil
-		}
-	}
-	out = append(out, stdio...)
 	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
 	return out
+}
+
+// makeDataDirs creates the data folder of every plugin with a stdio server about to be
+// launched (R3: only then), and when it cannot be created leaves out only those stdio
+// servers (R5). It runs once the set is known to launch and before the fingerprint.
+func makeDataDirs(units []unit, pbHome string, drop func(Drop)) {
+	for i := range units {
+		u := &units[i]
+		kept := u.mcp[:0:0]
+		var err error
+		made := false
+		for _, s := range u.mcp {
+			if s.Stdio() && !made {
+				err, made = os.MkdirAll(DataDir(pbHome, u.p.ID), 0o700), true
+			}
+			if s.Stdio() && err != nil {
+				drop(Drop{Plugin: u.p.ID, What: "server", Name: s.Name, Reason: fmt.Sprintf("its data folder cannot be created (%v), so this stdio server is left out", err)})
+				continue
+			}
+			kept = append(kept, s)
+		}
+		u.mcp = kept
+	}
 }
 
 // normalise applies R3 to one valid server of a plugin whose resolved root is root and

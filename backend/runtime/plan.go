@@ -164,6 +164,10 @@ func Build(req Request) (*Plan, error) {
 	st, _, _ := settings.Read(req.PlugboardHome)
 
 	units := readUnits(dirs, req.Home, drop)
+	if cs := idCollisions(units); len(cs) > 0 {
+		plan.Collisions = cs
+		return plan, &CollisionError{Collisions: cs}
+	}
 	valid := make([]*catalog.Plugin, 0, len(units))
 	for i := range units {
 		valid = append(valid, &units[i].p)
@@ -191,6 +195,11 @@ func Build(req Request) (*Plan, error) {
 	}
 	if len(plan.Collisions) > 0 {
 		return plan, &CollisionError{Collisions: plan.Collisions}
+	}
+	// Servers get a config entry only through the plugboard executable, and PI's only
+	// through its bridge: without them no stdio server launches and no data folder is made.
+	if req.Self != "" && (backend == Claude || req.PIMCPAdapter != "") {
+		makeDataDirs(units, req.PlugboardHome, drop)
 	}
 
 	plan.Fingerprint = fingerprint(backend, req, units)
@@ -285,28 +294,54 @@ func agentBackend(file string) string {
 
 // readUnits inspects every folder afresh; an invalid package or one that does not
 // resolve is dropped alone.
+// The same package listed twice (two entries resolving to one folder) is launched once.
 func readUnits(dirs []string, home string, drop func(Drop)) []unit {
 	var out []unit
 	seen := map[string]bool{}
 	for _, d := range dirs {
-		if seen[d] {
+		root, err := pathsafe.Root(d)
+		if err == nil && seen[root] {
+			drop(Drop{Plugin: filepath.Base(d), What: "plugin", Reason: d + " is the same folder as an entry before it; it is launched once"})
 			continue
 		}
-		seen[d] = true
 		p := catalog.Inspect(d, home)
-		if !p.Valid {
+		switch {
+		case !p.Valid:
 			drop(Drop{Plugin: p.ID, What: "plugin", Reason: "the package is invalid: " + firstError(p.Issues)})
 			continue
-		}
-		root, err := pathsafe.Root(d)
-		if err != nil {
+		case err != nil:
 			drop(Drop{Plugin: p.ID, What: "plugin", Reason: err.Error()})
 			continue
 		}
+		seen[root] = true
 		out = append(out, unit{dir: d, root: root, p: p})
 	}
 	return out
 }
+
+// idCollisions reports plugin ids (folder names) held by two different folders: the id
+// names a plugin's data folder and its place in the projection, so two of them would
+// share both.
+func idCollisions(units []unit) []assign.Collision {
+	by := map[string][]string{}
+	var order []string
+	for _, u := range units {
+		if len(by[u.p.ID]) == 0 {
+			order = append(order, u.p.ID)
+		}
+		by[u.p.ID] = append(by[u.p.ID], u.dir)
+	}
+	var out []assign.Collision
+	for _, id := range order {
+		if dirs := by[id]; len(dirs) > 1 {
+			out = append(out, assign.Collision{Kind: CollisionPluginID, Name: id, Plugins: dirs})
+		}
+	}
+	return out
+}
+
+// CollisionPluginID is the kind of a collision of two folders with one plugin id.
+const CollisionPluginID = "plugin-id"
 
 // projectableSkills hashes the valid, enabled skills of a plugin that the backend gets
 // as copies: every skill for PI, and for Claude every skill of a plugin that is not a

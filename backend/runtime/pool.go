@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -19,7 +20,10 @@ var SessionArgs = []string{"-p", "--input-format", "stream-json", "--output-form
 
 // Pool keeps live non-interactive agent sessions keyed by fingerprint (R6): a plan with
 // the fingerprint of a live session gets that session; any other fingerprint starts a
-// new one. At most Max sessions stay alive; the least recently used goes first.
+// new one. The key also holds the argv and the environment Plugboard adds (the agent
+// executable and its arguments are not capabilities, but a session started with others
+// is not the same session). At most Max sessions stay alive; the least recently used
+// goes first.
 type Pool struct {
 	Max int // 0: DefaultPoolSize
 
@@ -35,6 +39,7 @@ const DefaultPoolSize = 4
 type Session struct {
 	Fingerprint string
 	PID         int
+	key         string
 
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -55,17 +60,19 @@ func (p *Pool) Get(ctx context.Context, plan *Plan) (*Session, error) {
 	if p.sessions == nil {
 		p.sessions = map[string]*Session{}
 	}
-	if s := p.sessions[plan.Fingerprint]; s != nil && s.alive() {
+	key := sessionKey(plan)
+	if s := p.sessions[key]; s != nil && s.alive() {
 		s.used = time.Now()
 		return s, nil
 	}
-	delete(p.sessions, plan.Fingerprint)
+	delete(p.sessions, key)
 	p.evict()
 	s, err := start(plan)
 	if err != nil {
 		return nil, err
 	}
-	p.sessions[plan.Fingerprint] = s
+	s.key = key
+	p.sessions[key] = s
 	return s, nil
 }
 
@@ -82,7 +89,7 @@ func (p *Pool) evict() {
 				oldest = s
 			}
 		}
-		delete(p.sessions, oldest.Fingerprint)
+		delete(p.sessions, oldest.key)
 		oldest.Close()
 	}
 }
@@ -103,6 +110,11 @@ func (p *Pool) Close() {
 		s.Close()
 		delete(p.sessions, fp)
 	}
+}
+
+// sessionKey is the fingerprint with the argv and the added environment.
+func sessionKey(plan *Plan) string {
+	return plan.Fingerprint + "\x00" + strings.Join(plan.Argv, "\x00") + "\x00" + strings.Join(plan.env, "\x00")
 }
 
 func start(plan *Plan) (*Session, error) {
@@ -151,9 +163,13 @@ func (s *Session) Send(line []byte) ([]byte, error) {
 	return s.out.ReadBytes('\n')
 }
 
-// Close stops the session's process group and waits for it briefly.
+// Close stops the session's process group and waits for it briefly. A process already
+// reaped is not signalled: its group id may belong to another process by now.
 func (s *Session) Close() {
 	_ = s.stdin.Close()
+	if !s.alive() {
+		return
+	}
 	_ = syscall.Kill(-s.PID, syscall.SIGTERM)
 	select {
 	case <-s.exited:

@@ -71,7 +71,7 @@ func TestPoolReusesOnlyEqualFingerprints(t *testing.T) {
 	if a.Fingerprint == b.Fingerprint {
 		t.Fatal("fixture: fingerprints are equal")
 	}
-	pool := &Pool{Max: 2}
+	pool := &Pool{Max: 3}
 	defer pool.Close()
 	ctx := context.Background()
 	s1, err := pool.Get(ctx, a)
@@ -86,11 +86,18 @@ func TestPoolReusesOnlyEqualFingerprints(t *testing.T) {
 	if s2 != s1 {
 		t.Error("an equal fingerprint started a second process")
 	}
+	// Other agent arguments: the same capabilities, but not the same session.
+	withArgs := *a
+	withArgs.Argv = append(append([]string{}, a.Argv...), "--model", "x")
+	sw, _ := pool.Get(ctx, &withArgs)
+	if sw == s1 {
+		t.Error("a session started with other arguments was reused")
+	}
 	s3, _ := pool.Get(ctx, b)
 	if s3 == s1 || s3.PID == s1.PID {
 		t.Error("a different fingerprint reused a process")
 	}
-	if pool.Len() != 2 {
+	if pool.Len() != 3 {
 		t.Errorf("pool holds %d", pool.Len())
 	}
 	// A session that died is replaced.
@@ -104,8 +111,8 @@ func TestPoolReusesOnlyEqualFingerprints(t *testing.T) {
 	req.Mode = ModeSubagent
 	c := build(t, req)
 	s5, _ := pool.Get(ctx, c)
-	if pool.Len() != 2 || s3.alive() || !s5.alive() {
-		t.Errorf("eviction: len %d, oldest alive %v", pool.Len(), s3.alive())
+	if pool.Len() != 3 || sw.alive() || !s3.alive() || !s5.alive() {
+		t.Errorf("eviction: len %d, least recently used alive %v", pool.Len(), sw.alive())
 	}
 	pool.Close()
 	if s4.alive() || s5.alive() {

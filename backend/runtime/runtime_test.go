@@ -303,6 +303,31 @@ func TestCollisionFailsClosed(t *testing.T) {
 	if _, err := os.Stat(RuntimeDir(pb)); !errors.Is(err, os.ErrNotExist) {
 		t.Error("a refused launch projected something")
 	}
+	if _, err := os.Stat(DataDir(pb, "review")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a refused launch created a data folder")
+	}
+}
+
+// Two folders with one plugin id would share a data folder and a place in the
+// projection: refused. The same folder listed twice is launched once.
+func TestPluginIDsAreUnique(t *testing.T) {
+	pb := home(t)
+	other := filepath.Join(t.TempDir(), "review")
+	os.CopyFS(other, os.DirFS(filepath.Join(pb, "plugins", "review")))
+	rewrite(t, filepath.Join(pb, "agents/coder.json"), `"plugins/legacy-tools"`, `"`+other+`"`)
+	_, err := Build(request(pb, "coder"))
+	var ce *CollisionError
+	if !errors.As(err, &ce) || len(ce.Collisions) != 1 || ce.Collisions[0].Kind != CollisionPluginID || ce.Collisions[0].Name != "review" {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(DataDir(pb, "review")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a refused launch created a data folder")
+	}
+	rewrite(t, filepath.Join(pb, "agents/coder.json"), `"`+other+`"`, `"`+filepath.Join(pb, "plugins", "review")+`"`)
+	p := build(t, request(pb, "coder"))
+	if len(p.Plugins) != 1 || !slices.Equal(p.Servers, []string{"docs", "lint"}) || len(p.Dropped) != 1 {
+		t.Errorf("the same folder twice: plugins %+v servers %v dropped %+v", p.Plugins, p.Servers, p.Dropped)
+	}
 }
 
 func TestNamespaceAndMCPCollisions(t *testing.T) {
@@ -396,6 +421,9 @@ func TestPIProjection(t *testing.T) {
 	}
 	if noBridge != 2 || len(p.Servers) != 0 {
 		t.Errorf("dropped = %+v", p.Dropped)
+	}
+	if _, err := os.Stat(DataDir(pb, "review")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a data folder was created for stdio servers PI does not get")
 	}
 	// A legacy plugin's skills are copied for PI too: no path into the package.
 	req = request(pb, "coder")
