@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/issue"
@@ -164,14 +165,20 @@ func Link(dir string, o Options) (Result, error) {
 	}
 	err = os.Symlink(abs, dest)
 	if err == nil {
+		if err := updateRegistry(o.PlugboardHome, dest, abs); err != nil {
+			os.Remove(dest) // unrecorded, it could not be unlinked: undo it
+			return Result{}, fmt.Errorf("link %s: recording the link: %w", name, err)
+		}
 		return r, nil
 	}
 	if !errors.Is(err, fs.ErrExist) {
 		return Result{}, fmt.Errorf("link %s: %w", name, err)
 	}
 	if target, ok := linkTarget(dest); ok && sameFolder(target, abs) {
+		// Already there (made by an earlier link, or by hand to the same folder): the
+		// user asked for exactly this link, so it is recorded as ours from now on.
 		r.AlreadyLinked = true
-		return r, nil
+		return r, updateRegistry(o.PlugboardHome, dest, abs)
 	}
 	return Result{}, taken(dest, abs, name)
 }
@@ -258,12 +265,15 @@ func Unlink(name string, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	r, ok := describe(name, into, dest, o.Home)
+	r, ok := describe(name, into, dest, o)
 	if !ok {
 		return Result{}, fmt.Errorf("%s is not a link or a copy made by plugboard link; remove it yourself if you mean to: %w", dest, ErrNotOurs)
 	}
 	if r.Mode == ModeLink {
-		return r, os.Remove(dest)
+		if err := os.Remove(dest); err != nil {
+			return Result{}, err
+		}
+		return r, updateRegistry(o.PlugboardHome, dest, "")
 	}
 	// Rename the copy aside first, so that it goes at once, then delete it. The hidden
 	// name is reserved by MkdirTemp and freed for the rename (which refuses a folder).
@@ -289,7 +299,7 @@ func List(o Options) []Result {
 			if strings.HasPrefix(e.Name(), ".") {
 				continue
 			}
-			if r, ok := describe(e.Name(), into, filepath.Join(parent, e.Name()), o.Home); ok {
+			if r, ok := describe(e.Name(), into, filepath.Join(parent, e.Name()), o); ok {
 				out = append(out, r)
 			}
 		}
@@ -297,10 +307,15 @@ func List(o Options) []Result {
 	return out
 }
 
-// describe reports the link or copy at dest, validated; ok is false for anything else.
-func describe(name, into, dest, home string) (Result, bool) {
+// describe reports the link or copy at dest that Link made, validated; ok is false for
+// anything else, a symlink made by someone else included.
+func describe(name, into, dest string, o Options) (Result, bool) {
+	home := o.Home
 	r := Result{Name: name, Into: into, Dest: dest}
 	if target, ok := linkTarget(dest); ok {
+		if !ours(o.PlugboardHome, dest, target) {
+			return Result{}, false
+		}
 		r.Mode, r.Source = ModeLink, target
 	} else if m, err := readMarker(dest); err == nil {
 		r.Mode, r.Source = ModeCopy, m.Source
@@ -431,7 +446,12 @@ type tree struct {
 	dirs    []string
 	files   []treeFile
 	skipped []string
+	onPath  map[string]bool // resolved folders being walked, against link loops
 }
+
+// maxCopyFiles bounds a copy: a package is a manifest, skills and a few scripts; a tree
+// beyond this is a mistake (a data set, an installed node_modules) or a link farm.
+const maxCopyFiles = 20000
 
 type treeFile struct {
 	rel, from string
@@ -444,12 +464,17 @@ func walkSource(src string) (*tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &tree{}
+	t := &tree{onPath: map[string]bool{}}
 	return t, t.walk(root, root, "")
 }
 
 // walk lists the folder real (resolved) whose path in the copy is rel.
 func (t *tree) walk(root, real, rel string) error {
+	if t.onPath[real] {
+		return fmt.Errorf("%s leads back to a folder it is inside (a symlink loop); a copy cannot hold it — remove the link", rel)
+	}
+	t.onPath[real] = true
+	defer delete(t.onPath, real)
 	entries, err := os.ReadDir(real)
 	if err != nil {
 		return err
@@ -485,6 +510,9 @@ func (t *tree) walk(root, real, rel string) error {
 				return err
 			}
 		case st.Mode().IsRegular():
+			if len(t.files) >= maxCopyFiles {
+				return fmt.Errorf("the package holds more than %d files; a copy is for a plugin, not for %s", maxCopyFiles, rel)
+			}
 			t.files = append(t.files, treeFile{rel: r, from: from, perm: st.Mode().Perm()})
 		default:
 			t.skipped = append(t.skipped, r) // sockets, pipes, devices
@@ -508,8 +536,22 @@ func (t *tree) copyInto(dst string) error {
 	return nil
 }
 
+// openSource opens a file the walk found, refusing one that has become a symbolic link
+// or anything but a regular file since: the copy takes only what the walk checked.
+func openSource(from string) (*os.File, error) {
+	in, err := os.OpenFile(from, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s changed while it was being copied: %w", from, err)
+	}
+	if st, err := in.Stat(); err != nil || !st.Mode().IsRegular() {
+		in.Close()
+		return nil, fmt.Errorf("%s changed while it was being copied: not a regular file now", from)
+	}
+	return in, nil
+}
+
 func copyFile(from, to string, perm fs.FileMode) error {
-	in, err := os.Open(from)
+	in, err := openSource(from)
 	if err != nil {
 		return err
 	}
@@ -577,7 +619,12 @@ func syncCopy(src, dest string) ([]string, error) {
 	}
 	for _, f := range t.files {
 		to := filepath.Join(dest, filepath.FromSlash(f.rel))
-		want, err := os.ReadFile(f.from)
+		in, err := openSource(f.from)
+		if err != nil {
+			return nil, err
+		}
+		want, err := io.ReadAll(in)
+		in.Close()
 		if err != nil {
 			return nil, err
 		}

@@ -278,13 +278,26 @@ func TestUnlinkRefusesWhatIsNotOurs(t *testing.T) {
 	writeFile(t, filepath.Join(real, "plugin.json"), "{"+schemaV1+`, "name": "installed"}`)
 	forged := filepath.Join(o.PlugboardHome, "plugins", "forged")
 	writeFile(t, filepath.Join(forged, MarkerFile), `{"source": "relative", "mode": "copy"}`)
-	for _, name := range []string{"installed", "forged"} {
+	// A symlink someone else made (Cursor, or the user by hand) is not ours either.
+	foreign := filepath.Join(o.PlugboardHome, "plugins", "foreign")
+	if err := os.Symlink(real, foreign); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range List(o) {
+		if l.Name == "foreign" {
+			t.Error("List shows a symlink plugboard link did not make")
+		}
+	}
+	for _, name := range []string{"installed", "forged", "foreign"} {
 		if _, err := Unlink(name, o); !errors.Is(err, ErrNotOurs) {
 			t.Errorf("Unlink(%s) error = %v, want ErrNotOurs", name, err)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(real, "plugin.json")); err != nil {
 		t.Errorf("Unlink removed a real folder: %v", err)
+	}
+	if _, err := os.Lstat(foreign); err != nil {
+		t.Errorf("Unlink removed a foreign symlink: %v", err)
 	}
 	if err := Sync("installed", o); !errors.Is(err, ErrNotOurs) {
 		t.Errorf("Sync(real folder) error = %v, want ErrNotOurs", err)
@@ -392,4 +405,22 @@ func hiddenTemps(t *testing.T, dir string) []string {
 		}
 	}
 	return out
+}
+
+// Two folders that link to each other are a loop: the copy is refused with the reason,
+// in bounded time and memory.
+func TestCopyRefusesLinkLoop(t *testing.T) {
+	o, pkg := setup(t)
+	os.MkdirAll(filepath.Join(pkg, "a"), 0o755)
+	os.MkdirAll(filepath.Join(pkg, "b"), 0o755)
+	os.Symlink("../b", filepath.Join(pkg, "a", "l"))
+	os.Symlink("../a", filepath.Join(pkg, "b", "m"))
+	o.Copy = true
+	_, err := Link(pkg, o)
+	if err == nil || !strings.Contains(err.Error(), "loop") {
+		t.Fatalf("Link --copy of a link loop: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(o.PlugboardHome, "plugins", "my-plugin")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a refused copy left something behind")
+	}
 }
