@@ -180,12 +180,19 @@ func (s *Service) store() (*store.Store, error) {
 // PickFolder asks for a folder with the window's native dialog; "" when cancelled. Over
 // HTTP there is no native dialog: the page shows a path field instead.
 func (s *Service) PickFolder() (string, error) {
-	if s.pick == nil {
+	s.mu.Lock()
+	pick := s.pick
+	s.mu.Unlock()
+	if pick == nil {
 		return "", &Error{Code: CodeUnsupported, Message: "no native folder dialog here; type the folder's path"}
 	}
-	return s.pick()
+	return pick()
 }
 
 // SetFolderPicker gives the service the window's folder dialog (a function, not a
 // method, for the same reason as StartLive).
-func SetFolderPicker(s *Service, pick func() (string, error)) { s.pick = pick }
+func SetFolderPicker(s *Service, pick func() (string, error)) {
+	s.mu.Lock()
+	s.pick = pick
+	s.mu.Unlock()
+}

@@ -80,11 +80,12 @@ type Reloader struct {
 	rowsOf *catalog.Catalog
 	rows   []store.SnapshotPlugin
 
-	mu      sync.Mutex
-	onState func(State)
-	cat     *catalog.Catalog
-	paused  bool
-	busy    bool
+	notifyMu sync.Mutex // one state delivery at a time
+	mu       sync.Mutex
+	onState  func(State)
+	cat      *catalog.Catalog
+	paused   bool
+	busy     bool
 }
 
 // New loads the catalog (or takes initial, a scan of the same options) and arms the
@@ -193,12 +194,18 @@ func (r *Reloader) options() catalog.Options {
 // Close stops watching.
 func (r *Reloader) Close() error { return r.w.Close() }
 
-func (r *Reloader) notify(s State) {
+// notify delivers the state as it is when delivered, one delivery at a time: callers
+// on two goroutines (Run, and Pause or Replace) can then never leave an older state
+// showing after a newer one. The argument is what the caller saw; it is not trusted.
+func (r *Reloader) notify(State) {
+	r.notifyMu.Lock()
+	defer r.notifyMu.Unlock()
 	r.mu.Lock()
 	f := r.onState
+	st := r.stateLocked()
 	r.mu.Unlock()
 	if f != nil {
-		f(s)
+		f(st)
 	}
 }
 
