@@ -465,12 +465,17 @@ func fingerprint(backend string, req Request, units []unit) string {
 			f.Skills = append(f.Skills, skillFP{s.name, s.t.sum})
 		}
 		if backend == Claude && u.p.Format == manifest.FormatLegacy {
-			// Claude reads a legacy folder itself; its catalog entry (manifest, skills,
-			// issues) stands for its content.
-			b, _ := json.Marshal(u.p)
-			sum := sha256.Sum256(b)
-			f.Legacy = hex.EncodeToString(sum[:])
-			f.LegacySkills = u.legacy
+			// Claude reads a legacy folder itself, all of it (.mcp.json, hooks, commands,
+			// agents, skills): its whole content is hashed when it is of a plugin's size;
+			// otherwise its catalog entry and its skills stand for it.
+			if t, err := hashTree(u.root, u.root); err == nil {
+				f.Legacy = t.sum
+			} else {
+				b, _ := json.Marshal(u.p)
+				sum := sha256.Sum256(b)
+				f.Legacy = hex.EncodeToString(sum[:])
+				f.LegacySkills = u.legacy
+			}
 		}
 		in.Units = append(in.Units, f)
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"time"
 )
 
 // layout is what a projection holds, relative to its folder.
@@ -32,6 +34,8 @@ var backends = map[string]func(plan *Plan, units []unit, req Request) layout{
 // both end with it. The runtime folder and everything in it is private (0700/0600).
 func materialise(dir string, l layout) (reused bool, err error) {
 	if _, err := os.Lstat(dir); err == nil {
+		now := time.Now()
+		_ = os.Chtimes(dir, now, now) // in use: prune keeps it
 		return true, nil
 	}
 	parent := filepath.Dir(dir)
@@ -55,7 +59,38 @@ func materialise(dir string, l layout) (reused bool, err error) {
 		}
 		return false, err
 	}
+	prune(parent, dir, time.Now())
 	return false, nil
+}
+
+// Projections not launched for pruneAge are removed when a new one is made: every
+// change of an env or header value makes a new projection, and the old one's private
+// files would otherwise keep the old values for ever. A launch touches the projection it
+// reuses, so only sets nobody launched for a month go. Temporary folders of interrupted
+// builds go after an hour.
+const (
+	pruneAge    = 30 * 24 * time.Hour
+	pruneTmpAge = time.Hour
+)
+
+// prune removes the projections in parent (one backend's folder) older than pruneAge,
+// never keep.
+func prune(parent, keep string, now time.Time) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(parent, e.Name())
+		info, err := e.Info()
+		if err != nil || p == keep || !e.IsDir() {
+			continue
+		}
+		age := now.Sub(info.ModTime())
+		if strings.HasPrefix(e.Name(), ".tmp-") && age > pruneTmpAge || !strings.HasPrefix(e.Name(), ".") && age > pruneAge {
+			_ = os.RemoveAll(p)
+		}
+	}
 }
 
 func (l layout) write(root string) error {

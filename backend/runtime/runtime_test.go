@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/pathsafe"
@@ -237,6 +238,9 @@ func TestFingerprintCoversEveryCapability(t *testing.T) {
 		},
 		"legacy skill content": func(pb string) {
 			appendFile(t, filepath.Join(pb, "plugins/legacy-tools/skills/grep-help/SKILL.md"), "More.\n")
+		},
+		"legacy .mcp.json": func(pb string) {
+			rewrite(t, filepath.Join(pb, "plugins/legacy-tools/.mcp.json"), `"args": []`, `"args": ["--fast"]`)
 		},
 		"effective plugin paths": func(pb string) {
 			rewrite(t, filepath.Join(pb, "agents/coder.json"), `, "plugins/legacy-tools"`, ``)
@@ -607,5 +611,33 @@ func TestPIAdapterFoundLaterGivesNewProjection(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(after.Projection, "mcp.json")); err != nil {
 		t.Error(err)
+	}
+}
+
+// Old projections go when a new one is made; the one in use and recent ones stay.
+func TestPruneOldProjections(t *testing.T) {
+	pb := home(t)
+	first := build(t, request(pb, "coder"))
+	parent := filepath.Dir(first.Projection)
+	old := filepath.Join(parent, "0123456789abcdef0123456789abcdef")
+	tmp := filepath.Join(parent, ".tmp-123")
+	recentTmp := filepath.Join(parent, ".tmp-456")
+	for _, d := range []string{old, tmp, recentTmp} {
+		os.MkdirAll(d, 0o700)
+	}
+	long := time.Now().Add(-pruneAge - time.Hour)
+	os.Chtimes(old, long, long)
+	os.Chtimes(tmp, time.Now().Add(-2*pruneTmpAge), time.Now().Add(-2*pruneTmpAge))
+	os.Chtimes(first.Projection, long, long) // reused below: touched, so kept
+	if again := build(t, request(pb, "coder")); !again.Reused {
+		t.Fatal("not reused")
+	}
+	req := request(pb, "coder")
+	req.Mode = ModeBenchmark // a new projection: prunes
+	build(t, req)
+	for d, want := range map[string]bool{old: false, tmp: false, recentTmp: true, first.Projection: true} {
+		if _, err := os.Stat(d); (err == nil) != want {
+			t.Errorf("%s exists = %v, want %v", filepath.Base(d), err == nil, want)
+		}
 	}
 }
