@@ -509,3 +509,29 @@ func toJSON(v any) string {
 	data, _ := json.Marshal(v)
 	return string(data)
 }
+
+// A configured URL's path and query can carry what should not be shown (a token in a
+// query string): a server that fails shows up in the error and the log by origin only.
+func TestURLPathAndQueryNeverShown(t *testing.T) {
+	failing := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "boom", http.StatusInternalServerError)
+	}))
+	closed := startServer(t, http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close() // connection refused from now on
+	for name, base := range map[string]string{"500": failing.URL, "refused": closedURL} {
+		t.Run(name, func(t *testing.T) {
+			p := startProxy(t, Config{Type: TypeStreamableHTTP, URL: base + "/secret-path/mcp?token=QUERY-SECRET"})
+			p.send(initializeLine)
+			shown := p.errorMessage(1)
+			p.stop()
+			all := shown + p.log.String()
+			if shown == "" || name == "refused" && !strings.Contains(all, origin(t, base)) {
+				t.Errorf("error %q, log %q: want a failure (naming the origin it could not reach)", shown, p.log.String())
+			}
+			if strings.Contains(all, "QUERY-SECRET") || strings.Contains(all, "secret-path") {
+				t.Errorf("the URL's path or query was shown: %q", all)
+			}
+		})
+	}
+}
