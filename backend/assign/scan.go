@@ -190,7 +190,11 @@ func (h *home) agentFrom(p string, data []byte) *located {
 	}
 	name := h.nameOf(p, ms)
 	dirs, ok := h.dirsOf(p, data, "", ms)
+	var backend string
+	if raw, present := member(ms, "backend"); present {
+		_ = json.Unmarshal(raw, &backend) // not a string: no backend of its own
+	}
 	return &located{data: data, dirs: dirs, slot: -1, Target: Target{
-		ID: "agent:" + name, Kind: KindAgent, Name: name, File: p, ReadOnly: !ok, Hash: settings.Hash(data),
+		ID: "agent:" + name, Kind: KindAgent, Name: name, Backend: backend, File: p, ReadOnly: !ok, Hash: settings.Hash(data),
 	}}
 }

@@ -129,6 +129,9 @@ func (h *home) finish(t *located) {
 	t.Managed = managedIDs(t.dirs)
 	t.Unmanaged = unmanaged(t.dirs)
 	t.Effective = h.effective(&t.Target, t.dirs)
+	if a := h.agents[t.Ref]; t.Kind != KindAgent && a != nil {
+		t.Backend = a.Backend // a slot or binding runs its agent
+	}
 	if t.Kind != KindAgent && t.Ref != ActiveRef && h.agents[t.Ref] == nil {
 		h.issues.Warnf(CodeUnknownAgent, t.File, t.ptr+"/ref", "%s refers to agent %q, which no file in agents/ declares; it inherits nothing", t.ID, t.Ref)
 		h.issues[len(h.issues)-1].Line = jsondoc.Line(t.data, t.ptr)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 // The fixture's plugins are what the rules tests assume.
@@ -199,5 +201,23 @@ func TestTargetsBrokenFiles(t *testing.T) {
 		if i.Code == CodeInvalid && strings.HasSuffix(i.Path, "syntax.json") && i.Line == 0 {
 			t.Errorf("syntax error without a line: %v", i)
 		}
+	}
+}
+
+// An agent's "backend" member is shown on it and on the slots that run it.
+func TestTargetBackend(t *testing.T) {
+	pb := testhome.CopyTestdata(t, filepath.Join("runtime", "home"))
+	cat := loadCatalog(t, pb)
+	if got := target(t, pb, cat, "agent:pi-coder").Backend; got != "pi" {
+		t.Errorf("agent:pi-coder backend = %q", got)
+	}
+	if got := target(t, pb, cat, "agent:coder").Backend; got != "" {
+		t.Errorf("agent:coder backend = %q, want none", got)
+	}
+	rewrite := filepath.Join(pb, "agents", "coder.json")
+	b, _ := os.ReadFile(rewrite)
+	os.WriteFile(rewrite, []byte(strings.Replace(string(b), `"profile": "default"`, `"profile": "default", "backend": "pi"`, 1)), 0o644)
+	if got := target(t, pb, cat, "template:team/coder").Backend; got != "pi" {
+		t.Errorf("slot backend = %q, want its agent's", got)
 	}
 }

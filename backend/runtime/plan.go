@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -250,7 +249,7 @@ func resolveTarget(req Request) (assign.Target, []string, string, error) {
 	}
 	backend := req.Backend
 	if backend == "" && agent != nil {
-		backend = agentBackend(agent.File)
+		backend = agent.Backend
 	}
 	if backend == "" {
 		backend = Claude
@@ -279,18 +278,6 @@ func resolveTarget(req Request) (assign.Target, []string, string, error) {
 	return *t, dirs, backend, nil
 }
 
-// agentBackend reads the optional "backend" member of an agent file.
-func agentBackend(file string) string {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return ""
-	}
-	var a struct {
-		Backend string `json:"backend"`
-	}
-	_ = json.Unmarshal(data, &a) // a file assign could not parse has no target
-	return a.Backend
-}
 
 // readUnits inspects every folder afresh; an invalid package or one that does not
 // resolve is dropped alone.

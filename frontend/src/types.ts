@@ -224,6 +224,8 @@ export interface Target {
   kind: TargetKind;
   name: string;
   ref?: string;
+  /** The agent's "backend" member (a slot or binding: its agent's); absent means claude. */
+  backend?: string;
   file: string;
   readOnly: boolean;
   hash: string;

@@ -111,6 +111,9 @@ export class LaunchPanel {
     }
     this.target = t;
     this.dirty = dirty;
+    // Name the agent's own backend (its file's "backend", else claude) in the first option.
+    const own = this.select.options[0];
+    if (own) own.textContent = `Agent's own (${t.backend || 'claude'})`;
     const active = t.kind === 'active';
     this.button.disabled = this.busy || active;
     this.button.textContent = this.busy ? 'Launching…' : 'Launch';
