@@ -278,7 +278,6 @@ func resolveTarget(req Request) (assign.Target, []string, string, error) {
 	return *t, dirs, backend, nil
 }
 
-
 // readUnits inspects every folder afresh; an invalid package or one that does not
 // resolve is dropped alone.
 // The same package listed twice (two entries resolving to one folder) is launched once.
