@@ -10,14 +10,19 @@
 // folders are the exception R1 makes: Claude gets them as they are.
 //
 // Claude gets one compatibility plugin per portable or Cursor package (--plugin-dir) and
-// a supplemental --mcp-config in which remote servers are stdio entries running
-// "plugboard mcp-proxy" with their URL and headers in a separate 0600 file. PI gets one
-// --skill per projected skill with its own discovery turned off.
+// a supplemental --mcp-config. PI gets one --skill per projected skill with its own
+// discovery turned off, and its MCP through the pi-mcp-adapter extension with a private
+// config. In both configs every server runs this program: "plugboard mcp-stdio" starts a
+// stdio server in its folder with its env, "plugboard mcp-proxy" bridges a remote one;
+// their command lines, env values, URLs and headers sit in 0600 files of the projection
+// (serverFiles). Data folders are made only for stdio servers about to launch.
 //
 // Portable MCP is suppressed for benchmark runs and the subagent surface (R7); an
-// explicit empty set (--plugins none) has none to begin with.
+// explicit empty set (--plugins none) has none to begin with. Two folders with one
+// plugin id fail closed like any name collision. Projections not launched for 30 days
+// are pruned when a new one is made.
 //
-// Pool keeps non-interactive Claude sessions keyed by fingerprint. Run starts a plan in
-// the foreground. Nothing here prints or returns an environment or header value: they
+// Pool keeps non-interactive sessions keyed by fingerprint (and argv). Run starts a plan
+// in the foreground. Nothing here prints or returns an environment or header value: they
 // live in the projection's private files and in the agent's environment only.
 package runtime
