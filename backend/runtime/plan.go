@@ -133,7 +133,6 @@ type unit struct {
 	p      catalog.Plugin
 	skills []projSkill
 	mcp    []Server
-	legacy []string // Claude legacy folders: "folder:hash" of each skill, for the fingerprint
 }
 
 type projSkill struct {
@@ -334,17 +333,11 @@ const CollisionPluginID = "plugin-id"
 // legacy folder (those are passed as they are). A skill that cannot be read safely is
 // dropped alone.
 func projectableSkills(u *unit, backend string, st settings.Settings, drop func(Drop)) []projSkill {
-	legacy := backend == Claude && u.p.Format == manifest.FormatLegacy
+	if backend == Claude && u.p.Format == manifest.FormatLegacy {
+		return nil // passed as it is: Claude reads its skills itself (see fingerprint)
+	}
 	var out []projSkill
 	for _, s := range u.p.Skills {
-		if legacy {
-			// Passed as it is, Claude reads its skills itself; their content is hashed
-			// for the fingerprint only (a pooled session must not outlive an edit).
-			if t, err := hashTree(u.root, s.Dir); err == nil {
-				u.legacy = append(u.legacy, s.Folder+":"+t.sum)
-			}
-			continue
-		}
 		if !s.Valid {
 			drop(Drop{Plugin: u.p.ID, What: "skill", Name: s.Name, Reason: "invalid: " + firstError(s.Issues)})
 			continue
@@ -359,6 +352,18 @@ func projectableSkills(u *unit, backend string, st settings.Settings, drop func(
 			continue
 		}
 		out = append(out, projSkill{name: s.Name, t: t})
+	}
+	return out
+}
+
+// legacySkillSums hashes each skill of a legacy folder too large to hash whole, so that
+// an edit still gives a new fingerprint (a pooled session must not outlive it).
+func legacySkillSums(u *unit) []string {
+	var out []string
+	for _, s := range u.p.Skills {
+		if t, err := hashTree(u.root, s.Dir); err == nil {
+			out = append(out, s.Folder+":"+t.sum)
+		}
 	}
 	return out
 }
@@ -460,7 +465,7 @@ func fingerprint(backend string, req Request, units []unit) string {
 				b, _ := json.Marshal(u.p)
 				sum := sha256.Sum256(b)
 				f.Legacy = hex.EncodeToString(sum[:])
-				f.LegacySkills = u.legacy
+				f.LegacySkills = legacySkillSums(&u)
 			}
 		}
 		in.Units = append(in.Units, f)
