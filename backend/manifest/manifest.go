@@ -62,12 +62,7 @@ func Detect(root string, preferCursor bool) Format {
 func DetectLoad(root string, preferCursor bool) Manifest {
 	data, err := capread.ReadNoFollow(filepath.Join(root, PortablePath), capread.ManifestMax)
 	if err == nil {
-		m := Manifest{Format: FormatPortable, Path: PortablePath}
-		if obj, ok := decodeObject(data, PortablePath, &m.Issues); ok {
-			m.Valid = validatePortable(&m, data, obj)
-		}
-		m.Issues = m.Issues.NonNil()
-		return m
+		return ParsePortable(data)
 	}
 	return Load(root, Detect(root, preferCursor))
 }

@@ -40,22 +40,12 @@ func LoadPortable(root string) Manifest {
 	return m
 }
 
-// ParsePortable validates plugin.json content already read (for fuzzing and tests).
+// ParsePortable validates plugin.json content already read (by DetectLoad, which reads
+// it without a look-up first, and by the fuzz target).
 func ParsePortable(data []byte) Manifest {
 	m := Manifest{Format: FormatPortable, Path: PortablePath}
-	v, err := jsondoc.Decode(data)
-	var se *jsondoc.SyntaxError
-	switch {
-	case errors.As(err, &se):
-		m.Issues = issue.List{{Severity: issue.Error, Code: CodeInvalidJSON, Path: PortablePath, Line: se.Line, Message: PortablePath + " " + se.Msg}}
-	case err != nil:
-		m.Issues.Errorf(CodeInvalidJSON, PortablePath, "", "%s %v", PortablePath, err)
-	default:
-		if obj, ok := v.(map[string]any); ok {
-			m.Valid = validatePortable(&m, data, obj)
-		} else {
-			m.Issues.Errorf(CodeNotObject, PortablePath, "", "%s must hold a JSON object ({...}), not %s", PortablePath, jsonKind(v))
-		}
+	if obj, ok := decodeObject(data, PortablePath, &m.Issues); ok {
+		m.Valid = validatePortable(&m, data, obj)
 	}
 	m.Issues = m.Issues.NonNil()
 	return m
