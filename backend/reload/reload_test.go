@@ -272,17 +272,8 @@ func skillOf(t testing.TB, o catalog.Options, i int) string {
 func BenchmarkReloadOneChange(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
 		b.Run(fmt.Sprintf("plugins=%d", n), func(b *testing.B) {
-			home, _ := pathsafe.Root(b.TempDir())
-			o := catalog.Options{Home: home, PlugboardHome: filepath.Join(home, ".plugboard")}
-			if err := benchhome.Generate(o.PlugboardHome, n, 10); err != nil {
-				b.Fatal(err)
-			}
-			r, err := New(Options{Catalog: o, Snapshots: true}, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
+			r, skill := benchReloader(b, n)
 			defer r.Close()
-			skill := skillOf(b, o, n/2)
 			b.ReportAllocs()
 			b.ResetTimer()
 			i := 0
@@ -300,27 +291,34 @@ func BenchmarkReloadOneChange(b *testing.B) {
 
 func batchOf(paths ...string) watch.Batch { return watch.Batch{Paths: paths} }
 
+// benchReloader makes a home of n benchmark plugins of 10 skills and a Reloader over it
+// that stores snapshots, as the app runs; skill is the middle plugin's first SKILL.md.
+func benchReloader(b *testing.B, n int) (r *Reloader, skill string) {
+	b.Helper()
+	home, _ := pathsafe.Root(b.TempDir())
+	o := catalog.Options{Home: home, PlugboardHome: filepath.Join(home, ".plugboard")}
+	if err := benchhome.Generate(o.PlugboardHome, n, 10); err != nil {
+		b.Fatal(err)
+	}
+	r, err := New(Options{Catalog: o, Snapshots: true}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r, skillOf(b, o, n/2)
+}
+
 // BenchmarkReloadEndToEnd measures what a user waits for: from the write of one SKILL.md
 // to the reload that reports it, through fsnotify, the debounce (watch.DebounceDelay) and
 // the snapshot, at 10, 100 and 1,000 plugins of 10 skills.
 func BenchmarkReloadEndToEnd(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
 		b.Run(fmt.Sprintf("plugins=%d", n), func(b *testing.B) {
-			home, _ := pathsafe.Root(b.TempDir())
-			o := catalog.Options{Home: home, PlugboardHome: filepath.Join(home, ".plugboard")}
-			if err := benchhome.Generate(o.PlugboardHome, n, 10); err != nil {
-				b.Fatal(err)
-			}
-			r, err := New(Options{Catalog: o, Snapshots: true}, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
+			r, skill := benchReloader(b, n)
 			reloads := make(chan Reload, 4)
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
 			go func() { defer close(done); r.Run(ctx, func(rl Reload) { reloads <- rl }, nil) }()
 			defer func() { cancel(); r.Close(); <-done }()
-			skill := skillOf(b, o, n/2)
 			b.ResetTimer()
 			i := 0
 			for b.Loop() {
