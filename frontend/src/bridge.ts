@@ -124,6 +124,11 @@ function token(): string {
 
 let cachedToken: string | undefined;
 
+/** The message of anything thrown, for a line in the page. */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
   if (e && typeof e === 'object' && 'code' in e && 'message' in e) {
@@ -179,7 +184,7 @@ async function callHTTP<T>(method: Method, args: unknown[]): Promise<T> {
       credentials: 'same-origin',
     });
   } catch (e) {
-    throw new ApiError('transport', `cannot reach Plugboard (${e instanceof Error ? e.message : String(e)})`);
+    throw new ApiError('transport', `cannot reach Plugboard (${errorText(e)})`);
   }
   if (!res.ok) {
     let body: unknown;
@@ -195,7 +200,7 @@ async function callHTTP<T>(method: Method, args: unknown[]): Promise<T> {
   try {
     return (await res.json()) as T;
   } catch (e) {
-    throw new ApiError('transport', `${method}: the response is not JSON (${e instanceof Error ? e.message : e})`);
+    throw new ApiError('transport', `${method}: the response is not JSON (${errorText(e)})`);
   }
 }
 

@@ -3,7 +3,7 @@
 // mark that fades after every catalog:reloaded. The catalog itself reaches the page through
 // catalog:updated and the CatalogFeed; this module only reports.
 
-import { api, ApiError } from './bridge';
+import { api, ApiError, errorText } from './bridge';
 import { h, plural } from './dom';
 import { icons } from './icons';
 import type { ReloadedEvent, WatchState } from './types';
@@ -130,7 +130,7 @@ export class LiveStatus {
     try {
       this.set(await api.pauseWatching(paused));
     } catch (e) {
-      const msg = e instanceof Error ? e.message : String(e);
+      const msg = errorText(e);
       if (e instanceof ApiError && e.code === 'unsupported') this.toggle.hidden = true;
       this.state.title = `Cannot ${paused ? 'pause' : 'resume'} watching: ${msg}`;
     } finally {

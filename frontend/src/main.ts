@@ -4,7 +4,7 @@
 // settings and the watch state.
 
 import './style.css';
-import { api, on } from './bridge';
+import { api, on, errorText } from './bridge';
 import { h, mount, plural } from './dom';
 import { icons } from './icons';
 import { CatalogFeed } from './feed';
@@ -39,7 +39,7 @@ let rescanning = false; // the page's own Rescan is running
 const settings = new SettingsModel();
 const feed = new CatalogFeed(
   (doc) => applyCatalog(doc),
-  (e) => setScanState('error', `Reload failed: ${e instanceof Error ? e.message : e}`),
+  (e) => setScanState('error', `Reload failed: ${errorText(e)}`),
 );
 
 // Ask for the catalog before building anything: for a large home it is megabytes, and the
@@ -304,7 +304,7 @@ async function rescan(): Promise<void> {
     await feed.call(api.rescan, true);
   } catch (e) {
     progressBar.hidden = true;
-    setScanState('error', `Rescan failed: ${e instanceof Error ? e.message : e}`);
+    setScanState('error', `Rescan failed: ${errorText(e)}`);
   } finally {
     rescanning = false;
     rescanBtn.disabled = false;
@@ -338,7 +338,7 @@ async function start(request?: Promise<CatalogDoc>): Promise<void> {
   } catch (e) {
     index = null;
     switchTab(tab);
-    showError(screen, e instanceof Error ? e.message : String(e), () => void start());
+    showError(screen, errorText(e), () => void start());
     setScanState('error', 'Not loaded');
   }
 }

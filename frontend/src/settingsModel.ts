@@ -3,7 +3,7 @@
 // it with the hash it was based on, so a file changed on disk in between is refused as `stale`
 // instead of being overwritten. The rules (what a path may be, what a name means) stay in Go.
 
-import { api, ApiError } from './bridge';
+import { api, ApiError, errorText } from './bridge';
 import type { Settings, SettingsEnvelope } from './types';
 
 export type Notice = { kind: 'ok' | 'error' | 'warn'; text: string } | null;
@@ -63,7 +63,7 @@ export class SettingsModel {
     try {
       this.accept(await api.settings(), keepDraft);
     } catch (e) {
-      this.notice = { kind: 'error', text: `Cannot read settings: ${e instanceof Error ? e.message : e}` };
+      this.notice = { kind: 'error', text: `Cannot read settings: ${errorText(e)}` };
     }
     this.emit();
   }
@@ -136,7 +136,7 @@ export class SettingsModel {
         }
         this.notice = { kind: 'warn', text: STALE_MESSAGE };
       } else {
-        this.notice = { kind: 'error', text: `Not saved: ${e instanceof Error ? e.message : e}` };
+        this.notice = { kind: 'error', text: `Not saved: ${errorText(e)}` };
       }
     } finally {
       this.busy = false;

@@ -5,7 +5,7 @@
 // until Reset. History lists the target's saves with a Revert each. The Launch card (views/launch.ts)
 // opens the target's agent in a terminal.
 
-import { api, ApiError } from '../bridge';
+import { api, ApiError, errorText } from '../bridge';
 import { badge, h, mount, plural } from '../dom';
 import { confirmDiscard, openModal } from '../modal';
 import { isRemote, issueLine, mcpSummary, typeBadge } from '../render';
@@ -117,7 +117,7 @@ export class AssignView {
       this.issues = doc.issues ?? [];
       this.loadError = '';
     } catch (e) {
-      this.loadError = e instanceof Error ? e.message : String(e);
+      this.loadError = errorText(e);
     }
     this.loaded = true;
     if (!this.selected && this.targets.length) this.selected = this.targets[0].id;
@@ -174,7 +174,7 @@ export class AssignView {
       this.history = entries ?? [];
       this.historyError = '';
     } catch (e) {
-      this.historyError = e instanceof Error ? e.message : String(e);
+      this.historyError = errorText(e);
     }
     this.renderHistory();
   }
@@ -245,7 +245,7 @@ export class AssignView {
 
   private fail(e: unknown, revertOf?: HistoryEntry): void {
     if (!(e instanceof ApiError)) {
-      this.notice = { kind: 'error', text: `Not saved: ${e instanceof Error ? e.message : String(e)}` };
+      this.notice = { kind: 'error', text: `Not saved: ${errorText(e)}` };
       return;
     }
     if (e.code === 'stale') {

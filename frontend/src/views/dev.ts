@@ -6,7 +6,7 @@
 // author sees the file and the fix as soon as they save.
 
 import { coalesced } from '../coalesce';
-import { api, ApiError, isDesktop } from '../bridge';
+import { api, ApiError, isDesktop, errorText } from '../bridge';
 import { h, mount, tilde } from '../dom';
 import type { CatalogIndex } from '../search';
 import type { LinkInto, LinkResult, Plugin } from '../types';
@@ -172,7 +172,7 @@ export class DevView {
       this.links = (await api.links()) ?? [];
       this.loadError = '';
     } catch (e) {
-      this.loadError = e instanceof Error ? e.message : String(e);
+      this.loadError = errorText(e);
     } finally {
       this.loaded = true;
       this.renderList();
@@ -190,7 +190,7 @@ export class DevView {
         this.notice = { kind: 'error', text: 'No folder dialog here: type the folder’s path.' };
         this.path.focus();
       } else {
-        this.notice = { kind: 'error', text: `Cannot open the folder dialog: ${e instanceof Error ? e.message : e}` };
+        this.notice = { kind: 'error', text: `Cannot open the folder dialog: ${errorText(e)}` };
       }
       this.render();
     }
@@ -235,7 +235,7 @@ export class DevView {
       this.name.value = '';
       this.force.checked = false;
     } catch (e) {
-      const msg = e instanceof Error ? e.message : String(e);
+      const msg = errorText(e);
       const nl = msg.indexOf('\n');
       this.notice =
         e instanceof ApiError && e.code === 'refused'
@@ -271,7 +271,7 @@ export class DevView {
         text: `Unlinked ${l.name} from ${INTO_LABEL[l.into]}; ${tilde(l.source, this.ix?.doc.home)} is untouched.`,
       };
     } catch (e) {
-      this.listNotice = { kind: 'error', text: `Cannot unlink ${l.name}: ${e instanceof Error ? e.message : e}` };
+      this.listNotice = { kind: 'error', text: `Cannot unlink ${l.name}: ${errorText(e)}` };
     } finally {
       this.unlinking.delete(key);
       await this.load();

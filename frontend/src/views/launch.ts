@@ -4,7 +4,7 @@
 // start: a refusal naming the colliding names, or, without a terminal, the command to run by hand.
 // The backend reads the target from disk at spawn, so an unsaved draft is not what launches.
 
-import { api, ApiError } from '../bridge';
+import { api, ApiError, errorText } from '../bridge';
 import { badge, h, mount, plural } from '../dom';
 import type { Collision, LaunchResult, Plan, Target } from '../types';
 
@@ -137,7 +137,7 @@ export class LaunchPanel {
       const res = await api.launch(t.id, backend);
       this.outcome = { target: t.id, backend, res };
     } catch (e) {
-      const err = e instanceof ApiError ? e : new ApiError('transport', e instanceof Error ? e.message : String(e));
+      const err = e instanceof ApiError ? e : new ApiError('transport', errorText(e));
       this.outcome = {
         target: t.id,
         backend,

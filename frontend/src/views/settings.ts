@@ -2,7 +2,7 @@
 // trust. Path and name edits go to the settings draft (saved from the save bar); opening a
 // workspace and trusting it are immediate calls, since the backend owns both.
 
-import { api } from '../bridge';
+import { api, errorText } from '../bridge';
 import { badge, h, mount, tilde } from '../dom';
 import type { CatalogIndex } from '../search';
 import type { Ctx } from './ctx';
@@ -291,7 +291,7 @@ export class SettingsView {
       const doc = await this.ctx.docCall(() => api.openWorkspace(path));
       this.status('ok', doc.workspace ? `Opened ${tilde(doc.workspace, doc.home)}.` : 'Workspace closed.');
     } catch (e) {
-      this.status('error', `Cannot open the workspace: ${e instanceof Error ? e.message : e}`);
+      this.status('error', `Cannot open the workspace: ${errorText(e)}`);
     } finally {
       this.wsBusy = false;
       this.render();
@@ -308,7 +308,7 @@ export class SettingsView {
       // The trust list lives in settings.json: take the new hash, keep unsaved edits.
       await this.ctx.settings.load(true);
     } catch (e) {
-      this.status('error', `Cannot change trust: ${e instanceof Error ? e.message : e}`);
+      this.status('error', `Cannot change trust: ${errorText(e)}`);
     } finally {
       this.wsBusy = false;
       this.render();

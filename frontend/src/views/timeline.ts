@@ -4,7 +4,7 @@
 // a diff is fetched once.
 
 import { coalesced } from '../coalesce';
-import { api } from '../bridge';
+import { api, errorText } from '../bridge';
 import { badge, h, mount, plural, tilde } from '../dom';
 import type { Change, SnapshotInfo } from '../types';
 import type { CatalogIndex } from '../search';
@@ -76,7 +76,7 @@ export class TimelineView {
       this.snapshots = (await api.snapshots()) ?? [];
       this.loadError = '';
     } catch (e) {
-      this.loadError = e instanceof Error ? e.message : String(e);
+      this.loadError = errorText(e);
     } finally {
       this.loaded = true;
     }
@@ -100,7 +100,7 @@ export class TimelineView {
       this.diffs.set(id, changes);
       this.diffError = '';
     } catch (e) {
-      this.diffError = e instanceof Error ? e.message : String(e);
+      this.diffError = errorText(e);
     }
     if (id === this.selected) this.renderDetail();
   }
