@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { launchBrowser, makeAssignFixture, newPage, startServe, waitFor, waitReady } from './harness.mjs';
+import { launchBrowser, makeAssignFixture, newPage, startServe, waitFor, waitReady, selectTarget } from './harness.mjs';
 
 let fx, srv, browser, page;
 const agentFile = (name) => join(fx.pbHome, 'agents', `${name}.json`);
@@ -31,17 +31,12 @@ after(async () => {
   fx?.cleanup();
 });
 
-async function selectTarget(id) {
-  await page.click(`[data-testid="target"][data-id="${id}"]`);
-  await page.waitForSelector(`[data-testid="assign-target"][data-id="${id}"]`);
-}
-
 async function waitSaved() {
   await waitFor(async () => /^Saved|^Reverted|^Now uses/.test(await status()), { message: 'saved status' });
 }
 
 test('draft: check a plugin, Save, the agent file has it and History shows the entry', async () => {
-  await selectTarget('agent:bare');
+  await selectTarget(page, 'agent:bare');
   assert.equal(await page.isDisabled('[data-testid="assign-save"]'), true, 'nothing to save yet');
   await check('notes').check();
   assert.equal(await page.getAttribute('[data-testid="assign-target"]', 'data-dirty'), 'true');
@@ -55,7 +50,7 @@ test('draft: check a plugin, Save, the agent file has it and History shows the e
 });
 
 test('Reset discards the draft', async () => {
-  await selectTarget('agent:bare');
+  await selectTarget(page, 'agent:bare');
   await check('summarizer').check();
   assert.equal(await page.getAttribute('[data-testid="assign-target"]', 'data-dirty'), 'true');
   await page.click('[data-testid="assign-reset"]');
@@ -64,7 +59,7 @@ test('Reset discards the draft', async () => {
 });
 
 test('a dirty draft blocks switching target and leaving the tab; cancel keeps it', async () => {
-  await selectTarget('agent:bare');
+  await selectTarget(page, 'agent:bare');
   // The backend is told, so that the desktop window asks before closing.
   const told = page.waitForRequest((r) => r.url().endsWith('/api/SetDraftDirty') && r.postData() === '[true]');
   await check('summarizer').check();
@@ -92,13 +87,13 @@ test('a dirty draft blocks switching target and leaving the tab; cancel keeps it
   await page.click('[data-testid="target"][data-id="agent:keeper"]');
   await page.click('[data-testid="discard-confirm"]');
   await page.waitForSelector('[data-testid="assign-target"][data-id="agent:keeper"]');
-  await selectTarget('agent:bare');
+  await selectTarget(page, 'agent:bare');
   assert.equal(await check('summarizer').isChecked(), false, 'discarded');
   assert.equal(await warns(), false, 'no warning when clean');
 });
 
 test('acknowledgment: tools opens the dialog with sanitised servers; cancel saves nothing, acknowledge saves', async () => {
-  await selectTarget('agent:bare');
+  await selectTarget(page, 'agent:bare');
   const before = readFileSync(agentFile('bare'), 'utf8');
   await check('tools').check();
   await page.click('[data-testid="assign-save"]');
@@ -138,14 +133,14 @@ test('acknowledgment: tools opens the dialog with sanitised servers; cancel save
 });
 
 test('refused: an invalid plugin cannot be checked; an assigned invalid one can be unchecked', async () => {
-  await selectTarget('agent:bare');
+  await selectTarget(page, 'agent:bare');
   assert.equal(await check('broken').isDisabled(), true);
   await check('broken')
     .click({ force: true })
     .catch(() => {});
   assert.equal(await check('broken').isChecked(), false);
   assert.equal(await page.getAttribute('[data-testid="assign-target"]', 'data-dirty'), 'false');
-  await selectTarget('agent:researcher');
+  await selectTarget(page, 'agent:researcher');
   assert.equal(await check('broken').isChecked(), true);
   assert.equal(await check('broken').isDisabled(), false, 'already assigned: can be removed');
   // a refused rule (a name collision) shows the message and names; nothing saved
@@ -160,7 +155,7 @@ test('refused: an invalid plugin cannot be checked; an assigned invalid one can 
 });
 
 test('stale: a disk change under a dirty draft keeps it, marks it stale, blocks Save; Reset loads the new content', async () => {
-  await selectTarget('agent:keeper');
+  await selectTarget(page, 'agent:keeper');
   await check('summarizer').check();
   const k = readAgent('keeper');
   k.pluginDirs = [...k.pluginDirs, 'plugins/db-tools'];
@@ -179,7 +174,7 @@ test('stale: a disk change under a dirty draft keeps it, marks it stale, blocks 
 });
 
 test('stale: a Save racing a disk change answers stale and shows it', async () => {
-  await selectTarget('agent:keeper');
+  await selectTarget(page, 'agent:keeper');
   await check('summarizer').check();
   const k = readAgent('keeper');
   k.pluginDirs = k.pluginDirs.filter((d) => d !== 'plugins/db-tools');
@@ -195,7 +190,7 @@ test('stale: a Save racing a disk change answers stale and shows it', async () =
 });
 
 test('revert: the saved entry is reverted, the file restored, a new entry says "revert of #n"', async () => {
-  await selectTarget('agent:bare');
+  await selectTarget(page, 'agent:bare');
   await page.waitForSelector('[data-testid="history-entry"]');
   const newest = page.locator('[data-testid="history-entry"]').first();
   const id = await newest.getAttribute('data-id');
@@ -210,7 +205,7 @@ test('revert: the saved entry is reverted, the file restored, a new entry says "
 });
 
 test('revert: an entry the target moved past answers stale; a revert re-adding MCP asks for acknowledgment', async () => {
-  await selectTarget('agent:bare');
+  await selectTarget(page, 'agent:bare');
   const before = readFileSync(agentFile('bare'), 'utf8');
   // the acknowledged save (tools added) is no longer what the file holds: stale
   const ackEntry = page.locator('[data-testid="history-entry"]', { hasText: 'acknowledged: tools/api' });
@@ -236,7 +231,7 @@ test('revert: an entry the target moved past answers stale; a revert re-adding M
 
 test('template slots: agent defaults vs custom; Use agent defaults deletes the slot pluginDirs', async () => {
   const file = join(fx.pbHome, 'templates', 'review.json');
-  await selectTarget('template:review/researcher');
+  await selectTarget(page, 'template:review/researcher');
   assert.match(await page.textContent('[data-testid="slot-mode"]'), /agent defaults/);
   assert.equal(await check('notes').isChecked(), true, 'inherited set shown');
   assert.equal(await check('notes').isDisabled(), true, 'read-only');
@@ -246,7 +241,7 @@ test('template slots: agent defaults vs custom; Use agent defaults deletes the s
   await page.click('[data-testid="assign-reset"]');
   assert.match(await page.textContent('[data-testid="slot-mode"]'), /agent defaults/);
 
-  await selectTarget('template:review/bare');
+  await selectTarget(page, 'template:review/bare');
   assert.match(await page.textContent('[data-testid="slot-mode"]'), /custom/);
   assert.match(await page.textContent('[data-testid="unmanaged"]'), /\/abs\/slot-kept/);
   await page.click('[data-testid="slot-use-defaults"]');
@@ -261,13 +256,13 @@ test('template slots: agent defaults vs custom; Use agent defaults deletes the s
 });
 
 test('read-only shell binding: listed, explained, cannot be edited', async () => {
-  await selectTarget('shell:ops-shell');
+  await selectTarget(page, 'shell:ops-shell');
   assert.match(await page.textContent('[data-testid="readonly-reason"]'), /read-only/);
   const boxes = page.locator('[data-testid="assign-check"]');
   const n = await boxes.count();
   assert.ok(n > 0);
   for (let i = 0; i < n; i++) assert.equal(await boxes.nth(i).isDisabled(), true);
   assert.equal(await page.locator('[data-testid="assign-save"]').count(), 0);
-  await selectTarget('template:review/__active__');
+  await selectTarget(page, 'template:review/__active__');
   assert.match(await page.textContent('[data-testid="readonly-reason"]'), /__active__/);
 });

@@ -148,6 +148,12 @@ export async function waitReady(page) {
 }
 
 /** data-id of every plugin row currently in the DOM. */
+/** Opens one target in the Assignments tab and waits for its detail. */
+export async function selectTarget(page, id) {
+  await page.click(`[data-testid="target"][data-id="${id}"]`);
+  await page.waitForSelector(`[data-testid="assign-target"][data-id="${id}"]`);
+}
+
 export async function rowIds(page) {
   return page.$$eval('[data-testid="plugin-row"]', (els) => els.map((e) => e.getAttribute('data-id')));
 }

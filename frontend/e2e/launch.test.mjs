@@ -8,7 +8,16 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { launchBrowser, makeRuntimeFixture, newPage, pluginBin, startServe, waitFor, waitReady } from './harness.mjs';
+import {
+  launchBrowser,
+  makeRuntimeFixture,
+  newPage,
+  pluginBin,
+  startServe,
+  waitFor,
+  waitReady,
+  selectTarget,
+} from './harness.mjs';
 
 let fx, srv, browser, page, stand, record;
 
@@ -39,11 +48,6 @@ after(async () => {
   fx?.cleanup();
 });
 
-async function selectTarget(id) {
-  await page.click(`[data-testid="target"][data-id="${id}"]`);
-  await page.waitForSelector(`[data-testid="assign-target"][data-id="${id}"]`);
-}
-
 const launchButton = () => page.getByRole('button', { name: 'Launch', exact: true });
 
 /** Clicks Launch and returns the backend's answer to the Launch call. */
@@ -61,7 +65,7 @@ async function terminalArgv() {
 }
 
 test('Launch on an agent shows the exact command and opens the terminal with plugboard launch', async () => {
-  await selectTarget('agent:coder');
+  await selectTarget(page, 'agent:coder');
   assert.equal(await page.getByRole('combobox', { name: 'Backend' }).inputValue(), '', "the agent's own by default");
   const res = await launch();
   const shown = await page.textContent('[data-testid="launch-command"]');
@@ -91,14 +95,14 @@ test('Launch on an agent shows the exact command and opens the terminal with plu
 });
 
 test("the backend choice: pi for coder; pi-coder's own is pi and the invalid plugin is dropped", async () => {
-  await selectTarget('agent:coder');
+  await selectTarget(page, 'agent:coder');
   await page.getByRole('combobox', { name: 'Backend' }).selectOption('pi');
   const res = await launch();
   assert.ok(res.command.startsWith('pi '), res.command);
   assert.equal(await page.textContent('[data-testid="launch-command"]'), res.command);
   assert.deepEqual((await terminalArgv()).slice(3, 6), ['agent:coder', '--backend', 'pi']);
 
-  await selectTarget('agent:pi-coder');
+  await selectTarget(page, 'agent:pi-coder');
   assert.equal(await page.getByRole('combobox', { name: 'Backend' }).inputValue(), '', 'reset for another target');
   const own = await launch();
   assert.equal(own.plan.backend, 'pi');
@@ -109,7 +113,7 @@ test("the backend choice: pi for coder; pi-coder's own is pi and the invalid plu
 });
 
 test('a colliding set is refused, naming the skill, and no terminal is opened', async () => {
-  await selectTarget('agent:clash');
+  await selectTarget(page, 'agent:clash');
   rmSync(record, { force: true });
   await launchButton().click();
   await page.waitForSelector('[data-testid="launch-refused"]');
@@ -122,13 +126,13 @@ test('a colliding set is refused, naming the skill, and no terminal is opened', 
 });
 
 test('read-only targets: a defaults slot launches; the __active__ slot cannot, and says why', async () => {
-  await selectTarget('template:team/coder');
+  await selectTarget(page, 'template:team/coder');
   const res = await launch();
   assert.ok(res.command.startsWith('claude --plugin-dir '), res.command);
   assert.equal((await terminalArgv())[3], res.plan.target);
   await page.waitForSelector('[data-testid="launch-command"]');
 
-  await selectTarget('template:team/__active__');
+  await selectTarget(page, 'template:team/__active__');
   assert.equal(await launchButton().isDisabled(), true);
   assert.match(await page.textContent('[data-testid="launch-unavailable"]'), /__active__.*Launch that agent instead/);
   assert.equal(await page.locator('[data-testid="launch-command"]').count(), 0, 'the last outcome is not shown');
