@@ -126,10 +126,7 @@ func (h *home) load(p string) []byte {
 func (h *home) members(p string, data []byte) []jsonfile.Member {
 	if _, err := jsondoc.Decode(data); err != nil {
 		h.issues.Errorf(CodeInvalid, p, "", "%s %v; its targets are not shown until it is fixed", filepath.Base(p), err)
-		var se *jsondoc.SyntaxError
-		if errors.As(err, &se) {
-			h.issues[len(h.issues)-1].Line = se.Line
-		}
+		h.issues[len(h.issues)-1].Line = jsondoc.ErrorLine(err)
 		return nil
 	}
 	ms, err := jsonfile.Members(data)

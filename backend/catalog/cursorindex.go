@@ -47,12 +47,7 @@ func readCursorIndex(path string, issues *issue.List) map[string]indexEntry {
 	}
 	v, err := jsondoc.Decode(data)
 	if err != nil {
-		var se *jsondoc.SyntaxError
-		line := 1
-		if errors.As(err, &se) {
-			line = se.Line
-		}
-		return bad(line, "Cursor's install index %v", err)
+		return bad(max(jsondoc.ErrorLine(err), 1), "Cursor's install index %v", err)
 	}
 	top, ok := v.(map[string]any)
 	if !ok {

@@ -26,6 +26,16 @@ type SyntaxError struct {
 
 func (e *SyntaxError) Error() string { return e.Msg }
 
+// ErrorLine is the 1-based line a Decode error points at, or 0 for an error that is not
+// one of Decode's.
+func ErrorLine(err error) int {
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		return se.Line
+	}
+	return 0
+}
+
 // Decode parses data into generic values (objects as map[string]any, numbers as
 // json.Number). It refuses invalid UTF-8, nesting deeper than MaxDepth, and trailing data.
 func Decode(data []byte) (any, error) {

@@ -2,6 +2,7 @@ package jsondoc
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -80,4 +81,18 @@ func FuzzDecodeLine(f *testing.F) {
 			t.Fatalf("Line = %d", l)
 		}
 	})
+}
+
+func TestErrorLine(t *testing.T) {
+	_, err := Decode([]byte("{\n  \"a\": 1,\n  \"b\": ]\n}"))
+	if got := ErrorLine(err); got != 3 {
+		t.Errorf("ErrorLine(syntax error on line 3) = %d (%v)", got, err)
+	}
+	_, err = Decode([]byte("{}\n\xff"))
+	if got := ErrorLine(err); got != 2 {
+		t.Errorf("ErrorLine(invalid UTF-8 on line 2) = %d (%v)", got, err)
+	}
+	if got := ErrorLine(io.EOF); got != 0 {
+		t.Errorf("ErrorLine(not a Decode error) = %d, want 0", got)
+	}
 }

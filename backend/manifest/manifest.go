@@ -120,13 +120,8 @@ func readObject(root, rel string, issues *issue.List) (data []byte, obj map[stri
 func decodeObject(data []byte, rel string, issues *issue.List) (map[string]any, bool) {
 	v, err := jsondoc.Decode(data)
 	if err != nil {
-		var se *jsondoc.SyntaxError
-		line := 1
-		if errors.As(err, &se) {
-			line = se.Line
-		}
 		issues.Add(issue.Error, CodeInvalidJSON, rel, "", "%s %v", rel, err)
-		(*issues)[len(*issues)-1].Line = line
+		(*issues)[len(*issues)-1].Line = max(jsondoc.ErrorLine(err), 1)
 		return nil, false
 	}
 	obj, isObj := v.(map[string]any)

@@ -52,13 +52,8 @@ func (r *report) topObject(l *issue.List) (map[string]any, bool) {
 	}
 	v, err := jsondoc.Decode(r.data)
 	if err != nil {
-		line, msg := 1, err.Error()
-		var se *jsondoc.SyntaxError
-		if errors.As(err, &se) {
-			line = se.Line
-		}
-		*l = append(*l, issue.Issue{Severity: issue.Error, Code: CodeInvalidJSON, Path: r.path, Line: max(line, 1),
-			Message: r.name + " " + msg})
+		*l = append(*l, issue.Issue{Severity: issue.Error, Code: CodeInvalidJSON, Path: r.path, Line: max(jsondoc.ErrorLine(err), 1),
+			Message: r.name + " " + err.Error()})
 		return nil, false
 	}
 	r.index = scanDoc(r.data)

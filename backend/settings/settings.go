@@ -86,10 +86,7 @@ func Read(pbHome string) (Settings, string, issue.List) {
 	s, err := parse(data)
 	if err != nil {
 		issues.Errorf(CodeInvalid, p, "", "settings.json %v; Plugboard runs with default settings until it is fixed", err)
-		var se *jsondoc.SyntaxError
-		if errors.As(err, &se) {
-			issues[0].Line = se.Line
-		}
+		issues[0].Line = jsondoc.ErrorLine(err)
 		return Settings{}.Normalised(), Hash(data), issues
 	}
 	return s, Hash(data), nil
