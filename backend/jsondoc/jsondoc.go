@@ -228,3 +228,23 @@ func splitPointer(p string) []string {
 	}
 	return parts
 }
+
+// Kind names the JSON type of a value Decode returned, with its article, for messages:
+// "null", "a boolean", "a number", "a string", "an array" or "an object".
+func Kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number, float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "an unknown value"
+}

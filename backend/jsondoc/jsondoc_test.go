@@ -96,3 +96,13 @@ func TestErrorLine(t *testing.T) {
 		t.Errorf("ErrorLine(not a Decode error) = %d, want 0", got)
 	}
 }
+
+func TestKind(t *testing.T) {
+	v, _ := Decode([]byte(`[null, true, 1.5, "s", [], {}]`))
+	want := []string{"null", "a boolean", "a number", "a string", "an array", "an object"}
+	for i, x := range v.([]any) {
+		if got := Kind(x); got != want[i] {
+			t.Errorf("Kind(%v) = %q, want %q", x, got, want[i])
+		}
+	}
+}

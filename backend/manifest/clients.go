@@ -53,11 +53,11 @@ func LoadCursor(root string) Manifest {
 			if s, ok := e.(string); ok {
 				m.SkillsDirs = append(m.SkillsDirs, relDirs(add, jsondoc.Pointer("skills", fmt.Sprint(i)), s)...)
 			} else {
-				add(issue.Error, CodeComponentPath, jsondoc.Pointer("skills", fmt.Sprint(i)), fmt.Sprintf("\"skills\" entries must be folder paths (strings), not %s", jsonKind(e)))
+				add(issue.Error, CodeComponentPath, jsondoc.Pointer("skills", fmt.Sprint(i)), fmt.Sprintf("\"skills\" entries must be folder paths (strings), not %s", jsondoc.Kind(e)))
 			}
 		}
 	default:
-		add(issue.Error, CodeComponentPath, "/skills", fmt.Sprintf("\"skills\" must be a folder path such as \"skills\", not %s; skills of this plugin are not loaded", jsonKind(v)))
+		add(issue.Error, CodeComponentPath, "/skills", fmt.Sprintf("\"skills\" must be a folder path such as \"skills\", not %s; skills of this plugin are not loaded", jsondoc.Kind(v)))
 	}
 
 	switch v := obj["mcpServers"].(type) {
@@ -72,7 +72,7 @@ func LoadCursor(root string) Manifest {
 	case map[string]any:
 		add(issue.Warning, CodeUnsupported, "/mcpServers", "inline \"mcpServers\" objects are not read; move the servers to a file such as .mcp.json and set \"mcpServers\": \".mcp.json\"")
 	default:
-		add(issue.Error, CodeComponentPath, "/mcpServers", fmt.Sprintf("\"mcpServers\" must be the path of an MCP JSON file, not %s", jsonKind(v)))
+		add(issue.Error, CodeComponentPath, "/mcpServers", fmt.Sprintf("\"mcpServers\" must be the path of an MCP JSON file, not %s", jsondoc.Kind(v)))
 	}
 
 	for _, k := range cursorUnsupported {
@@ -114,7 +114,7 @@ func clientCommon(m *Manifest, data []byte, obj map[string]any) bool {
 			add(issue.Warning, CodeNameInvalid, "/name", msg)
 		}
 	default:
-		add(issue.Error, CodeFieldType, "/name", fmt.Sprintf("\"name\" must be a string, not %s", jsonKind(name)))
+		add(issue.Error, CodeFieldType, "/name", fmt.Sprintf("\"name\" must be a string, not %s", jsondoc.Kind(name)))
 		valid = false
 	}
 	m.Version = stringField(obj, "version", m.Path, data, issue.Warning, &m.Issues)

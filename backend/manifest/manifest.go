@@ -126,7 +126,7 @@ func decodeObject(data []byte, rel string, issues *issue.List) (map[string]any, 
 	}
 	obj, isObj := v.(map[string]any)
 	if !isObj {
-		issues.Errorf(CodeNotObject, rel, "", "%s must hold a JSON object ({...}), not %s", rel, jsonKind(v))
+		issues.Errorf(CodeNotObject, rel, "", "%s must hold a JSON object ({...}), not %s", rel, jsondoc.Kind(v))
 		(*issues)[len(*issues)-1].Line = 1
 		return nil, false
 	}
@@ -159,24 +159,6 @@ func readContained(root, rel string) ([]byte, error) {
 	return capread.ReadFile(p, capread.ManifestMax)
 }
 
-// jsonKind names a decoded JSON value's type the way JSON Schema does.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	default:
-		return "a number"
-	}
-}
-
 // stringField reads an optional string member; a wrong type is recorded with sev.
 func stringField(obj map[string]any, key, rel string, data []byte, sev issue.Severity, issues *issue.List) string {
 	v, ok := obj[key]
@@ -185,7 +167,7 @@ func stringField(obj map[string]any, key, rel string, data []byte, sev issue.Sev
 	}
 	s, ok := v.(string)
 	if !ok {
-		addAt(issues, data, sev, CodeFieldType, rel, jsondoc.Pointer(key), fmt.Sprintf("%q must be a string, not %s", key, jsonKind(v)))
+		addAt(issues, data, sev, CodeFieldType, rel, jsondoc.Pointer(key), fmt.Sprintf("%q must be a string, not %s", key, jsondoc.Kind(v)))
 	}
 	return s
 }

@@ -73,7 +73,7 @@ func validatePortable(m *Manifest, data []byte, obj map[string]any) bool {
 	if ext, present := clean["extensions"]; present {
 		if em, isObj := ext.(map[string]any); !isObj {
 			add(issue.Warning, CodeExtensionsType, "/extensions",
-				fmt.Sprintf("\"extensions\" must be an object keyed by reverse-domain namespaces (for example {\"com.example.client\": {}}), not %s; it is ignored", jsonKind(ext)))
+				fmt.Sprintf("\"extensions\" must be an object keyed by reverse-domain namespaces (for example {\"com.example.client\": {}}), not %s; it is ignored", jsondoc.Kind(ext)))
 			delete(clean, "extensions")
 		} else {
 			kept := make(map[string]any, len(em))
@@ -82,7 +82,7 @@ func validatePortable(m *Manifest, data []byte, obj map[string]any) bool {
 					// §8.1: values of namespaces we do not implement are not validated, so a
 					// non-object value is reported and ignored rather than fatal.
 					add(issue.Warning, CodeExtensionType, jsondoc.Pointer("extensions", ns),
-						fmt.Sprintf("extension namespace %q should hold an object, not %s; it is ignored", ns, jsonKind(em[ns])))
+						fmt.Sprintf("extension namespace %q should hold an object, not %s; it is ignored", ns, jsondoc.Kind(em[ns])))
 					continue
 				}
 				kept[ns] = em[ns]
@@ -196,7 +196,7 @@ func selectVersion(obj map[string]any, add func(issue.Severity, string, string, 
 	}
 	id, isStr := raw.(string)
 	if !isStr {
-		add(issue.Error, CodeSchemaType, "/$schema", fmt.Sprintf("\"$schema\" must be the string %q, not %s", schemas.PluginV1, jsonKind(raw)))
+		add(issue.Error, CodeSchemaType, "/$schema", fmt.Sprintf("\"$schema\" must be the string %q, not %s", schemas.PluginV1, jsondoc.Kind(raw)))
 		return nil, false
 	}
 	ver, ok := schemas.ByID(id)

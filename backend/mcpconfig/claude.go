@@ -63,7 +63,7 @@ func ParseClaude(data []byte, shownPath string) Config {
 	}
 	servers, ok := raw.(map[string]any)
 	if !ok {
-		r.errorf(&c.Issues, CodeServersNotObject, "/mcpServers", "\"mcpServers\" is %s; it must be an object whose members are servers", jsonType(raw))
+		r.errorf(&c.Issues, CodeServersNotObject, "/mcpServers", "\"mcpServers\" is %s; it must be an object whose members are servers", jsondoc.Kind(raw))
 		return finishConfig(c)
 	}
 	c.Servers = make([]Server, 0, len(servers))
@@ -81,7 +81,7 @@ func (r report) claudeServer(name string, raw any) Server {
 	ptr := jsondoc.Pointer("mcpServers", name)
 	obj, ok := raw.(map[string]any)
 	if !ok {
-		r.errorf(&s.Issues, CodeServerNotObject, ptr, "server %s is %s; it must be an object", q(name), jsonType(raw))
+		r.errorf(&s.Issues, CodeServerNotObject, ptr, "server %s is %s; it must be an object", q(name), jsondoc.Kind(raw))
 		return s
 	}
 	fillDeclaration(&s, obj)
@@ -159,22 +159,22 @@ func (r report) claudeKinds(s *Server, obj map[string]any, known map[string]bool
 		case "an array of strings":
 			arr, ok := v.([]any)
 			if !ok {
-				r.errorf(&s.Issues, CodeServerSchema, kp, "server %s: %s must be %s, not %s", q(s.Name), q(k), want, jsonType(v))
+				r.errorf(&s.Issues, CodeServerSchema, kp, "server %s: %s must be %s, not %s", q(s.Name), q(k), want, jsondoc.Kind(v))
 			}
 			for i, e := range arr {
 				if _, ok := e.(string); !ok {
-					r.errorf(&s.Issues, CodeServerSchema, kp+jsondoc.Pointer(strconv.Itoa(i)), "server %s: %s[%d] must be a string, not %s", q(s.Name), k, i, jsonType(e))
+					r.errorf(&s.Issues, CodeServerSchema, kp+jsondoc.Pointer(strconv.Itoa(i)), "server %s: %s[%d] must be a string, not %s", q(s.Name), k, i, jsondoc.Kind(e))
 				}
 			}
 		case "an object of strings":
 			m, ok := v.(map[string]any)
 			if !ok {
-				r.errorf(&s.Issues, CodeServerSchema, kp, "server %s: %s must be %s, not %s", q(s.Name), q(k), want, jsonType(v))
+				r.errorf(&s.Issues, CodeServerSchema, kp, "server %s: %s must be %s, not %s", q(s.Name), q(k), want, jsondoc.Kind(v))
 			}
 			for _, mk := range sortedKeys(m) {
 				if _, ok := m[mk].(string); !ok {
 					r.errorf(&s.Issues, CodeServerSchema, kp+jsondoc.Pointer(mk), "server %s: the value of %s %s must be a string, not %s",
-						q(s.Name), strings.TrimSuffix(k, "s"), q(mk), jsonType(m[mk]))
+						q(s.Name), strings.TrimSuffix(k, "s"), q(mk), jsondoc.Kind(m[mk]))
 				}
 			}
 		}
@@ -186,5 +186,5 @@ func describe(v any) string {
 	if v == "" {
 		return "an empty string"
 	}
-	return jsonType(v)
+	return jsondoc.Kind(v)
 }

@@ -133,7 +133,7 @@ func (r report) serversObject(l *issue.List, top map[string]any) map[string]any 
 	}
 	m, ok := raw.(map[string]any)
 	if !ok {
-		r.errorf(l, CodeServersNotObject, "/mcpServers", "\"mcpServers\" is %s; it must be an object whose members are servers", jsonType(raw))
+		r.errorf(l, CodeServersNotObject, "/mcpServers", "\"mcpServers\" is %s; it must be an object whose members are servers", jsondoc.Kind(raw))
 		return nil
 	}
 	return m
@@ -171,7 +171,7 @@ func (r report) schemaVersion(l *issue.List, top map[string]any, manifestSchema 
 	}
 	id, ok := raw.(string)
 	if !ok {
-		r.errorf(l, CodeSchemaMissing, "/$schema", "\"$schema\" is %s; it must be the string %s", jsonType(raw), supportedMCP())
+		r.errorf(l, CodeSchemaMissing, "/$schema", "\"$schema\" is %s; it must be the string %s", jsondoc.Kind(raw), supportedMCP())
 		return nil
 	}
 	found, named := versionOf(id, "mcp")

@@ -1,7 +1,6 @@
 package mcpconfig
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -59,7 +58,7 @@ func (r *report) topObject(l *issue.List) (map[string]any, bool) {
 	r.index = scanDoc(r.data)
 	obj, ok := v.(map[string]any)
 	if !ok {
-		r.errorf(l, CodeNotObject, "", "%s holds %s at the top level; it must be a JSON object", r.name, jsonType(v))
+		r.errorf(l, CodeNotObject, "", "%s holds %s at the top level; it must be a JSON object", r.name, jsondoc.Kind(v))
 		return nil, false
 	}
 	return obj, true
@@ -101,25 +100,6 @@ func finishServer(s Server) Server {
 	s.Issues = s.Issues.NonNil()
 	s.Issues.Sort()
 	return s
-}
-
-// jsonType names the JSON type of a decoded value, with its article, for messages.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number, float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return "an unknown value"
 }
 
 // q quotes a non-secret string for a message, shortened so that a hostile value cannot

@@ -28,7 +28,7 @@ func (p portable) server(name string, raw any) Server {
 	ptr := jsondoc.Pointer("mcpServers", name)
 	obj, ok := raw.(map[string]any)
 	if !ok {
-		p.errorf(&s.Issues, CodeServerNotObject, ptr, "server %s is %s; it must be an object with a \"type\" field", q(name), jsonType(raw))
+		p.errorf(&s.Issues, CodeServerNotObject, ptr, "server %s is %s; it must be an object with a \"type\" field", q(name), jsondoc.Kind(raw))
 		return s
 	}
 	fillDeclaration(&s, obj)
@@ -63,7 +63,7 @@ func (p portable) serverType(s *Server, obj map[string]any, ptr string) string {
 	}
 	typ, ok := raw.(string)
 	if !ok {
-		p.errorf(&s.Issues, CodeServerType, ptr+"/type", "server %s: \"type\" is %s; it must be one of %s", q(s.Name), jsonType(raw), allowed)
+		p.errorf(&s.Issues, CodeServerType, ptr+"/type", "server %s: \"type\" is %s; it must be one of %s", q(s.Name), jsondoc.Kind(raw), allowed)
 		return ""
 	}
 	if _, known := p.ver.Servers[typ]; !known {
@@ -224,7 +224,7 @@ func leafMessage(obj map[string]any, loc, kw string) string {
 	}
 	switch kw {
 	case "type":
-		return fmt.Sprintf("%s must be %s, not %s", what, want, jsonType(lookup(obj, tokens)))
+		return fmt.Sprintf("%s must be %s, not %s", what, want, jsondoc.Kind(lookup(obj, tokens)))
 	case "minLength":
 		return fmt.Sprintf("%s must not be empty", what)
 	}
