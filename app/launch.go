@@ -33,8 +33,9 @@ func (s *Service) Launch(target, backend string) (LaunchResult, error) {
 	if err != nil {
 		return LaunchResult{}, &Error{Code: CodeIO, Message: "cannot find the plugboard executable: " + err.Error()}
 	}
-	plan, err := runtime.Build(runtime.Request{Home: s.home, PlugboardHome: s.pbHome, Target: target, Backend: backend, Self: self,
-		PIMCPAdapter: s.getenv("PLUGBOARD_PI_MCP_ADAPTER"), Bins: runtime.BinsFromEnv(s.getenv)})
+	req := runtime.Request{Home: s.home, PlugboardHome: s.pbHome, Target: target, Backend: backend, Self: self}
+	req.FromEnv(s.getenv)
+	plan, err := runtime.Build(req)
 	var ce *runtime.CollisionError
 	switch {
 	case errors.As(err, &ce):

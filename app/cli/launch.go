@@ -47,8 +47,8 @@ func runLaunch(env Env, args []string) int {
 	}
 	self, _ := env.Executable()
 	req := runtime.Request{Home: home, PlugboardHome: pbHome, Target: pos[0], Backend: f.backend,
-		NoPlugins: f.plugins == "none", Mode: f.mode, Bin: f.bin, Self: self, Args: agentArgs,
-		PIMCPAdapter: env.Getenv("PLUGBOARD_PI_MCP_ADAPTER"), Bins: runtime.BinsFromEnv(env.Getenv)}
+		NoPlugins: f.plugins == "none", Mode: f.mode, Bin: f.bin, Self: self, Args: agentArgs}
+	req.FromEnv(env.Getenv)
 	plan, err := runtime.Build(req)
 	if f.dryRun && f.json && plan != nil {
 		writeJSON(env.Stdout, plan)

@@ -138,16 +138,17 @@ func lookPathIn(name, path string) (string, error) {
 	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
 }
 
-// BinsFromEnv reads the variables that name the backends' executables:
-// PLUGBOARD_CLAUDE_BIN and PLUGBOARD_PI_BIN.
-func BinsFromEnv(getenv func(string) string) map[string]string {
-	out := map[string]string{}
+// FromEnv fills in what the environment says about the agents: PLUGBOARD_CLAUDE_BIN and
+// PLUGBOARD_PI_BIN name their executables, PLUGBOARD_PI_MCP_ADAPTER PI's MCP bridge.
+// The CLI and the page's Launch read the same variables through it.
+func (r *Request) FromEnv(getenv func(string) string) {
+	r.Bins = map[string]string{}
 	for _, b := range []string{Claude, PI} {
 		if v := getenv("PLUGBOARD_" + strings.ToUpper(b) + "_BIN"); v != "" {
-			out[b] = v
+			r.Bins[b] = v
 		}
 	}
-	return out
+	r.PIMCPAdapter = getenv("PLUGBOARD_PI_MCP_ADAPTER")
 }
 
 // ShellQuote renders argv as one line a POSIX shell reads back as the same words, for
