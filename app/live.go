@@ -47,12 +47,7 @@ func StartLive(ctx context.Context, s *Service, notify Notifier, onState func(re
 	go func() {
 		defer r.Close()
 		_ = r.Run(ctx, func(rl reload.Reload) {
-			s.mu.Lock()
-			s.last = rl.Catalog
-			s.mu.Unlock()
-			if len(rl.Changes) > 0 || rl.Full {
-				s.emit(EventUpdated, map[string]any{"summary": rl.Catalog.Summary, "reloaded": true})
-			}
+			s.publish(rl.Catalog, len(rl.Changes) > 0 || rl.Full, true)
 			s.emit(EventReloaded, rl)
 			if len(rl.Invalid) > 0 && notify != nil {
 				notify("Plugin no longer valid", strings.Join(rl.Invalid, ", ")+" failed validation after a change; open Plugboard to see why.")

@@ -73,6 +73,7 @@ type Service struct {
 	mu        sync.Mutex // guards the fields below
 	workspace string
 	last      *catalog.Catalog
+	seq       int64                  // the number of the last announced scan
 	live      *reload.Reloader       // set by StartLive
 	pick      func() (string, error) // the window's folder dialog; nil over HTTP
 }
@@ -126,15 +127,36 @@ func (s *Service) scan() *catalog.Catalog {
 				s.emit(EventProgress, map[string]int{"done": done, "total": total})
 			}
 		}})
+	if live := s.publish(c, true, false); live != nil {
+		live.Replace(c) // later changes are diffed against this scan
+	}
+	return c
+}
+
+// publish makes c the last scan and returns the live reloader, if any. Announced, c gets
+// the next scan number and a catalog:updated event carries it, so a page that already
+// shows c (it asked for this scan) can tell the event is about what it has, whichever of
+// the answer and the event reaches it first. A live reload that changed nothing is not
+// announced and keeps the number of the scan it replaces, whose content it has.
+func (s *Service) publish(c *catalog.Catalog, announce, reloaded bool) *reload.Reloader {
 	s.mu.Lock()
+	if announce {
+		s.seq++
+		c.Seq = s.seq
+	} else if s.last != nil {
+		c.Seq = s.last.Seq
+	}
 	s.last = c
 	live := s.live
 	s.mu.Unlock()
-	if live != nil {
-		live.Replace(c) // later changes are diffed against this scan
+	if announce {
+		ev := map[string]any{"summary": c.Summary, "seq": c.Seq}
+		if reloaded {
+			ev["reloaded"] = true
+		}
+		s.emit(EventUpdated, ev)
 	}
-	s.emit(EventUpdated, map[string]any{"summary": c.Summary})
-	return c
+	return live
 }
 
 // Settings returns the settings and their hash.

@@ -33,3 +33,23 @@ func TestCatalogWaitsForRunningScan(t *testing.T) {
 		t.Errorf("%d scans ran, want 1", n)
 	}
 }
+
+// Every announced scan has the next number, in its document and in its event, so a page
+// can tell the event of a scan it already shows.
+func TestScansAreNumbered(t *testing.T) {
+	home, pb, _ := fixtureHome(t)
+	var seqs []int64
+	svc := NewService(home, pb, func(name string, data any) {
+		if name == EventUpdated {
+			seqs = append(seqs, data.(map[string]any)["seq"].(int64))
+		}
+	})
+	a, _ := svc.Rescan()
+	b, _ := svc.Rescan()
+	if c, _ := svc.Catalog(); c.Seq != b.Seq {
+		t.Errorf("Catalog seq %d, want the last scan's %d", c.Seq, b.Seq)
+	}
+	if a.Seq != 1 || b.Seq != 2 || len(seqs) != 2 || seqs[0] != 1 || seqs[1] != 2 {
+		t.Errorf("docs %d, %d; events %v", a.Seq, b.Seq, seqs)
+	}
+}

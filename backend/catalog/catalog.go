@@ -38,6 +38,10 @@ type Catalog struct {
 	MCP              []MergedServer `json:"mcp"`
 	Issues           issue.List     `json:"issues"` // catalog-level: settings, roots, duplicates
 	Summary          Summary        `json:"summary"`
+	// Seq numbers the scans of one long-lived holder (the app's Service), so that a page
+	// can tell the scan a catalog:updated event announces from one it already shows; 0
+	// (and left out of the JSON) for a catalog nobody numbered.
+	Seq int64 `json:"seq,omitempty"`
 
 	scan *scan // what Refresh reuses; nil on a Catalog not made by Load or Refresh
 }

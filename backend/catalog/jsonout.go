@@ -35,6 +35,9 @@ func (c *Catalog) WriteJSON(w io.Writer) error {
 	s.field("mcp", c.MCP, false)
 	s.field("issues", c.Issues, false)
 	s.field("summary", c.Summary, false)
+	if c.Seq != 0 {
+		s.field("seq", c.Seq, false)
+	}
 	s.raw("}\n")
 	if s.err != nil {
 		return s.err

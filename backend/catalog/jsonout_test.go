@@ -12,7 +12,9 @@ import (
 func TestWriteJSON(t *testing.T) {
 	o, dir := fullHome(t)
 	o.Workspace = filepath.Join(dir, "ws")
-	for _, c := range []*Catalog{Load(o), Load(Options{Home: t.TempDir(), PlugboardHome: t.TempDir()})} {
+	numbered := Load(o)
+	numbered.Seq = 7
+	for _, c := range []*Catalog{Load(o), Load(Options{Home: t.TempDir(), PlugboardHome: t.TempDir()}), numbered} {
 		var buf bytes.Buffer
 		if err := c.WriteJSON(&buf); err != nil {
 			t.Fatal(err)

@@ -46,7 +46,7 @@ const feed = new CatalogFeed(
 // shell below is built while it travels. Events first, so a first scan's progress is seen.
 on('catalog:progress', (p) => onProgress(p));
 on('catalog:updated', (ev) => {
-  feed.updated(ev?.summary, ev?.reloaded === true);
+  feed.updated(ev);
   // targets may have changed on disk too: a dirty draft whose target moved goes stale
   if (shown.assign) void assign.refresh();
 });
@@ -75,7 +75,7 @@ const ctx: Ctx = {
     switchTab('skills');
     skills.select(entry);
   },
-  docCall: (fn) => feed.call(fn, true),
+  docCall: (fn) => feed.call(fn),
 };
 
 const plugins = new PluginsView(ctx);
@@ -301,7 +301,7 @@ async function rescan(): Promise<void> {
   rescanning = true;
   setScanState('scanning', 'Scanning…');
   try {
-    await feed.call(api.rescan, true);
+    await feed.call(api.rescan);
   } catch (e) {
     progressBar.hidden = true;
     setScanState('error', `Rescan failed: ${errorText(e)}`);
@@ -333,7 +333,7 @@ async function start(request?: Promise<CatalogDoc>): Promise<void> {
   setScanState('scanning', 'Loading…');
   void settings.load();
   try {
-    await feed.call(() => request ?? api.catalog(), false);
+    await feed.call(() => request ?? api.catalog());
     performance.mark('plugboard:catalog-shown');
   } catch (e) {
     index = null;

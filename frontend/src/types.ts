@@ -175,6 +175,8 @@ export interface CatalogDoc {
   mcp: MergedServer[];
   issues: Issue[];
   summary: Summary;
+  /** The scan's number (see UpdatedEvent); absent from a catalog nobody numbered. */
+  seq?: number;
 }
 
 /** Result of Settings and SaveSettings. */
@@ -279,6 +281,8 @@ export interface ProgressEvent {
 
 export interface UpdatedEvent {
   summary: Summary;
+  /** The scan's number; the document of that scan carries the same seq. */
+  seq: number;
   /** The scan was a live reload (a file changed), not a call of this or another page. */
   reloaded?: boolean;
 }
