@@ -41,6 +41,9 @@ func StartLive(ctx context.Context, s *Service, notify Notifier, onState func(re
 	if err != nil {
 		return err
 	}
+	// The first snapshot is stored before this returns: a page that asks for snapshots
+	// at once must find it (the watch goroutine would store it some time later).
+	r.Prime(ctx)
 	s.mu.Lock()
 	s.live = r
 	s.mu.Unlock()

@@ -74,13 +74,15 @@ type Reloader struct {
 	w      *watch.Watcher
 	rescan chan struct{}
 
-	// The snapshot store and the last rows, used by Run's goroutine only.
+	// The snapshot store and the last rows, used by Run's goroutine only (and by Prime,
+	// which runs before it starts or inside it).
 	db     *store.Store
 	dbHome string
 	rowsOf *catalog.Catalog
 	rows   []store.SnapshotPlugin
 
 	notifyMu sync.Mutex // one state delivery at a time
+	primed   bool       // the first snapshot is taken (under mu)
 	mu       sync.Mutex
 	onState  func(State)
 	cat      *catalog.Catalog
@@ -212,6 +214,19 @@ func (r *Reloader) notify(State) {
 // Run reloads until ctx is done or the Reloader is closed. onReload is called after every
 // scan (nil: ignored), onState whenever the state changes (nil: ignored). The first
 // snapshot is stored before the first change is awaited.
+// Prime stores the snapshot of the catalog the Reloader started from, once. Run does it
+// when nobody has; a caller that must have the first snapshot stored before it goes on
+// (the app, whose page may ask for it at once) calls Prime before starting Run.
+func (r *Reloader) Prime(ctx context.Context) {
+	r.mu.Lock()
+	done := r.primed
+	r.primed = true
+	r.mu.Unlock()
+	if !done && r.o.Snapshots {
+		r.snapshot(ctx, r.Current())
+	}
+}
+
 func (r *Reloader) Run(ctx context.Context, onReload func(Reload), onState func(State)) error {
 	r.mu.Lock()
 	r.onState = onState
@@ -225,9 +240,7 @@ func (r *Reloader) Run(ctx context.Context, onReload func(Reload), onState func(
 			r.db = nil
 		}
 	}()
-	if r.o.Snapshots {
-		r.snapshot(ctx, r.Current())
-	}
+	r.Prime(ctx)
 	r.notify(r.State())
 	for {
 		select {
