@@ -1,0 +1,602 @@
+package clients
+
+import (
+	"encoding/json"
+	"errors"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/plugboard/plugboard/backend/capread"
+	"github.com/plugboard/plugboard/backend/issue"
+)
+
+// ClaudeManifest is the file Claude Code reads for a plugin's name and components.
+const ClaudeManifest = ".claude-plugin/plugin.json"
+
+// claudeSeen is the client version the observed rules were seen on.
+const claudeSeen = "claude 2.1.197"
+
+// Issue codes of the Claude model. Stable: tools match on them.
+const (
+	CodeClaudeManifest = "claude.manifest-refused"
+	CodeClaudePath     = "claude.path-not-found"
+	CodeClaudeDisabled = "claude.plugin-disabled"
+)
+
+// The Claude Code rules. Each observed rule names the fixture it was seen on
+// (testdata/clients/claude/<case>), which TestClaudeFixtures runs through the real claude.
+var claudeRules = []Rule{
+	{ID: "claude.manifest-location", Client: Claude, Says: "Claude reads .claude-plugin/plugin.json; a root plugin.json (Agent Plugins or any other) is ignored", Source: claudeSeen + ": root-plugin-json-ignored, root-and-claude-manifest"},
+	{ID: "claude.no-manifest", Client: Claude, Says: "without .claude-plugin/plugin.json the plugin is named after its folder and loads from the standard layout", Source: claudeSeen + ": no-manifest-folder-name"},
+	{ID: "claude.manifest-json", Client: Claude, Says: "a manifest that cannot be read or is not a JSON object refuses the whole plugin", Source: claudeSeen + ": manifest-invalid-json"},
+	{ID: "claude.manifest-fields", Client: Claude, Says: "a manifest field of the wrong type or form refuses the whole plugin: name a non-empty string without spaces or path separators; version, description, license, repository strings; author an object with a string name; homepage a URL; keywords a list of strings", Source: claudeSeen + ": manifest-author-string, manifest-keywords-string, manifest-repository-object, manifest-name-spaces, manifest-version-number, manifest-homepage-not-url"},
+	{ID: "claude.manifest-paths", Client: Claude, Says: "component paths (skills, commands, agents, hooks, mcpServers, outputStyles, lspServers, themes, workflows) must start with ./; agents name .md files; otherwise the whole plugin is refused; .. is not refused (a skills path may leave the plugin)", Source: claudeSeen + ": path-without-dot-slash, agents-folder"},
+	{ID: "claude.default-enabled", Client: Claude, Says: "\"defaultEnabled\": false leaves the plugin off", Source: claudeSeen + ": default-enabled-false"},
+	{ID: "claude.skills-default", Client: Claude, Says: "skills/<folder>/SKILL.md are skills named plugin:<folder>, whatever their frontmatter name; deeper folders, loose .md files and skill.md are not skills", Source: claudeSeen + ": skill-name-differs-from-folder, skill-nested-two-levels, skill-loose-md-file, skill-lowercase-skill-md"},
+	{ID: "claude.skill-id", Client: Claude, Says: "in a skill id every character other than letters, digits, _ and - becomes a hyphen (.hidden → -hidden); two folders that end up with one id are both listed", Source: claudeSeen + ": skill-folder-name-punctuation, skill-hidden-folder"},
+	{ID: "claude.skill-folder-named", Client: Claude, Says: "a path that names a skill folder itself (a \"skills\" entry, skills/SKILL.md, a root SKILL.md without skills/) is named by its frontmatter name", Source: claudeSeen + ": skills-path-skill-folder-name-differs, skill-md-directly-in-skills-dir, root-skill-md"},
+	{ID: "claude.skills-custom", Client: Claude, Says: "\"skills\" paths are loaded in addition to skills/: a folder holding SKILL.md is one skill, any other folder is a folder of skills", Source: claudeSeen + ": custom-skills-array; the manifest schema's field description"},
+	{ID: "claude.frontmatter", Client: Claude, Says: "CRLF, a long description, an unquoted colon or bracket in a value are tolerated (a block that is not YAML is read again with its values quoted); a byte-order mark, a missing or unclosed block, or a tab-indented line leave no frontmatter", Source: claudeSeen + ": skill-crlf, skill-colon-in-value, skill-invalid-yaml, skill-utf8-bom, skill-tab-indented-line"},
+	{ID: "claude.skill-description", Client: Claude, Says: "a skill without a description (or when_to_use) is not listed among the session's skills", Source: claudeSeen + ": skill-no-description, skill-no-frontmatter, skill-empty-frontmatter"},
+	{ID: "claude.user-invocable", Client: Claude, Says: "a skill with user-invocable: false (or \"false\") is loaded for the model but not listed among the session's skills", Source: claudeSeen + ": user-invocable-false"},
+	{ID: "claude.commands", Client: Claude, Says: "commands/**/*.md are slash commands plugin:<path with : for />, not skills; a folder with SKILL.md under commands is a skill; a \"commands\" field replaces commands/ and may map names to files", Source: claudeSeen + ": command-*, commands-path-*"},
+	{ID: "claude.agents", Client: Claude, Says: "agents/**/*.md are agents named plugin:<frontmatter name, else file name>; an \"agents\" field (files) replaces agents/", Source: claudeSeen + ": agent-*, agents-path-*"},
+	{ID: "claude.missing-path", Client: Claude, Says: "a component path that does not exist is reported and skipped; the plugin still loads", Source: claudeSeen + ": agents-path-missing-file, hooks-path-missing"},
+}
+
+// claudeManifest is what Claude takes from .claude-plugin/plugin.json.
+type claudeManifest struct {
+	name            string
+	skills          []string // custom skills paths, slash form without ./
+	commands        []string // nil: commands/ ; set: these instead
+	commandsSet     bool
+	commandMap      map[string]string // name → file, from the object form
+	agents          []string
+	agentsSet       bool
+	disabledDefault bool
+}
+
+// JudgeClaude says what `claude --plugin-dir dir` loads.
+func JudgeClaude(dir string) Verdict { return judgeClaude(dir, newFiles()) }
+
+func judgeClaude(dir string, r *files) Verdict {
+	abs, _ := filepath.Abs(dir)
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return notPackage("the folder cannot be opened: " + describeRead(err))
+	}
+	v := Verdict{Package: true}
+	m := claudeManifest{name: filepath.Base(abs)}
+	if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(ClaudeManifest))); err == nil {
+		v.Manifest = ClaudeManifest
+		v.Why = "Claude reads .claude-plugin/plugin.json"
+		if exists(filepath.Join(root, "plugin.json")) {
+			v.Why += "; the root plugin.json is not Claude's and is ignored"
+		}
+		var ok bool
+		if m, ok = readClaudeManifest(root, &v); !ok {
+			v.Loads = false
+			v.finish()
+			return v
+		}
+	} else {
+		v.Why = "no .claude-plugin/plugin.json: Claude names the plugin after its folder"
+		if exists(filepath.Join(root, "plugin.json")) {
+			v.Why += " and ignores the root plugin.json"
+		}
+	}
+	v.Plugin = m.name
+	if m.disabledDefault {
+		v.Issues.Add(issue.Warning, CodeClaudeDisabled, ClaudeManifest, "/defaultEnabled", "\"defaultEnabled\": false: Claude leaves this plugin off until the user enables it")
+		v.Why = "the manifest sets \"defaultEnabled\": false, so Claude leaves the plugin off"
+		v.finish()
+		return v
+	}
+	v.Loads = true
+	claudeSkills(root, &v, m, r)
+	claudeCommands(root, &v, m, r)
+	claudeAgents(root, &v, m, r)
+	sort.Strings(v.Skills)
+	v.finish()
+	return v
+}
+
+// readClaudeManifest applies claude.manifest-json, -fields and -paths.
+func readClaudeManifest(root string, v *Verdict) (claudeManifest, bool) {
+	m := claudeManifest{}
+	refuse := func(ptr, format string, args ...any) (claudeManifest, bool) {
+		msg := sprintf(format, args...)
+		v.Issues = append(v.Issues, issue.Issue{Severity: issue.Error, Code: CodeClaudeManifest, Path: ClaudeManifest, Pointer: ptr, Line: 1,
+			Message: "Claude Code refuses the whole plugin: " + msg})
+		v.Why = "Claude refuses the manifest: " + msg
+		return m, false
+	}
+	data, err := capread.ReadFile(filepath.Join(root, filepath.FromSlash(ClaudeManifest)), capread.ManifestMax)
+	if err != nil {
+		return refuse("", "%s cannot be read (%s)", ClaudeManifest, capread.Describe(err))
+	}
+	var raw any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return refuse("", "%s is not valid JSON (%v); fix the syntax", ClaudeManifest, err)
+	}
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return refuse("", "%s must hold a JSON object", ClaudeManifest)
+	}
+	for _, f := range claudeFields {
+		val, present := obj[f.key]
+		if !present {
+			continue
+		}
+		if msg := f.check(val); msg != "" {
+			return refuse("/"+f.key, "%q %s", f.key, msg)
+		}
+	}
+	name, ok := obj["name"].(string)
+	if !ok {
+		return refuse("/name", "it has no \"name\"; add a kebab-case name such as \"my-plugin\"")
+	}
+	m.name = name
+	m.skills = pathList(obj["skills"])
+	switch c := obj["commands"].(type) {
+	case nil:
+	case map[string]any:
+		m.commandsSet, m.commandMap = true, map[string]string{}
+		for k, e := range c {
+			src := ""
+			if eo, ok := e.(map[string]any); ok {
+				src, _ = eo["source"].(string)
+			}
+			m.commandMap[k] = strings.TrimPrefix(src, "./")
+		}
+	default:
+		m.commandsSet, m.commands = true, pathList(c)
+	}
+	if a, present := obj["agents"]; present {
+		m.agentsSet, m.agents = true, pathList(a)
+	}
+	if d, ok := obj["defaultEnabled"].(bool); ok && !d {
+		m.disabledDefault = true
+	}
+	return m, true
+}
+
+// claudeField is one manifest member's check: "" when Claude accepts the value, else what
+// is wrong, for "<key> <what>".
+type claudeField struct {
+	key   string
+	check func(any) string
+}
+
+var claudeFields = []claudeField{
+	{"name", func(v any) string {
+		s, ok := v.(string)
+		switch {
+		case !ok:
+			return "must be a string"
+		case s == "":
+			return "must not be empty"
+		case strings.ContainsAny(s, " \t"):
+			return "must not contain spaces; use kebab-case such as \"" + SuggestKebab(s) + "\""
+		}
+		return ""
+	}},
+	{"version", wantString},
+	{"description", wantString},
+	{"license", wantString},
+	{"repository", func(v any) string {
+		if _, ok := v.(string); !ok {
+			return "must be a URL string such as \"https://github.com/owner/repo\", not " + kindOf(v)
+		}
+		return ""
+	}},
+	{"homepage", func(v any) string {
+		s, ok := v.(string)
+		if !ok {
+			return "must be a URL string"
+		}
+		if u, err := url.Parse(s); err != nil || u.Scheme == "" || (u.Host == "" && u.Opaque == "") {
+			return "must be a full URL such as \"https://example.com\""
+		}
+		return ""
+	}},
+	{"author", func(v any) string {
+		o, ok := v.(map[string]any)
+		if !ok {
+			return "must be an object such as {\"name\": \"Your Name\"}, not " + kindOf(v)
+		}
+		if _, ok := o["name"].(string); !ok {
+			return "must have a string \"name\""
+		}
+		return ""
+	}},
+	{"keywords", func(v any) string {
+		l, ok := v.([]any)
+		if !ok {
+			return "must be a list of strings such as [\"git\"], not " + kindOf(v)
+		}
+		for _, e := range l {
+			if _, ok := e.(string); !ok {
+				return "must hold only strings"
+			}
+		}
+		return ""
+	}},
+	{"skills", componentPaths("")},
+	{"commands", func(v any) string {
+		if _, ok := v.(map[string]any); ok {
+			return ""
+		}
+		return componentPaths("")(v)
+	}},
+	{"agents", componentPaths(".md")},
+	{"outputStyles", componentPaths("")},
+	{"themes", componentPaths("")},
+	{"workflows", componentPaths("")},
+	{"hooks", func(v any) string {
+		if o, ok := v.(map[string]any); ok {
+			for k, e := range o {
+				if _, ok := e.([]any); !ok {
+					return "must map each hook event to a list of matchers; " + k + " is " + kindOf(e)
+				}
+			}
+			return ""
+		}
+		return objectOrPaths(v)
+	}},
+	{"mcpServers", objectOrPaths},
+	{"lspServers", objectOrPaths},
+}
+
+func wantString(v any) string {
+	if _, ok := v.(string); !ok {
+		return "must be a string, not " + kindOf(v)
+	}
+	return ""
+}
+
+// objectOrPaths accepts an inline object or component paths.
+func objectOrPaths(v any) string {
+	switch x := v.(type) {
+	case map[string]any:
+		return ""
+	case []any:
+		for _, e := range x {
+			if _, ok := e.(map[string]any); ok {
+				continue
+			}
+			if msg := componentPaths("")(e); msg != "" {
+				return msg
+			}
+		}
+		return ""
+	}
+	return componentPaths("")(v)
+}
+
+// componentPaths checks a path or list of paths: each starts with ./, has no .. and,
+// when suffix is set, names such a file.
+func componentPaths(suffix string) func(any) string {
+	one := func(s string) string {
+		switch {
+		case !strings.HasPrefix(s, "./"):
+			return "paths must start with ./ (relative to the plugin root), such as \"./" + strings.TrimLeft(s, "/.") + "\""
+		case suffix != "" && !strings.HasSuffix(s, suffix):
+			return "entries must name " + suffix + " files, not a folder; list each file, or leave the field out to load " + strings.TrimSuffix(suffix, ".md") + "agents/"
+		}
+		return ""
+	}
+	return func(v any) string {
+		switch x := v.(type) {
+		case string:
+			return one(x)
+		case []any:
+			for _, e := range x {
+				s, ok := e.(string)
+				if !ok {
+					return "entries must be path strings"
+				}
+				if msg := one(s); msg != "" {
+					return msg
+				}
+			}
+			return ""
+		}
+		return "must be a path string or a list of paths, not " + kindOf(v)
+	}
+}
+
+func hasDotDot(p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// pathList reads a path or list of paths into slash-form paths without "./".
+func pathList(v any) []string {
+	var out []string
+	add := func(s string) { out = append(out, path.Clean(strings.TrimPrefix(s, "./"))) }
+	switch x := v.(type) {
+	case string:
+		add(x)
+	case []any:
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				add(s)
+			}
+		}
+	}
+	return out
+}
+
+// claudeSkills applies claude.skills-default, -custom, -skill-description and
+// -user-invocable.
+func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
+	seen := map[string]bool{}
+	// add loads the skill in folder; direct is set when a path names the skill folder
+	// itself, which Claude then names by the frontmatter name rather than the folder.
+	add := func(folder string, direct bool) {
+		full := filepath.Join(root, filepath.FromSlash(folder))
+		if real, err := filepath.EvalSymlinks(full); err == nil {
+			full = real
+		}
+		if seen[full] {
+			return // the same folder through two paths loads once
+		}
+		seen[full] = true
+		data, err := r.read(filepath.Join(root, filepath.FromSlash(folder), "SKILL.md"))
+		if err != nil {
+			v.drop(folder, "claude.skills-default", "SKILL.md cannot be read: %s", describeRead(err))
+			return
+		}
+		f := claudeFrontmatter(data)
+		base := path.Base(folder)
+		if folder == "" || folder == "." {
+			base = path.Base(filepath.ToSlash(root))
+		}
+		if n, _ := f.str("name"); direct && n != "" {
+			base = n
+		}
+		name := m.name + ":" + claudeIDPart(base)
+		desc, _ := f.str("description")
+		wtu, _ := f.str("when_to_use")
+		if strings.TrimSpace(desc) == "" && strings.TrimSpace(wtu) == "" {
+			why := "it has no description"
+			switch {
+			case hasBOM(data):
+				why = "it starts with a byte-order mark, so Claude finds no frontmatter and no description; save it as UTF-8 without BOM"
+			case !f.found:
+				why = "it has no frontmatter (a --- block with a description)"
+			case f.err != nil:
+				why = "its frontmatter is not valid YAML even with values quoted: " + firstLine(f.err.Error())
+			}
+			v.drop(folder, "claude.skill-description", "not listed: %s", why)
+			return
+		}
+		v.loaded = append(v.loaded, LoadedSkill{Name: name, Dir: folder})
+		if ui, ok := f.fields["user-invocable"]; ok && (ui == false || ui == "false") {
+			v.drop(folder, "claude.user-invocable", "user-invocable: false: loaded for the model, not listed among the skills")
+			return
+		}
+		v.Skills = append(v.Skills, name)
+	}
+	scan := func(rel string) bool {
+		at := filepath.Join(root, filepath.FromSlash(rel))
+		if isFileFollow(filepath.Join(at, "SKILL.md")) {
+			add(rel, true)
+			return true
+		}
+		entries, err := os.ReadDir(at)
+		if err != nil {
+			return false
+		}
+		for _, e := range entries {
+			p := path.Join(rel, e.Name())
+			if isDirFollow(filepath.Join(root, filepath.FromSlash(p))) && isFileFollow(filepath.Join(root, filepath.FromSlash(p), "SKILL.md")) {
+				add(p, false)
+			}
+		}
+		return true
+	}
+	scan("skills")
+	for _, s := range m.skills {
+		if !scan(s) {
+			v.Issues.Add(issue.Warning, CodeClaudePath, ClaudeManifest, "/skills", "\"skills\" names ./%s, which does not exist; Claude skips it", s)
+		}
+	}
+	// A plugin that is itself one skill: SKILL.md at the root and no skills/ folder.
+	if !isDirFollow(filepath.Join(root, "skills")) && len(m.skills) == 0 && isFileFollow(filepath.Join(root, "SKILL.md")) {
+		add("", true)
+	}
+}
+
+// claudeIDPart is a folder or skill name as Claude puts it in an id: every character
+// other than a-z, A-Z, 0-9, _ and - becomes a hyphen (claude.skill-id).
+func claudeIDPart(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			return r
+		}
+		return '-'
+	}, s)
+}
+
+// claudeCommands applies claude.commands.
+func claudeCommands(root string, v *Verdict, m claudeManifest, r *files) {
+	addFile := func(file, name string) {
+		data, err := r.read(filepath.Join(root, filepath.FromSlash(file)))
+		if err != nil {
+			v.Issues.Add(issue.Warning, CodeClaudePath, ClaudeManifest, "/commands", "command ./%s cannot be read (%s); Claude skips it", file, describeRead(err))
+			return
+		}
+		desc, _ := claudeFrontmatter(data).str("description")
+		v.Commands = append(v.Commands, Component{Name: m.name + ":" + name, Description: desc, File: file})
+	}
+	skill := func(folder, prefix string) {
+		name := m.name + ":" + prefix + claudeIDPart(path.Base(folder))
+		v.Skills = append(v.Skills, name)
+		v.loaded = append(v.loaded, LoadedSkill{Name: name, Dir: folder})
+	}
+	var walk func(rel, prefix string)
+	walk = func(rel, prefix string) {
+		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			p := path.Join(rel, e.Name())
+			full := filepath.Join(root, filepath.FromSlash(p))
+			switch {
+			case isDirFollow(full) && isFileFollow(filepath.Join(full, "SKILL.md")):
+				skill(p, prefix)
+			case isDirFollow(full):
+				walk(p, prefix+e.Name()+":")
+			case strings.HasSuffix(e.Name(), ".md"):
+				addFile(p, prefix+strings.TrimSuffix(e.Name(), ".md"))
+			}
+		}
+	}
+	switch {
+	case m.commandMap != nil:
+		names := make([]string, 0, len(m.commandMap))
+		for k := range m.commandMap {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			v.Commands = append(v.Commands, Component{Name: m.name + ":" + k, File: m.commandMap[k]})
+		}
+	case m.commandsSet:
+		for _, c := range m.commands {
+			full := filepath.Join(root, filepath.FromSlash(c))
+			switch {
+			case isFileFollow(filepath.Join(full, "SKILL.md")):
+				skill(c, "")
+			case isDirFollow(full):
+				walk(c, "")
+			case isFileFollow(full):
+				addFile(c, strings.TrimSuffix(path.Base(c), ".md"))
+			default:
+				v.Issues.Add(issue.Warning, CodeClaudePath, ClaudeManifest, "/commands", "\"commands\" names ./%s, which does not exist; Claude skips it", c)
+			}
+		}
+	default:
+		walk("commands", "")
+	}
+}
+
+// claudeAgents applies claude.agents.
+func claudeAgents(root string, v *Verdict, m claudeManifest, r *files) {
+	addFile := func(file, prefix string) {
+		data, err := r.read(filepath.Join(root, filepath.FromSlash(file)))
+		if err != nil {
+			v.Issues.Add(issue.Warning, CodeClaudePath, ClaudeManifest, "/agents", "agent ./%s cannot be read (%s); Claude skips it", file, describeRead(err))
+			return
+		}
+		f := claudeFrontmatter(data)
+		name, _ := f.str("name")
+		if name == "" {
+			name = strings.TrimSuffix(path.Base(file), ".md")
+		}
+		desc, _ := f.str("description")
+		for _, a := range v.Agents {
+			if a.Name == m.name+":"+prefix+name {
+				return // of two agents with one name the first file wins
+			}
+		}
+		v.Agents = append(v.Agents, Component{Name: m.name + ":" + prefix + name, Description: desc, File: file})
+	}
+	var walk func(rel, prefix string)
+	walk = func(rel, prefix string) {
+		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			p := path.Join(rel, e.Name())
+			switch {
+			case isDirFollow(filepath.Join(root, filepath.FromSlash(p))):
+				walk(p, prefix+e.Name()+":")
+			case strings.HasSuffix(e.Name(), ".md"):
+				addFile(p, prefix)
+			}
+		}
+	}
+	if !m.agentsSet {
+		walk("agents", "")
+		return
+	}
+	for _, a := range m.agents {
+		if !isFileFollow(filepath.Join(root, filepath.FromSlash(a))) {
+			v.Issues.Add(issue.Warning, CodeClaudePath, ClaudeManifest, "/agents", "\"agents\" names ./%s, which does not exist; Claude skips it", a)
+			continue
+		}
+		addFile(a, "")
+	}
+}
+
+// claudeFrontmatter reads frontmatter the way Claude does: CRLF line endings are fine;
+// the file must start with "---" (a byte-order mark in front means no frontmatter); a
+// block that is not valid YAML is read again with every top-level "key: value" line's
+// value quoted, which rescues unquoted colons and brackets but not, for example, a
+// tab-indented line (claude.frontmatter).
+func claudeFrontmatter(data []byte) front {
+	s := strings.ReplaceAll(string(data), "\r\n", "\n")
+	if !strings.HasPrefix(s, "---\n") {
+		return front{}
+	}
+	block, ok := fenced(s)
+	if !ok {
+		return front{}
+	}
+	m, err := parseYAMLMap([]byte(block))
+	if err == nil {
+		return front{found: true, fields: m}
+	}
+	lines := strings.Split(block, "\n")
+	for i, line := range lines {
+		if sub := topLevelPair.FindStringSubmatch(line); sub != nil && sub[2] != "" {
+			lines[i] = sub[1] + ": " + strconv.Quote(sub[2])
+		}
+	}
+	if m, err2 := parseYAMLMap([]byte(strings.Join(lines, "\n"))); err2 == nil {
+		return front{found: true, fields: m}
+	}
+	return front{found: true, err: err}
+}
+
+// topLevelPair is a "key: value" line at the left margin.
+var topLevelPair = regexp.MustCompile(`^([A-Za-z0-9_-]+):[ \t]*(.*?)[ \t]*$`)
+
+// kindOf names a decoded JSON value's type for messages.
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return "a value"
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil || !errors.Is(err, os.ErrNotExist)
+}

@@ -1,0 +1,169 @@
+package clients
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plugboard/plugboard/backend/clients/oracle"
+)
+
+// The fixtures: one hand-written folder per Claude rule, named for the rule it proves.
+// expected.json records what the real claude's init event said of each; -update
+// rewrites it from the real claude (go test ./backend/clients -run TestClaudeRealClient -update).
+var (
+	fixtures = filepath.Join("..", "..", "testdata", "clients", "claude")
+	update   = flag.Bool("update", false, "rewrite testdata/clients/claude/expected.json from the real claude")
+)
+
+type recorded struct {
+	Loads  bool     `json:"loads"`
+	Plugin string   `json:"plugin"`
+	Skills []string `json:"skills"`
+	Agents []string `json:"agents"`
+}
+
+func fixtureNames(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(fixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	if len(out) < 100 {
+		t.Fatalf("only %d fixtures in %s", len(out), fixtures)
+	}
+	return out
+}
+
+func readRecorded(t *testing.T) map[string]recorded {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(fixtures, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]recorded
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// agentNames lists a verdict's agent names, sorted.
+func agentNames(v Verdict) []string {
+	out := []string{}
+	for _, a := range v.Agents {
+		out = append(out, a.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func compare(t *testing.T, name string, v Verdict, want recorded) {
+	t.Helper()
+	if v.Loads != want.Loads || (want.Loads && v.Plugin != want.Plugin) || !slices.Equal(v.Skills, nonNil(want.Skills)) {
+		t.Errorf("%s: model loads=%v plugin=%q skills=%v (%s); claude loads=%v plugin=%q skills=%v",
+			name, v.Loads, v.Plugin, v.Skills, v.Why, want.Loads, want.Plugin, want.Skills)
+	}
+	if want.Loads && !slices.Equal(agentNames(v), nonNil(want.Agents)) {
+		t.Errorf("%s: model agents %v, claude %v", name, agentNames(v), want.Agents)
+	}
+}
+
+func nonNil(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
+// The model agrees with what the real claude said of every fixture (recorded).
+func TestClaudeFixtures(t *testing.T) {
+	want := readRecorded(t)
+	for _, name := range fixtureNames(t) {
+		w, ok := want[name]
+		if !ok {
+			t.Errorf("%s has no recorded outcome; run the real-client test with -update", name)
+			continue
+		}
+		compare(t, name, JudgeClaude(filepath.Join(fixtures, name)), w)
+	}
+}
+
+// claudeBin is the real claude, installed by make deps-agents; under CI a missing one
+// fails the test.
+func claudeBin(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "build", "agents", "node_modules", ".bin", "claude"))
+	if err == nil {
+		if _, err = os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("claude is not installed: make test installs it (make deps-agents)")
+	}
+	t.Skip("claude is not installed; run make deps-agents")
+	return ""
+}
+
+// The recording is the real claude's: every fixture is run through it again, and both
+// the recording and the model must match what it prints now.
+func TestClaudeRealClient(t *testing.T) {
+	bin := claudeBin(t)
+	names := fixtureNames(t)
+	got := make(map[string]recorded, len(names))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	errs := make(chan error, len(names))
+	for _, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			in, err := oracle.Claude(ctx, bin, filepath.Join(fixtures, name))
+			if err != nil {
+				errs <- err
+				return
+			}
+			mu.Lock()
+			got[name] = recorded{Loads: in.Loads, Plugin: in.Plugin, Skills: in.Skills, Agents: in.Agents}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if *update {
+		b, _ := json.MarshalIndent(got, "", "  ")
+		if err := os.WriteFile(filepath.Join(fixtures, "expected.json"), append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := readRecorded(t)
+	for _, name := range names {
+		g := got[name]
+		if w := want[name]; w.Loads != g.Loads || w.Plugin != g.Plugin || !slices.Equal(nonNil(w.Skills), g.Skills) || !slices.Equal(nonNil(w.Agents), g.Agents) {
+			t.Errorf("%s: recorded %+v, the real claude now says %+v", name, w, g)
+		}
+		compare(t, name, JudgeClaude(filepath.Join(fixtures, name)), g)
+	}
+}

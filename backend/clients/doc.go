@@ -1,0 +1,131 @@
+// Package clients models what each real agent client loads from a package folder, beside
+// the specification verdict that backend/catalog gives. The specification says what a
+// package should be; a client says what it really loads, and the two differ both ways:
+// Claude Code loads a Claude plugin whose repository also carries a foreign root
+// plugin.json (the specification calls it invalid), and refuses a manifest whose author
+// is a string (the specification never sees it).
+//
+// Each client is a small table of rules (claudeRules, cursorRules, codexRules, piRules),
+// every rule with the source it was taken from: the client's documentation or code, or a
+// run of the real client on a named case (the fixtures in testdata/clients, which the
+// tests check against the real claude and pi). Judge applies every table to one folder
+// and returns one Verdict per client. Nothing here writes; every function only reads
+// the filesystem and is safe for concurrent use.
+package clients
+
+import "github.com/plugboard/plugboard/backend/issue"
+
+// Client names, as they appear in JSON ("clients": {"claude": …}).
+const (
+	Claude = "claude"
+	Cursor = "cursor"
+	Codex  = "codex"
+	PI     = "pi"
+)
+
+// Verdict is what one client would load from one folder.
+type Verdict struct {
+	// Package is false when the folder is not something this client loads as a package
+	// at all (a Cursor plugin for Codex); Loads and the lists are then empty and Why says
+	// so.
+	Package bool `json:"package"`
+	// Loads is true when the client would load the package (possibly with some of its
+	// components dropped).
+	Loads bool `json:"loads"`
+	// Manifest is the manifest file the client reads, relative; "" when it reads none.
+	Manifest string `json:"manifest,omitempty"`
+	// Why says, in words, why that manifest (or why the package does not load).
+	Why string `json:"why"`
+	// Plugin is the namespace the client gives the package's components; "" for a client
+	// without namespaces (PI).
+	Plugin string `json:"plugin,omitempty"`
+	// Skills are the names the client exposes, as it spells them: for Claude exactly the
+	// plugin entries of its init event's skills list ("plugin:name", skills and commands).
+	Skills   []string    `json:"skills"`
+	Commands []Component `json:"commands,omitempty"`
+	Agents   []Component `json:"agents,omitempty"`
+	Dropped  []Dropped   `json:"dropped"`
+	Issues   issue.List  `json:"issues"`
+
+	// loaded are the skill folders the client loads, for a launch that hands the
+	// package over as that client loads it.
+	loaded []LoadedSkill
+}
+
+// Component is one command or agent file as the client lists it.
+type Component struct {
+	Name        string `json:"name"` // as the client names it (claude: plugin:name)
+	Description string `json:"description,omitempty"`
+	File        string `json:"file"` // relative to the package root, slash form
+}
+
+// Dropped is a part of the package the client leaves out, and why.
+type Dropped struct {
+	Path   string `json:"path"` // relative to the package root, slash form
+	Reason string `json:"reason"`
+	Rule   string `json:"rule"` // the rule id, see Rules
+}
+
+// LoadedSkill is one skill folder a client loads: its name as the client spells it and
+// its folder relative to the package root.
+type LoadedSkill struct {
+	Name string
+	Dir  string
+}
+
+// LoadedSkills returns the skill folders the verdict loads.
+func (v *Verdict) LoadedSkills() []LoadedSkill { return v.loaded }
+
+// Set is every client's verdict on one folder.
+type Set struct {
+	Claude Verdict `json:"claude"`
+	Cursor Verdict `json:"cursor"`
+	Codex  Verdict `json:"codex"`
+	PI     Verdict `json:"pi"`
+}
+
+// Rule is one observed or documented rule of a client, with where it comes from.
+type Rule struct {
+	ID     string `json:"id"`
+	Client string `json:"client"`
+	Says   string `json:"says"`
+	Source string `json:"source"`
+}
+
+// Rules lists every rule of every client, for the documentation and the tests.
+func Rules() []Rule {
+	var out []Rule
+	for _, t := range [][]Rule{claudeRules, cursorRules, codexRules, piRules} {
+		out = append(out, t...)
+	}
+	return out
+}
+
+// Judge applies every client's model to the package folder dir.
+func Judge(dir string) Set {
+	r := newFiles() // each markdown file is read once for all four
+	return Set{Claude: judgeClaude(dir, r), Cursor: judgeCursor(dir, r), Codex: judgeCodex(dir, r), PI: judgePI(dir, r)}
+}
+
+// finish makes lists non-nil for JSON.
+func (v *Verdict) finish() {
+	if v.Skills == nil {
+		v.Skills = []string{}
+	}
+	if v.Dropped == nil {
+		v.Dropped = []Dropped{}
+	}
+	v.Issues = v.Issues.NonNil()
+}
+
+// notPackage is the verdict of a client for which dir is not one of its packages.
+func notPackage(why string) Verdict {
+	v := Verdict{Why: why}
+	v.finish()
+	return v
+}
+
+// drop records a dropped part.
+func (v *Verdict) drop(path, rule, format string, args ...any) {
+	v.Dropped = append(v.Dropped, Dropped{Path: path, Rule: rule, Reason: sprintf(format, args...)})
+}

@@ -1,0 +1,93 @@
+// Package oracle runs the real Claude Code on a plugin folder, offline, and reads what
+// it loaded from the first event of its stream-json output (system/init): the test of
+// the Claude load model (backend/clients) against the client itself. The run has a
+// private HOME, no credentials and, when this process may (root), no network
+// (unshare -n); it ends with "Not logged in" after the init event, which is all that is
+// read. See ../shared/docs/AGENT-BACKENDS.md.
+package oracle
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Init is what the real claude reports loading for one plugin folder.
+type Init struct {
+	Loads   bool     `json:"loads"`
+	Plugin  string   `json:"plugin"`
+	Skills  []string `json:"skills"`  // plugin entries of "skills" (with a colon), sorted
+	Slash   []string `json:"slash"`   // plugin entries of "slash_commands", sorted
+	Agents  []string `json:"agents"`  // plugin entries of "agents", sorted
+	Version string   `json:"version"` // claude_code_version
+}
+
+// Claude runs bin (the claude executable) with --plugin-dir dir and returns its init
+// event, keeping only what the plugin added.
+func Claude(ctx context.Context, bin, dir string) (Init, error) {
+	home, err := os.MkdirTemp("", "plugboard-oracle-")
+	if err != nil {
+		return Init{}, err
+	}
+	defer os.RemoveAll(home)
+	// The run's working folder is the private home: relative paths would move with it.
+	if strings.Contains(bin, "/") {
+		bin, _ = filepath.Abs(bin)
+	}
+	dir, _ = filepath.Abs(dir)
+	argv := []string{bin, "--plugin-dir", dir, "-p", "hi", "--output-format", "stream-json", "--verbose"}
+	if os.Geteuid() == 0 && exec.Command("unshare", "-n", "true").Run() == nil {
+		argv = append([]string{"unshare", "-n"}, argv...)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = home
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=dumb",
+		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1"}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return Init{}, err
+	}
+	if err := cmd.Start(); err != nil {
+		return Init{}, err
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var ev struct {
+			Type, Subtype string
+			Plugins       []struct{ Name, Path string }
+			Skills        []string
+			SlashCommands []string `json:"slash_commands"`
+			Agents        []string
+			Version       string `json:"claude_code_version"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type != "system" || ev.Subtype != "init" {
+			continue
+		}
+		in := Init{Version: ev.Version, Skills: plugged(ev.Skills), Slash: plugged(ev.SlashCommands), Agents: plugged(ev.Agents)}
+		for _, p := range ev.Plugins {
+			in.Loads, in.Plugin = true, p.Name
+		}
+		return in, nil
+	}
+	return Init{}, fmt.Errorf("claude printed no init event for %s", dir)
+}
+
+// plugged keeps the entries a plugin added (plugin:name; built-ins have no colon).
+func plugged(l []string) []string {
+	out := []string{}
+	for _, s := range l {
+		if strings.Contains(s, ":") {
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
