@@ -46,16 +46,28 @@ func TestInspect(t *testing.T) {
 	good := filepath.Join(home, ".plugboard", "plugins", "good")
 	bad := filepath.Join(home, ".plugboard", "plugins", "bad")
 
+	// A valid package with one invalid skill: any error anywhere fails the check (exit 1).
 	code, out, _ := run(t, env, "inspect", good)
-	if code != ExitOK {
-		t.Errorf("inspect good = %d, want 0\n%s", code, out)
+	if code != ExitInvalid {
+		t.Errorf("inspect good (with an invalid skill) = %d, want 1\n%s", code, out)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if !compilerLine.MatchString(lines[0]) || !strings.HasPrefix(lines[0], good+"/skills/Bad/SKILL.md:2: error:") {
 		t.Errorf("first line %q is not a compiler-style issue under the plugin folder", lines[0])
 	}
-	if !strings.Contains(lines[len(lines)-1], "valid portable plugin good; 2 skills (1 valid)") {
-		t.Errorf("summary line = %q", lines[len(lines)-1])
+	verdict := ""
+	for _, l := range lines {
+		if strings.HasPrefix(l, good+": ") {
+			verdict = l
+		}
+	}
+	if !strings.Contains(verdict, "valid portable plugin good; 2 skills (1 valid)") {
+		t.Errorf("verdict line = %q\n%s", verdict, out)
+	}
+	// One line per client after the verdict.
+	if !strings.Contains(out, "\nclaude: loads 2 skills as good") || !strings.Contains(out, "\npi: loads 2 skills") ||
+		!strings.Contains(out, "\ncodex: not a Codex plugin") || !strings.Contains(out, "\ncursor: loads") {
+		t.Errorf("client lines missing:\n%s", out)
 	}
 
 	code, out, _ = run(t, env, "inspect", "--json", bad)
@@ -74,9 +86,10 @@ func TestInspect(t *testing.T) {
 	if obj["id"] != "bad" || obj["format"] != "portable" || obj["valid"] != false {
 		t.Errorf("inspect --json = %v", obj)
 	}
-	// Flags after the folder work too.
-	if code, _, _ := run(t, env, "inspect", good, "--json"); code != ExitOK {
-		t.Errorf("inspect DIR --json = %d", code)
+	// Flags after the folder work too; a package with no error anywhere exits 0.
+	os.RemoveAll(filepath.Join(good, "skills", "Bad"))
+	if code, out, _ := run(t, env, "inspect", good, "--json"); code != ExitOK {
+		t.Errorf("inspect DIR --json = %d\n%s", code, out)
 	}
 	for _, args := range [][]string{{"inspect"}, {"inspect", filepath.Join(home, "missing")}, {"inspect", "--bogus", good}, {"inspect", filepath.Join(good, "plugin.json")}, {"nope"}} {
 		if code, _, errOut := run(t, env, args...); code != ExitUsage || errOut == "" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/clients"
 	"github.com/plugboard/plugboard/backend/issue"
 )
 
@@ -30,15 +31,17 @@ func runInspect(env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "plugboard inspect: %s: %v\n", dir, unwrap(err))
 		return ExitUsage
 	}
-	p := catalog.Inspect(dir, env.Getenv("HOME"))
+	doc := catalog.InspectAny(dir, env.Getenv("HOME"))
 	if f.json {
-		if err := writeJSON(env.Stdout, p); err != nil {
+		if err := writeJSON(env.Stdout, doc); err != nil {
 			return ExitUsage
 		}
 	} else {
-		printPlugin(env.Stdout, &p, dir)
+		printInspection(env.Stdout, &doc, dir)
 	}
-	if !p.Valid {
+	// Any error anywhere in the package (a skill, a server, a marketplace entry) fails
+	// the check, so a plugin author's CI catches a broken skill in a valid package.
+	if doc.HasErrors() {
 		return ExitInvalid
 	}
 	return ExitOK
@@ -51,14 +54,69 @@ func unwrap(err error) error {
 	return err
 }
 
+// printInspection prints what inspect found, for a person: issues like a compiler, a
+// verdict line, and one line per client.
+func printInspection(w io.Writer, d *catalog.Inspection, shownDir string) {
+	switch d.Kind {
+	case catalog.KindSkill:
+		for _, i := range sortedIssues(d.Skill.Issues) {
+			fmt.Fprintln(w, shownIssue(i, shownDir).String())
+		}
+		state := "valid"
+		if !d.Skill.Valid {
+			state = "INVALID"
+		}
+		fmt.Fprintf(w, "%s: %s skill %s\n", shownDir, state, d.Skill.Name)
+	case catalog.KindMarketplace:
+		for _, i := range sortedIssues(d.Marketplace.Issues) {
+			fmt.Fprintln(w, shownIssue(i, shownDir).String())
+		}
+		fmt.Fprintf(w, "%s: marketplace %s; %s\n", shownDir, d.Marketplace.Name, plural(len(d.Marketplace.Plugins), "plugin"))
+		for i := range d.Marketplace.Plugins {
+			e := &d.Marketplace.Plugins[i]
+			switch {
+			case !e.OK:
+				fmt.Fprintf(w, "  %s: %s\n", e.Name, e.Reason)
+			case e.Plugin == nil:
+				fmt.Fprintf(w, "  %s: %s source, not fetched\n", e.Name, e.Source.Kind)
+			default:
+				shown := filepath.Join(shownDir, e.Source.Path)
+				printPlugin(w, e.Plugin, shown)
+				printClients(w, e.Plugin.Clients, "    ")
+			}
+		}
+		return
+	default:
+		printPlugin(w, d.Plugin, shownDir)
+	}
+	printClients(w, d.Clients, "")
+}
+
+// printClients writes one line per client ("claude: loads 7 skills as demo; …").
+func printClients(w io.Writer, s *clients.Set, indent string) {
+	if s == nil {
+		return
+	}
+	for _, c := range []struct {
+		name string
+		v    *clients.Verdict
+	}{{clients.Claude, &s.Claude}, {clients.Cursor, &s.Cursor}, {clients.Codex, &s.Codex}, {clients.PI, &s.PI}} {
+		fmt.Fprintf(w, "%s%s: %s\n", indent, c.name, clients.Summary(c.v))
+	}
+}
+
+func shownIssue(i issue.Issue, shownDir string) issue.Issue {
+	if i.Path != "" && !filepath.IsAbs(i.Path) {
+		i.Path = filepath.Join(shownDir, i.Path)
+	}
+	return i
+}
+
 // printPlugin writes every issue as "path:line: severity: message [code]" with paths
 // under shownDir, then one summary line.
 func printPlugin(w io.Writer, p *catalog.Plugin, shownDir string) {
 	for _, i := range sortedIssues(p.AllIssues()) {
-		if i.Path != "" && !filepath.IsAbs(i.Path) {
-			i.Path = filepath.Join(shownDir, i.Path)
-		}
-		fmt.Fprintln(w, i.String())
+		fmt.Fprintln(w, shownIssue(i, shownDir).String())
 	}
 	fmt.Fprintln(w, pluginLine(p, shownDir))
 }

@@ -208,7 +208,7 @@ func assemble(o Options, st Settings, s *scan, plugins []Plugin) *Catalog {
 	})
 	s.entries = cache
 	add(s.builtin, LayerBuiltin, skill.SourceBuiltin, true, nil)
-	resolvePrecedence(entries)
+	resolvePrecedence(entries, filepath.Join(o.PlugboardHome, ".claude", "skills"))
 	c.Skills = entries
 
 	srcs := c.mcpSources(o)

@@ -83,47 +83,34 @@ func TestLoadFullHome(t *testing.T) {
 		t.Errorf("legacy .mcp.json must not be catalogued but noted: %+v", lg)
 	}
 
-	// Precedence: the first valid skill of a name wins, in root order.
-	active := map[string]string{}
-	for _, s := range c.Skills {
-		if s.Active {
-			active[s.Name] = s.Path
-		}
-	}
+	// Precedence (issue 10): a skill is hidden only where one client reads both
+	// copies. Plugin skills are namespaced (plugin:skill) and never hide each other.
 	rel := func(p string) string { r, _ := filepath.Rel(o.Home, p); return r }
-	wantActive := map[string]string{
-		"shared-name":         ".cursor/skills/shared-name/SKILL.md",
-		"agent-only":          ".agents/skills/agent-only/SKILL.md",
-		"codex-skill":         ".codex/skills/codex-skill/SKILL.md",
-		"pb-skill":            ".plugboard/.claude/skills/pb-skill/SKILL.md",
-		"plugboard-authoring": ".claude/skills/plugboard-authoring/SKILL.md",
-		"alpha-only":          ".plugboard/plugins/alpha/skills/alpha-only/SKILL.md",
-		"legacy-skill":        ".plugboard/plugins/legacy-one/skills/legacy-skill/SKILL.md",
-		"hf-datasets":         ".cursor/plugins/local/hf-skills/skills/hf-datasets/SKILL.md",
-		"acme-aaa111":         ".cursor/plugins/cache/acme/tool/aaa111/skills/acme-aaa111/SKILL.md",
-		"extra-skill":         "extra/plug/skills/extra-skill/SKILL.md",
-	}
-	for name, want := range wantActive {
-		if got := rel(active[name]); got != want {
-			t.Errorf("active %s = %s, want %s", name, got, want)
-		}
-	}
-	if len(active) != len(wantActive) {
-		t.Errorf("active skills = %v, want %d", active, len(wantActive))
-	}
-	shadowed := 0
+	shadowed := map[string]SkillEntry{}
 	for _, s := range c.Skills {
-		if s.ShadowedBy == "" {
-			continue
+		if s.ShadowedBy != "" && strings.HasPrefix(s.Path, "builtin:") {
+			shadowed[s.Path] = s
+		} else if s.ShadowedBy != "" {
+			shadowed[rel(s.Path)] = s
 		}
-		shadowed++
-		if rel(s.ShadowedBy) != wantActive[s.Name] && s.ShadowedBy != active[s.Name] {
-			t.Errorf("%s (%s) shadowed by %s, want %s", s.ID, s.Path, s.ShadowedBy, active[s.Name])
+		if s.Plugin != "" && s.Valid && !s.Active {
+			t.Errorf("plugin skill %s is not active: plugin skills are namespaced", s.ID)
 		}
 	}
-	// shared-name: claude user, alpha, hf; plugboard-authoring: builtin.
-	if shadowed != 4 {
-		t.Errorf("shadowed = %d, want 4", shadowed)
+	wantShadowed := map[string]struct{ by, in string }{
+		// ~/.cursor/skills and ~/.claude/skills are both read by Cursor, not by Claude.
+		".claude/skills/shared-name/SKILL.md": {".cursor/skills/shared-name/SKILL.md", "cursor"},
+		// The built-in gives way to the user's copy, in Plugboard's own order.
+		"builtin:plugboard-authoring/SKILL.md": {".claude/skills/plugboard-authoring/SKILL.md", "plugboard"},
+	}
+	for path, w := range wantShadowed {
+		s, ok := shadowed[path]
+		if !ok || rel(s.ShadowedBy) != w.by || strings.Join(s.ShadowedIn, ",") != w.in {
+			t.Errorf("%s: shadowed %v by %s in %v, want by %s in %s (shadowed: %v)", path, ok, s.ShadowedBy, s.ShadowedIn, w.by, w.in, shadowed)
+		}
+	}
+	if len(shadowed) != len(wantShadowed) {
+		t.Errorf("shadowed = %v, want %d", shadowed, len(wantShadowed))
 	}
 	for _, s := range c.Skills {
 		switch {

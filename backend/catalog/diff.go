@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"github.com/plugboard/plugboard/backend/clients"
+
 	"bytes"
 	"fmt"
 	"path/filepath"
@@ -205,7 +207,7 @@ func diffPlugin(a, b *Plugin) []Change {
 func pluginDetail(a, b *Plugin) string {
 	strip := func(p *Plugin) Plugin {
 		q := *p
-		q.Skills, q.IssueCounts = nil, Counts{}
+		q.Skills, q.IssueCounts, q.Clients = nil, Counts{}, nil
 		if q.MCP != nil {
 			m := *q.MCP
 			m.Servers = nil
@@ -213,11 +215,13 @@ func pluginDetail(a, b *Plugin) string {
 		}
 		return q
 	}
-	if x, y := strip(a), strip(b); reflect.DeepEqual(x, y) {
+	clientFlips := clientDelta(a.Clients, b.Clients)
+	if x, y := strip(a), strip(b); reflect.DeepEqual(x, y) && len(clientFlips) == 0 {
 		return ""
 	}
 	var d []string
 	d = appendFlip(d, "", a.Valid, b.Valid)
+	d = append(d, clientFlips...)
 	for _, f := range [][3]string{{"format", string(a.Format), string(b.Format)}, {"name", a.Name, b.Name}, {"version", a.Version, b.Version}, {"revision", a.Revision, b.Revision}} {
 		if f[1] != f[2] {
 			d = append(d, f[0]+" "+orNone(f[1])+" → "+orNone(f[2]))
@@ -468,4 +472,28 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// clientDelta says which clients started or stopped loading the package.
+func clientDelta(a, b *clients.Set) []string {
+	if a == nil || b == nil {
+		return nil
+	}
+	var d []string
+	for _, c := range []struct {
+		name string
+		x, y *clients.Verdict
+	}{{clients.Claude, &a.Claude, &b.Claude}, {clients.Cursor, &a.Cursor, &b.Cursor}, {clients.Codex, &a.Codex, &b.Codex}, {clients.PI, &a.PI, &b.PI}} {
+		if c.x.Loads != c.y.Loads {
+			d = append(d, c.name+": "+loadWord(c.x.Loads)+" → "+loadWord(c.y.Loads))
+		}
+	}
+	return d
+}
+
+func loadWord(b bool) string {
+	if b {
+		return "loads"
+	}
+	return "does not load"
 }

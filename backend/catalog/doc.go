@@ -26,6 +26,7 @@
 package catalog
 
 import (
+	"github.com/plugboard/plugboard/backend/clients"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/manifest"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
@@ -87,6 +88,9 @@ type Plugin struct {
 	// carry their own. IssueCounts totals all of them.
 	Issues      issue.List `json:"issues"`
 	IssueCounts Counts     `json:"issueCounts"`
+	// Clients is what each real client loads from the folder, beside the specification
+	// verdict (Valid); nil for a plugin whose folder could not be opened.
+	Clients *clients.Set `json:"clients,omitempty"`
 	// Cursor plugins only.
 	Marketplace string   `json:"marketplace,omitempty"`
 	Revision    string   `json:"revision,omitempty"` // the cache folder (git sha)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/plugboard/plugboard/backend/clients"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/manifest"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
@@ -43,6 +44,8 @@ func loadPlugin(l location, home string) Plugin {
 		p.finish()
 		return p
 	}
+	set := clients.Judge(abs)
+	p.Clients = &set
 	m := manifest.DetectLoad(root, l.preferCursor)
 	p.Format, p.Manifest, p.Valid = m.Format, m.Path, m.Valid
 	p.Name, p.Version, p.Description = m.Name, m.Version, m.Description

@@ -4,7 +4,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 
+	"github.com/plugboard/plugboard/backend/clients"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
 	"github.com/plugboard/plugboard/backend/skill"
@@ -35,9 +37,10 @@ type SkillEntry struct {
 	Valid          bool   `json:"valid"`
 	ModelInvocable bool   `json:"modelInvocable"`
 	Enabled        bool   `json:"enabled"`
-	// Active is true when the bare name resolves to this skill.
+	// Active is true for a valid skill that no client hides behind another.
 	Active     bool     `json:"active"`
 	ShadowedBy string   `json:"shadowedBy,omitempty"` // the winner's path
+	ShadowedIn []string `json:"shadowedIn,omitempty"` // the clients that hide it ("plugboard": Plugboard's own order)
 	Shadows    []string `json:"shadows,omitempty"`    // paths this skill hides
 	// Paths and Issues are given for standalone skills; a plugin skill's are in its
 	// plugin's skills list, and are not repeated here (the catalog of a large home would
@@ -64,23 +67,77 @@ func entryOf(s skill.Skill, layer int, src skill.Source, trusted bool, p *Plugin
 	return e
 }
 
-// resolvePrecedence marks, for every bare name, the first valid skill as active and the
-// later ones as shadowed by it. Entries must be in precedence order.
-func resolvePrecedence(entries []SkillEntry) {
-	winner := make(map[string]int, len(entries))
+// containerClients says which clients read a standalone skill container (a folder of
+// skill folders under the home folder or a workspace); see clients.Containers.
+// Skills in $PLUGBOARD_HOME/.claude/skills and the built-in ones are Plugboard's own.
+const plugboardClient = "plugboard"
+
+// readersOf returns the clients that read a standalone skill entry.
+func readersOf(e *SkillEntry, pbSkills string) []string {
+	p := e.Path
+	if strings.HasPrefix(p, "builtin:") || (pbSkills != "" && strings.HasPrefix(p, pbSkills+"/")) {
+		return []string{plugboardClient}
+	}
+	for _, c := range clients.Containers {
+		if strings.Contains(p, "/"+c.Dir+"/") {
+			if e.Source == skill.SourceProject {
+				return c.Project
+			}
+			return c.User
+		}
+	}
+	return []string{plugboardClient}
+}
+
+// resolvePrecedence marks which skills are hidden behind another, and in which client.
+// Plugin skills are namespaced (plugin:skill) in every client that loads plugins, so
+// none hides another; a standalone skill is hidden in a client that also reads an
+// earlier container with a valid skill of the same name (entries are in F7 order).
+// Plugboard's own skills (built-in, $PLUGBOARD_HOME/.claude/skills) give way to any
+// earlier skill of the same name, as F7 orders them. Active is true for a valid skill
+// no client hides.
+func resolvePrecedence(entries []SkillEntry, pbSkills string) {
+	type key struct{ client, name string }
+	winner := make(map[key]int)
 	for i := range entries {
 		e := &entries[i]
 		if !e.Valid {
 			continue
 		}
-		if w, ok := winner[e.Name]; ok {
-			e.ShadowedBy = entries[w].Path
-			entries[w].Shadows = append(entries[w].Shadows, e.Path)
+		e.Active = true
+		if e.Plugin != "" {
 			continue
 		}
-		winner[e.Name] = i
-		e.Active = true
+		readers := readersOf(e, pbSkills)
+		if len(readers) == 1 && readers[0] == plugboardClient {
+			// Plugboard's own: any earlier standalone skill of the name wins.
+			if w, ok := winner[key{"", e.Name}]; ok {
+				shadow(entries, w, i, plugboardClient)
+			}
+			continue
+		}
+		for _, c := range readers {
+			if w, ok := winner[key{c, e.Name}]; ok {
+				shadow(entries, w, i, c)
+				continue
+			}
+			winner[key{c, e.Name}] = i
+		}
+		if _, ok := winner[key{"", e.Name}]; !ok {
+			winner[key{"", e.Name}] = i
+		}
 	}
+}
+
+// shadow records that entries[w] hides entries[i] in client c.
+func shadow(entries []SkillEntry, w, i int, c string) {
+	e := &entries[i]
+	if e.ShadowedBy == "" {
+		e.ShadowedBy = entries[w].Path
+		entries[w].Shadows = append(entries[w].Shadows, e.Path)
+	}
+	e.ShadowedIn = append(e.ShadowedIn, c)
+	e.Active = false
 }
 
 // ServerRef is one declaration of an MCP server, sanitised.

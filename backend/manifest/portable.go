@@ -6,6 +6,11 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
@@ -312,7 +317,7 @@ var (
 
 // SuggestName derives a valid plugin name from an invalid one, or "" when none is left.
 func SuggestName(name string) string {
-	s := nameBad.ReplaceAllString(strings.ToLower(name), "-")
+	s := nameBad.ReplaceAllString(strings.ToLower(FoldAccents(name)), "-")
 	s = nameRepeat.ReplaceAllStringFunc(s, func(r string) string { return r[:1] })
 	s = strings.Trim(s, "-.")
 	if len(s) > 64 {
@@ -388,4 +393,14 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// FoldAccents turns accented letters into their plain ones (café → cafe), so that a
+// suggested name keeps the letters a person wrote instead of turning them into hyphens.
+func FoldAccents(s string) string {
+	out, _, err := transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), s)
+	if err != nil {
+		return s
+	}
+	return out
 }
