@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/plugboard/plugboard/backend/catalog"
 )
@@ -93,7 +94,7 @@ func skillLine(s catalog.SkillEntry, home string) string {
 	case !s.Valid:
 		state = " INVALID"
 	case s.ShadowedBy != "":
-		state = " shadowed by " + tildify(s.ShadowedBy, home)
+		state = " shadowed by " + tildify(s.ShadowedBy, home) + " in " + strings.Join(s.ShadowedIn, ", ")
 	}
 	if s.Valid && !s.ModelInvocable {
 		state += " (user-invocable only)"

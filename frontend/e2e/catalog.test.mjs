@@ -152,8 +152,9 @@ test('selecting alpha shows its skills, sanitised MCP summaries and issues with 
   assert.match(only, /valid/);
   assert.match(only, /untrusted/);
   assert.match(only, /model-invocable/);
+  // A plugin skill is namespaced (alpha:shared-name): no client hides it behind a user skill.
   const shared = await detail.locator('[data-testid="detail-skill"][data-name="shared-name"]').innerText();
-  assert.match(shared, /shadowed/);
+  assert.doesNotMatch(shared, /shadowed/);
   const other = await detail.locator('[data-testid="detail-skill"][data-name="other-name"]').innerText();
   assert.match(other, /invalid/);
   assert.match(other, /wrong-folder/);
@@ -268,18 +269,19 @@ test('the Skills view lists skills in precedence order with trust and shadowing'
   assert.equal(rows[0].id, 'shared-name');
   assert.equal(rows[0].source, 'user');
   assert.match(rows[0].text, /active/);
-  assert.match(rows[0].text, /shadows 3/);
+  // ~/.cursor/skills hides only the ~/.claude/skills copy, and only in Cursor (which reads both)
+  assert.match(rows[0].text, /shadows 1/);
   const alphaShared = rows.find((r) => r.id === 'alpha:shared-name');
   assert.match(alphaShared.text, /untrusted/);
-  assert.match(alphaShared.text, /shadowed/);
+  assert.doesNotMatch(alphaShared.text, /shadowed/);
   const builtin = rows.find((r) => r.source === 'builtin');
   assert.equal(builtin.id, 'plugboard-authoring');
   assert.match(builtin.text, /shadowed/);
-  // the skill detail names what shadows it
-  await page.click('[data-testid="skill-row"][data-id="alpha:shared-name"]');
+  // the skill detail names what shadows it, and in which client
+  await page.locator('[data-testid="skill-row"][data-id="shared-name"]').nth(1).click();
   const detail = await page.locator('[data-testid="skill-detail"]').innerText();
   assert.match(detail, /Shadowed by/);
-  assert.match(detail, /~\/\.cursor\/skills\/shared-name\/SKILL\.md/);
+  assert.match(detail, /~\/\.cursor\/skills\/shared-name\/SKILL\.md in cursor/);
   // refused paths entries of a standalone skill, with the reasons
   await page.click('[data-testid="skill-row"][data-id="pb-skill"]');
   const paths = await page.locator('[data-testid="skill-paths"]').innerText();

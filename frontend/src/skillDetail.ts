@@ -120,7 +120,12 @@ export function skillDetail(s: SkillEntry, deps: SkillDetailDeps): HTMLElement {
         ...dd('Path', h('span', { class: 'mono wrap', title: s.path }, tilde(s.path, home))),
         ...dd('Model', s.modelInvocable ? 'the model may invoke it' : 'user-invoked only'),
         ...dd('Enabled', h('label', { class: 'check' }, toggle, enabled ? ' enabled' : ' disabled')),
-        ...dd('Shadowed by', s.shadowedBy ? h('span', { class: 'mono wrap' }, tilde(s.shadowedBy, home)) : null),
+        ...dd(
+          'Shadowed by',
+          s.shadowedBy
+            ? h('span', { class: 'mono wrap' }, `${tilde(s.shadowedBy, home)} in ${(s.shadowedIn ?? []).join(', ')}`)
+            : null,
+        ),
       ),
       shadowed.length
         ? h('div', null, h('h4', null, `Shadows ${shadowed.length}`), h('ul', { class: 'plain' }, ...shadowed))

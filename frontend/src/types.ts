@@ -125,6 +125,8 @@ export interface SkillEntry {
   enabled: boolean;
   active: boolean;
   shadowedBy?: string;
+  /** The clients that hide this skill behind shadowedBy ("plugboard": Plugboard's own order). */
+  shadowedIn?: string[];
   shadows?: string[];
   /** Standalone skills only; a plugin skill's are in its plugin. */
   paths?: PathEntry[];

@@ -191,7 +191,11 @@ export class SkillsView {
         'span',
         { class: 'cell-state', title: `shadowed by ${s.shadowedBy}` },
         badge('shadowed', 'neutral'),
-        h('span', { class: 'muted small' }, `by ${w ? w.source : tilde(s.shadowedBy, ix.doc.home)}`),
+        h(
+          'span',
+          { class: 'muted small' },
+          `by ${w ? w.source : tilde(s.shadowedBy, ix.doc.home)} in ${(s.shadowedIn ?? []).join(', ')}`,
+        ),
       );
     }
     return h('span', { class: 'cell-state' }, s.valid ? badge('inactive', 'neutral') : badge('invalid', 'error'));
