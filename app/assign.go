@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/plugboard/plugboard/backend/assign"
+	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/store"
 )
@@ -52,6 +53,25 @@ func (s *Service) Assign(target string, change assign.Change, hash string, ack b
 	}
 	out, err := assign.Apply(s.pbHome, c, target, change, hash, ack)
 	return s.recorded(target, out, 0, err)
+}
+
+// SetLaunchAs records the choice to launch plugin id, which the specification rejects,
+// as client loads it ("claude"), or clears it (""); the history records it as target
+// launch-as:<id>. It rescans and returns the catalog.
+func (s *Service) SetLaunchAs(id, client string) (*catalog.Catalog, error) {
+	c, err := s.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	_, _, err = assign.SetLaunchAs(context.Background(), s.pbHome, c, id, client, s.actor)
+	var rule *assign.RuleError
+	switch {
+	case errors.As(err, &rule):
+		return nil, &Error{Code: CodeRefused, Message: rule.Reason, Names: rule.Names}
+	case err != nil:
+		return nil, &Error{Code: CodeInvalid, Message: err.Error()}
+	}
+	return s.Rescan()
 }
 
 // History lists history entries, newest first; target "" lists all.

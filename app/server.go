@@ -209,6 +209,11 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		if err = decodeArgs(arg, &target, &ch, &hash, &ack); err == nil {
 			result, err = s.svc.Assign(target, ch, hash, ack)
 		}
+	case "SetLaunchAs":
+		var id, client string
+		if err = decodeArgs(arg, &id, &client); err == nil {
+			result, err = s.svc.SetLaunchAs(id, client)
+		}
 	case "History":
 		var target string
 		if err = arg(0, &target); err == nil {

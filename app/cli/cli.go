@@ -51,6 +51,7 @@ func commands() []command {
 		{"skills", "[--json] [--home DIR] [--workspace DIR]", "skills grouped by plugin, in precedence order", runSkills},
 		{"targets", "[--json] [--home DIR]", "agents and template slots with their plugin sets and hashes", runTargets},
 		{"assign", "TARGET (--set a,b | --add a | --remove a | --defaults) [--expect-hash H] [--ack-mcp] [--json]", "change a target's plugin set (exit 3 stale, 4 acknowledgment needed)", runAssign},
+		{"launch-as", "PLUGIN [claude|off] [--json]", "launch a package the specification rejects as Claude loads it (an explicit choice, in settings and history)", runLaunchAs},
 		{"history", "[--json] [TARGET]", "assignment history, newest first", runHistory},
 		{"revert", "[--ack-mcp] [--json] ENTRY", "undo one history entry (itself a guarded save)", runRevert},
 		{"launch", "TARGET [--backend claude|pi] [--plugins none] [--mode benchmark|subagent] [--bin PATH] [--dry-run] [--json] [-- AGENT-ARGS]", "start an agent from a private projection of the target's plugins", runLaunch},

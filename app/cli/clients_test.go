@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/plugboard/plugboard/backend/runtime"
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 // The real agent clients, installed by `make deps-agents` into build/agents (make test
@@ -231,4 +232,53 @@ func TestPILoadsTheProjection(t *testing.T) {
 		t.Error("pi's /mcp status never named both servers")
 	}
 	t.Logf("pi: skills %v; /mcp status: %q", skills, status)
+}
+
+// A package the specification rejects, launched as Claude loads it: the real claude,
+// started with the dry-run's argv, lists exactly the skills the plan names (Claude's own
+// listing: folder names, an unquoted colon tolerated, a skill without description left
+// out).
+func TestClaudeLaunchAsClaudeLoadsIt(t *testing.T) {
+	claude := client(t, ".bin/claude")
+	pb, env := launchHome(t)
+	dir := filepath.Join(pb, "plugins", "claude-only")
+	testhome.WriteFile(t, filepath.Join(dir, "plugin.json"), `{"name": "other-tool", "main": "index.js"}`)
+	testhome.WriteFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), `{"name": "claude-only"}`)
+	testhome.WriteFile(t, filepath.Join(dir, "skills", "helper", "SKILL.md"), "---\nname: Helper Skill\ndescription: Use this: when helping\n---\n")
+	testhome.WriteFile(t, filepath.Join(dir, "skills", "quiet", "SKILL.md"), "no frontmatter\n")
+	testhome.WriteFile(t, filepath.Join(pb, "agents", "solo.json"), `{"name": "solo", "pluginDirs": ["plugins/claude-only", "plugins/legacy-tools"]}`)
+	if code, out, errOut := run(t, env, "launch-as", "claude-only", "claude"); code != ExitOK || !strings.Contains(out, "history entry") {
+		t.Fatalf("launch-as = %d %s %s", code, out, errOut)
+	}
+	plan := dryRun(t, pb, []string{"PLUGBOARD_CLAUDE_BIN=" + claude}, "solo")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := offline(ctx, t, append(plan.Argv, "-p", "hi", "--output-format", "stream-json", "--verbose"))
+	cmd.Dir = t.TempDir()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	var init struct {
+		Type, Subtype string
+		Skills        []string
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		if json.Unmarshal(sc.Bytes(), &init) == nil && init.Type == "system" && init.Subtype == "init" {
+			break
+		}
+	}
+	cancel()
+	var skills []string
+	for _, s := range init.Skills {
+		if strings.Contains(s, ":") {
+			skills = append(skills, s)
+		}
+	}
+	if !slices.Equal(sorted(skills), plan.Skills) || !slices.Contains(plan.Skills, "claude-only:helper") {
+		t.Errorf("claude listed %v, the plan says %v", sorted(skills), plan.Skills)
+	}
 }

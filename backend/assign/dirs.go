@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/manifest"
 )
 
 // managedPrefix is where managed packages live, relative to $PLUGBOARD_HOME.
@@ -41,10 +42,24 @@ func indexPlugins(cat *catalog.Catalog) plugins {
 	}
 	for i := range cat.Plugins {
 		if p := &cat.Plugins[i]; p.Source == catalog.SourceManaged {
-			out[p.ID] = p
+			out[p.ID] = asLaunched(p, cat.Settings)
 		}
 	}
 	return out
+}
+
+// asLaunched is the plugin as a launch will take it. A package the specification rejects
+// but Claude loads, which the user chose to launch as Claude loads it (settings
+// launchAs), is assignable: it counts as a valid Claude-format package named as Claude
+// names it (its namespace still takes part in the collision rule). The catalog's value
+// is not changed.
+func asLaunched(p *catalog.Plugin, st catalog.Settings) *catalog.Plugin {
+	if p.Valid || st.LaunchAsClient(p.ID) != "claude" || p.Clients == nil || !p.Clients.Claude.Loads {
+		return p
+	}
+	q := *p
+	q.Valid, q.Format, q.Name = true, manifest.FormatLegacy, p.Clients.Claude.Plugin
+	return &q
 }
 
 // entries describes the written dirs against the catalog.

@@ -3,6 +3,7 @@ package assign
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/store"
@@ -43,6 +44,12 @@ func Revert(ctx context.Context, pbHome string, cat *catalog.Catalog, id int64, 
 	st.Close()
 	if err != nil {
 		return Outcome{}, e, fmt.Errorf("history entry %d: %w", id, err)
+	}
+	if strings.HasPrefix(e.Target, LaunchAsTarget) {
+		// A "launch as a client loads it" choice: put the choice back (recorded as its
+		// own history entry); no pluginDirs are written.
+		_, _, err := revertLaunchAs(ctx, pbHome, cat, e, "revert")
+		return Outcome{Target: Target{ID: e.Target}}, e, err
 	}
 	before := e.Before
 	if e.BeforeUnset {

@@ -176,6 +176,9 @@ func readEntry(raw any, root, pluginRoot string) Entry {
 	switch s := obj["source"].(type) {
 	case string:
 		e.Source = Source{Kind: "path", Path: s}
+		if c := path.Clean(s); path.IsAbs(s) || c == ".." || strings.HasPrefix(c, "../") {
+			return fail("the source %q must be a folder inside the marketplace, starting with ./", s)
+		}
 		if !strings.HasPrefix(s, "./") && pluginRoot != "" {
 			e.Source.Path = path.Join(pluginRoot, s)
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/plugboard/plugboard/backend/catalog"
-	"github.com/plugboard/plugboard/backend/manifest"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
 )
 
@@ -24,12 +23,19 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 	servers := newServerFiles(plan, &l, req.Self)
 	for _, u := range units {
 		ns := namespace(&u.p)
-		if u.p.Format == manifest.FormatLegacy {
+		if u.asIs() {
 			l.how[u.p.ID] = "as-is"
+			if u.asClaude {
+				l.how[u.p.ID] = "as-claude-loads-it"
+			}
 			argv = append(argv, "--plugin-dir", u.dir)
-			for _, s := range u.p.Skills {
-				if s.Valid {
-					plan.Skills = append(plan.Skills, ns+":"+s.Folder)
+			// Claude reads the folder itself: what it lists and leaves out is its own
+			// load model's (backend/clients), not the specification's.
+			if c := u.p.Clients; c != nil {
+				ns = c.Claude.Plugin
+				plan.Skills = append(plan.Skills, c.Claude.Skills...)
+				for _, d := range c.Claude.Dropped {
+					plan.Dropped = append(plan.Dropped, Drop{Plugin: u.p.ID, What: "skill", Name: d.Path, Reason: "Claude leaves it out: " + d.Reason})
 				}
 			}
 			// Claude starts a legacy folder's own .mcp.json servers itself, named

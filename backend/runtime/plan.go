@@ -131,6 +131,10 @@ type unit struct {
 	dir    string // as assigned, absolute
 	root   string // filesystem-resolved
 	p      catalog.Plugin
+	// asClaude is set for a package the specification rejects that the user chose to
+	// launch as Claude loads it (settings launchAs): Claude gets the folder as it is,
+	// PI nothing.
+	asClaude bool
 	skills []projSkill
 	mcp    []Server
 }
@@ -161,7 +165,7 @@ func Build(req Request) (*Plan, error) {
 	drop := func(d Drop) { plan.Dropped = append(plan.Dropped, d) }
 	st, _, _ := settings.Read(req.PlugboardHome)
 
-	units := readUnits(dirs, req.Home, drop)
+	units := readUnits(dirs, req.Home, st, backend, drop)
 	if cs := idCollisions(units); len(cs) > 0 {
 		plan.Collisions = cs
 		return plan, &CollisionError{Collisions: cs}
@@ -280,7 +284,7 @@ func resolveTarget(req Request) (assign.Target, []string, string, error) {
 // readUnits inspects every folder afresh; an invalid package or one that does not
 // resolve is dropped alone.
 // The same package listed twice (two entries resolving to one folder) is launched once.
-func readUnits(dirs []string, home string, drop func(Drop)) []unit {
+func readUnits(dirs []string, home string, st settings.Settings, backend string, drop func(Drop)) []unit {
 	var out []unit
 	seen := map[string]bool{}
 	for _, d := range dirs {
@@ -290,16 +294,24 @@ func readUnits(dirs []string, home string, drop func(Drop)) []unit {
 			continue
 		}
 		p := catalog.Inspect(d, home)
+		asClaude := !p.Valid && st.LaunchAsClient(p.ID) == Claude && p.Clients != nil && p.Clients.Claude.Loads
 		switch {
-		case !p.Valid:
-			drop(Drop{Plugin: p.ID, What: "plugin", Reason: "the package is invalid: " + firstError(p.Issues)})
+		case asClaude && backend != Claude:
+			drop(Drop{Plugin: p.ID, What: "plugin", Reason: "the package is invalid (" + firstError(p.Issues) + "); \"launch as Claude loads it\" applies to Claude only"})
+			continue
+		case !p.Valid && !asClaude:
+			reason := "the package is invalid: " + firstError(p.Issues)
+			if p.Clients != nil && p.Clients.Claude.Loads && backend == Claude {
+				reason += "; Claude would load it: choose \"launch as Claude loads it\" for this plugin (plugboard launch-as " + p.ID + " claude) to launch it anyway"
+			}
+			drop(Drop{Plugin: p.ID, What: "plugin", Reason: reason})
 			continue
 		case err != nil:
 			drop(Drop{Plugin: p.ID, What: "plugin", Reason: err.Error()})
 			continue
 		}
 		seen[root] = true
-		out = append(out, unit{dir: d, root: root, p: p})
+		out = append(out, unit{dir: d, root: root, p: p, asClaude: asClaude})
 	}
 	return out
 }
@@ -333,7 +345,7 @@ const CollisionPluginID = "plugin-id"
 // legacy folder (those are passed as they are). A skill that cannot be read safely is
 // dropped alone.
 func projectableSkills(u *unit, backend string, st settings.Settings, drop func(Drop)) []projSkill {
-	if backend == Claude && u.p.Format == manifest.FormatLegacy {
+	if backend == Claude && u.asIs() {
 		return nil // passed as it is: Claude reads its skills itself (see fingerprint)
 	}
 	var out []projSkill
@@ -367,6 +379,10 @@ func legacySkillSums(u *unit) []string {
 	}
 	return out
 }
+
+// asIs reports whether Claude gets the folder as it is: a legacy Claude package, or a
+// package launched as Claude loads it.
+func (u *unit) asIs() bool { return u.p.Format == manifest.FormatLegacy || u.asClaude }
 
 // namespace is the plugin's runtime namespace: its manifest name, else its folder name.
 func namespace(p *catalog.Plugin) string {
@@ -435,6 +451,7 @@ func fingerprint(backend string, req Request, units []unit) string {
 	type skillFP struct{ Name, Sum string }
 	type unitFP struct {
 		Dir, Root, Format, Namespace string
+		AsClaude                     bool `json:",omitempty"`
 		Manifest                     map[string]any // what the compatibility manifest is made of
 		Skills                       []skillFP
 		Servers                      []Server
@@ -450,12 +467,12 @@ func fingerprint(backend string, req Request, units []unit) string {
 		Units   []unitFP
 	}{V: layoutVersion, Backend: backend, Mode: req.Mode, Self: req.Self, Adapter: req.PIMCPAdapter}
 	for _, u := range units {
-		f := unitFP{Dir: u.dir, Root: u.root, Format: string(u.p.Format), Namespace: namespace(&u.p),
+		f := unitFP{Dir: u.dir, Root: u.root, Format: string(u.p.Format), AsClaude: u.asClaude, Namespace: namespace(&u.p),
 			Manifest: compatManifest(&u.p, namespace(&u.p)), Servers: u.mcp}
 		for _, s := range u.skills {
 			f.Skills = append(f.Skills, skillFP{s.name, s.t.sum})
 		}
-		if backend == Claude && u.p.Format == manifest.FormatLegacy {
+		if backend == Claude && u.asIs() {
 			// Claude reads a legacy folder itself, all of it (.mcp.json, hooks, commands,
 			// agents, skills): its whole content is hashed when it is of a plugin's size;
 			// otherwise its catalog entry and its skills stand for it.

@@ -82,5 +82,19 @@ func merge(old []byte, s Settings) ([]byte, error) {
 			return nil, err
 		}
 	}
+	// launchAs is written once someone has chosen something, and kept (emptied) after.
+	has := false
+	for _, m := range members {
+		has = has || m.Key == "launchAs"
+	}
+	if len(s.LaunchAs) > 0 || has {
+		la := s.LaunchAs
+		if la == nil {
+			la = map[string]string{}
+		}
+		if members, err = jsonfile.Set(members, "launchAs", la); err != nil {
+			return nil, err
+		}
+	}
 	return jsonfile.Encode(members)
 }

@@ -35,7 +35,14 @@ type Settings struct {
 	SkillsEnabled map[string]bool `json:"skillsEnabled"`
 	// TrustedWorkspaces are workspace folders whose project MCP files may load (F9).
 	TrustedWorkspaces []string `json:"trustedWorkspaces"`
+	// LaunchAs records, per plugin id, the user's explicit choice to launch a package the
+	// specification rejects as a client loads it ({"my-plugin": "claude"}): the launch
+	// then hands that client the folder as it is (issue 10).
+	LaunchAs map[string]string `json:"launchAs,omitempty"`
 }
+
+// LaunchAsClient is the client a plugin is launched as despite its spec verdict, or "".
+func (s Settings) LaunchAsClient(pluginID string) string { return s.LaunchAs[pluginID] }
 
 // Enabled says whether a skill is enabled, given its bare name and its qualified id.
 func (s Settings) Enabled(ids ...string) bool {
@@ -98,7 +105,7 @@ func parse(data []byte) (Settings, error) {
 		return s, err
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
-		return Settings{}, errors.New("has a field of the wrong type (" + err.Error() + "); skillPluginPaths and trustedWorkspaces are lists of folder paths, skillsEnabled maps names to true/false")
+		return Settings{}, errors.New("has a field of the wrong type (" + err.Error() + "); skillPluginPaths and trustedWorkspaces are lists of folder paths, skillsEnabled maps names to true/false, launchAs maps plugin ids to a client name")
 	}
 	return s.Normalised(), nil
 }

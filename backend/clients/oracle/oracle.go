@@ -91,3 +91,65 @@ func plugged(l []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// PI runs bin (the pi executable) in RPC mode with every folder of dirs given with
+// --skill and nothing discovered on its own, and returns the skill names it lists
+// (get_commands), sorted.
+func PI(ctx context.Context, bin string, dirs []string) ([]string, error) {
+	home, err := os.MkdirTemp("", "plugboard-oracle-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(home)
+	if strings.Contains(bin, "/") {
+		bin, _ = filepath.Abs(bin)
+	}
+	argv := []string{bin, "--mode", "rpc", "--no-session", "--offline", "--no-extensions", "--no-skills", "--no-prompt-templates", "--no-context-files"}
+	for _, d := range dirs {
+		d, _ = filepath.Abs(d)
+		argv = append(argv, "--skill", d)
+	}
+	if os.Geteuid() == 0 && exec.Command("unshare", "-n", "true").Run() == nil {
+		argv = append([]string{"unshare", "-n"}, argv...)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = home
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=dumb"}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	defer func() { stdin.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	if _, err := stdin.Write([]byte(`{"id":"1","type":"get_commands"}` + "\n")); err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var ev struct {
+			ID, Type string
+			Data     struct {
+				Commands []struct{ Name, Source string }
+			}
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.ID != "1" || ev.Type != "response" {
+			continue
+		}
+		skills := []string{}
+		for _, c := range ev.Data.Commands {
+			if c.Source == "skill" {
+				skills = append(skills, strings.TrimPrefix(c.Name, "skill:"))
+			}
+		}
+		sort.Strings(skills)
+		return skills, nil
+	}
+	return nil, fmt.Errorf("pi answered no get_commands")
+}

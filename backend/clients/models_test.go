@@ -1,0 +1,195 @@
+package clients
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plugboard/plugboard/backend/clients/oracle"
+	"github.com/plugboard/plugboard/backend/testhome"
+)
+
+const portableSchema = `"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"`
+
+func skillMD(name, desc string) string {
+	return "---\nname: " + name + "\ndescription: " + desc + "\n---\nbody\n"
+}
+
+// A Claude plugin whose repository also carries a foreign root plugin.json (for another
+// tool): the specification's manifest rule makes it invalid, Claude loads it.
+func TestClaudeIgnoresAForeignRootManifest(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "repo")
+	testhome.WriteFile(t, filepath.Join(dir, "plugin.json"), `{"name": "Other Tool", "main": "index.js"}`)
+	testhome.WriteFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), `{"name": "demo"}`)
+	testhome.WriteFile(t, filepath.Join(dir, "skills", "write-docs", "SKILL.md"), skillMD("docs-writer", "Writes docs"))
+	testhome.WriteFile(t, filepath.Join(dir, "commands", "ship.md"), "---\ndescription: Ship it\n---\n")
+	testhome.WriteFile(t, filepath.Join(dir, "agents", "rev.md"), "---\nname: reviewer\ndescription: Reviews\n---\n")
+	v := JudgeClaude(dir)
+	if !v.Loads || v.Plugin != "demo" || !slices.Equal(v.Skills, []string{"demo:write-docs"}) || v.Manifest != ClaudeManifest {
+		t.Fatalf("claude = %+v", v)
+	}
+	if !strings.Contains(v.Why, "root plugin.json is not Claude's") {
+		t.Errorf("why = %q", v.Why)
+	}
+	if len(v.Commands) != 1 || v.Commands[0].Name != "demo:ship" || v.Commands[0].Description != "Ship it" || v.Commands[0].File != "commands/ship.md" {
+		t.Errorf("commands = %+v", v.Commands)
+	}
+	if len(v.Agents) != 1 || v.Agents[0].Name != "demo:reviewer" || v.Agents[0].File != "agents/rev.md" {
+		t.Errorf("agents = %+v", v.Agents)
+	}
+	if got := v.LoadedSkills(); len(got) != 1 || got[0].Dir != "skills/write-docs" {
+		t.Errorf("loaded = %+v", got)
+	}
+}
+
+func TestClaudeRefusals(t *testing.T) {
+	for name, body := range map[string]string{
+		"author string":     `{"name": "x", "author": "Me"}`,
+		"keywords string":   `{"name": "x", "keywords": "a,b"}`,
+		"repository object": `{"name": "x", "repository": {"url": "https://x"}}`,
+		"version number":    `{"name": "x", "version": 1}`,
+		"name with spaces":  `{"name": "My Plugin"}`,
+		"path without ./":   `{"name": "x", "skills": "custom"}`,
+		"agents folder":     `{"name": "x", "agents": "./agents/"}`,
+		"not json":          `{"name": "x",}`,
+	} {
+		dir := t.TempDir()
+		testhome.WriteFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), body)
+		v := JudgeClaude(dir)
+		if v.Loads || !v.Issues.HasErrors() || v.Issues[0].Code != CodeClaudeManifest {
+			t.Errorf("%s: loads=%v issues=%v", name, v.Loads, v.Issues)
+		}
+	}
+	dir := t.TempDir()
+	testhome.WriteFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), `{"name": "My Plugin"}`)
+	if v := JudgeClaude(dir); !strings.Contains(v.Issues[0].Message, `"my-plugin"`) {
+		t.Errorf("a name with spaces gets a kebab-case suggestion: %v", v.Issues)
+	}
+	testhome.WriteFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), `{"name": "Café Tools"}`)
+	if v := JudgeClaude(dir); !strings.Contains(v.Issues[0].Message, `"cafe-tools"`) {
+		t.Errorf("suggestions keep letters (café → cafe): %v", v.Issues)
+	}
+}
+
+func TestCodex(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tool")
+	testhome.WriteFile(t, filepath.Join(dir, CodexManifest), `{"name": "tool", "skills": "./skills/"}`)
+	testhome.WriteFile(t, filepath.Join(dir, "skills", "a", "SKILL.md"), skillMD("alpha", "A"))
+	testhome.WriteFile(t, filepath.Join(dir, "skills", "group", "b", "SKILL.md"), skillMD("b", "B"))
+	testhome.WriteFile(t, filepath.Join(dir, "skills", "nodesc", "SKILL.md"), "---\nname: nodesc\n---\n")
+	testhome.WriteFile(t, filepath.Join(dir, "skills", ".hidden", "SKILL.md"), skillMD("hidden", "H"))
+	v := JudgeCodex(dir)
+	// Named by frontmatter (not the folder), nested found, no description dropped.
+	if !v.Loads || !slices.Equal(v.Skills, []string{"tool:alpha", "tool:b"}) || len(v.Dropped) != 1 {
+		t.Fatalf("codex = %+v", v)
+	}
+	testhome.WriteFile(t, filepath.Join(dir, CodexManifest), `{"name": "tool", "skills": ["./skills/"]}`)
+	if v := JudgeCodex(dir); v.Loads || v.Issues[0].Code != CodeCodexManifest {
+		t.Errorf("a list of skills paths makes Codex ignore the manifest: %+v", v)
+	}
+	testhome.WriteFile(t, filepath.Join(dir, CodexManifest), `{"name": "tool", "skills": "skills"}`)
+	if v := JudgeCodex(dir); !v.Loads || len(v.Skills) != 0 || v.Issues[0].Code != CodeCodexField {
+		t.Errorf("a path without ./ is ignored, the rest loads: %+v", v)
+	}
+	if v := JudgeCodex(t.TempDir()); v.Package {
+		t.Errorf("an empty folder is no Codex plugin: %+v", v)
+	}
+}
+
+func TestCursor(t *testing.T) {
+	dir := t.TempDir()
+	testhome.WriteFile(t, filepath.Join(dir, ".cursor-plugin", "plugin.json"), `{"name": "cur", "skills": "./my-skills", "extra": 1}`)
+	testhome.WriteFile(t, filepath.Join(dir, "my-skills", "one", "SKILL.md"), skillMD("one", "One"))
+	testhome.WriteFile(t, filepath.Join(dir, "my-skills", "two", "SKILL.md"), skillMD("deux", "Two"))
+	testhome.WriteFile(t, filepath.Join(dir, "skills", "ignored", "SKILL.md"), skillMD("ignored", "I"))
+	v := JudgeCursor(dir)
+	if !v.Loads || !slices.Equal(v.Skills, []string{"deux", "one"}) {
+		t.Fatalf("cursor = %+v", v)
+	}
+	codes := ""
+	for _, i := range v.Issues {
+		codes += i.Code + " "
+	}
+	if !strings.Contains(codes, CodeCursorField) || !strings.Contains(codes, CodeCursorSkill) {
+		t.Errorf("issues = %v", v.Issues)
+	}
+	testhome.WriteFile(t, filepath.Join(dir, ".cursor-plugin", "plugin.json"), `{"name": "Cur Plugin"}`)
+	if v := JudgeCursor(dir); v.Loads || v.Issues[0].Code != CodeCursorManifest {
+		t.Errorf("a name breaking Cursor's rule is refused: %+v", v)
+	}
+	port := t.TempDir()
+	testhome.WriteFile(t, filepath.Join(port, "plugin.json"), `{`+portableSchema+`, "name": "port"}`)
+	testhome.WriteFile(t, filepath.Join(port, "skills", "s", "SKILL.md"), skillMD("s", "S"))
+	if v := JudgeCursor(port); !v.Loads || v.Manifest != "plugin.json" || !slices.Equal(v.Skills, []string{"s"}) {
+		t.Errorf("Cursor loads an Agent Plugins package: %+v", v)
+	}
+}
+
+func TestJudgeSkill(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my-skill")
+	testhome.WriteFile(t, filepath.Join(dir, "SKILL.md"), skillMD("other-name", "Does things"))
+	s := JudgeSkill(dir)
+	if !slices.Equal(s.Claude.Skills, []string{"my-skill"}) || !slices.Equal(s.PI.Skills, []string{"other-name"}) ||
+		!slices.Equal(s.Codex.Skills, []string{"other-name"}) || !slices.Equal(s.Cursor.Skills, []string{"other-name"}) {
+		t.Errorf("JudgeSkill = %+v", s)
+	}
+	testhome.WriteFile(t, filepath.Join(dir, "SKILL.md"), "\ufeff"+skillMD("my-skill", "Does things"))
+	s = JudgeSkill(dir)
+	if s.PI.Loads || !strings.Contains(s.PI.Dropped[0].Reason, "byte-order mark") {
+		t.Errorf("a BOM is named as a BOM: %+v", s.PI)
+	}
+}
+
+// piBin is the real pi, installed by make deps-agents; under CI a missing one fails.
+func piBin(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "build", "agents", "node_modules", ".bin", "pi"))
+	if err == nil {
+		if _, err = os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("pi is not installed: make test installs it (make deps-agents)")
+	}
+	t.Skip("pi is not installed; run make deps-agents")
+	return ""
+}
+
+// The PI model agrees with the real pi on every skill fixture: each skill folder handed
+// with --skill, as a launch does.
+func TestPIRealClient(t *testing.T) {
+	bin := piBin(t)
+	n := 0
+	for _, name := range fixtureNames(t) {
+		if !strings.HasPrefix(name, "skill") {
+			continue
+		}
+		dir := filepath.Join(fixtures, name)
+		root, _ := filepath.EvalSymlinks(dir)
+		var dirs []string
+		for _, d := range skillDirsOf(root) {
+			dirs = append(dirs, filepath.Join(root, d))
+		}
+		if len(dirs) == 0 {
+			continue
+		}
+		n++
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		got, err := oracle.PI(ctx, bin, dirs)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if v := JudgePI(dir); !slices.Equal(v.Skills, got) {
+			t.Errorf("%s: model %v (dropped %v), pi %v", name, v.Skills, v.Dropped, got)
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d skill fixtures were run through pi", n)
+	}
+}
