@@ -128,15 +128,15 @@ func (e *CollisionError) Unwrap() error { return ErrCollision }
 
 // unit is one plugin of the launch set, read afresh (R1).
 type unit struct {
-	dir    string // as assigned, absolute
-	root   string // filesystem-resolved
-	p      catalog.Plugin
+	dir  string // as assigned, absolute
+	root string // filesystem-resolved
+	p    catalog.Plugin
 	// asClaude is set for a package the specification rejects that the user chose to
 	// launch as Claude loads it (settings launchAs): Claude gets the folder as it is,
 	// PI nothing.
 	asClaude bool
-	skills []projSkill
-	mcp    []Server
+	skills   []projSkill
+	mcp      []Server
 }
 
 type projSkill struct {
@@ -451,7 +451,7 @@ func fingerprint(backend string, req Request, units []unit) string {
 	type skillFP struct{ Name, Sum string }
 	type unitFP struct {
 		Dir, Root, Format, Namespace string
-		AsClaude                     bool `json:",omitempty"`
+		AsClaude                     bool           `json:",omitempty"`
 		Manifest                     map[string]any // what the compatibility manifest is made of
 		Skills                       []skillFP
 		Servers                      []Server

@@ -34,6 +34,7 @@ type Method =
   | 'SetDraftDirty'
   | 'Targets'
   | 'Assign'
+  | 'SetLaunchAs'
   | 'History'
   | 'Revert'
   | 'Launch'
@@ -235,6 +236,12 @@ export const api = {
   targets: () => call<TargetsDoc>('Targets'),
   assign: (target: string, change: AssignChange, hash: string, ack: boolean) =>
     call<AssignResult>('Assign', target, change, hash, ack),
+  /**
+   * Launches a package the specification rejects as a client loads it (client "claude"), or stops
+   * ("" clears the choice); returns the catalog after a rescan. Refused (`refused`) for a valid
+   * package or one that client would not load either.
+   */
+  setLaunchAs: (pluginId: string, client: string) => call<CatalogDoc>('SetLaunchAs', pluginId, client),
   history: (target: string) => call<HistoryEntry[]>('History', target),
   revert: (id: number, ack: boolean) => call<AssignResult>('Revert', id, ack),
   setDraftDirty: (dirty: boolean) => call<null>('SetDraftDirty', dirty),

@@ -1,16 +1,29 @@
 // The detail of one plugin: manifest metadata, skills (trust, model invocation, precedence, refused
 // paths), the sanitised summary of each MCP server, and every issue grouped by file.
 
+import { errorText } from './bridge';
+import {
+  CLIENT_LABEL,
+  CLIENT_NAME,
+  claudeOnly,
+  claudeOnlySentence,
+  CLIENTS,
+  clientState,
+  launchAsOf,
+  STATE_TEXT,
+} from './clients';
 import { badge, h, plural, tilde } from './dom';
-import { countsBadges, issueGroups, mcpSummary, typeBadge } from './render';
+import { countsBadges, issueGroups, issueLine, mcpSummary, typeBadge } from './render';
 import type { CatalogIndex } from './search';
 import type { SettingsModel } from './settingsModel';
-import type { Issue, Plugin, PluginSkill, SkillEntry } from './types';
+import type { ClientComponent, ClientName, ClientVerdict, Issue, Plugin, PluginSkill, SkillEntry } from './types';
 
 export interface DetailDeps {
   ix: CatalogIndex;
   settings: SettingsModel;
   openSkill: (entry: SkillEntry) => void;
+  /** SetLaunchAs(plugin, client) and the new catalog applied; absent: the choice is shown, not offered. */
+  setLaunchAs?: (pluginId: string, client: string) => Promise<void>;
 }
 
 /** Every issue of a plugin: its own, its skills', its MCP file's and servers'. */
@@ -190,6 +203,146 @@ function mcpSection(p: Plugin, deps: DetailDeps): HTMLElement {
   );
 }
 
+const STATE_BADGE: Record<string, string> = { loads: 'ok', refused: 'error', none: 'fmt-none' };
+
+/** One client's verdict: loads or not, the manifest it reads and why, its skills, dropped parts, issues. */
+function clientItem(c: ClientName, v: ClientVerdict): HTMLElement {
+  const state = clientState(v);
+  const n = v.skills.length;
+  return h(
+    'li',
+    { class: 'client', 'data-testid': 'detail-client', 'data-client': c, 'data-state': state },
+    h(
+      'div',
+      { class: 'client-head' },
+      h('strong', { class: 'client-name' }, CLIENT_NAME[c]),
+      badge(STATE_TEXT[state], STATE_BADGE[state]),
+      v.manifest ? h('span', { class: 'muted small' }, 'reads ', h('code', null, v.manifest)) : null,
+      v.package ? h('span', { class: 'muted small', 'data-testid': 'client-skills' }, plural(n, 'skill')) : null,
+      v.plugin ? h('span', { class: 'muted small', title: 'the namespace of its names' }, `as ${v.plugin}`) : null,
+      v.commands?.length ? h('span', { class: 'muted small' }, plural(v.commands.length, 'command')) : null,
+      v.agents?.length ? h('span', { class: 'muted small' }, plural(v.agents.length, 'agent')) : null,
+    ),
+    h('p', { class: 'client-why', 'data-testid': 'client-why' }, v.why),
+    n && n <= 40 ? h('div', { class: 'names' }, ...v.skills.map((name) => h('code', { class: 'name-chip' }, name))) : null,
+    v.dropped.length
+      ? h(
+          'ul',
+          { class: 'refused', 'data-testid': 'client-dropped' },
+          ...v.dropped.map((d) =>
+            h(
+              'li',
+              { title: d.rule ? `rule ${d.rule}` : undefined },
+              h('code', null, d.path),
+              h('span', { class: 'muted' }, ` left out: ${d.reason}`),
+            ),
+          ),
+        )
+      : null,
+    v.issues.length
+      ? h('ul', { class: 'issue-list mono', 'data-testid': 'client-issues' }, ...v.issues.map(issueLine))
+      : null,
+  );
+}
+
+/** "Launch as Claude loads it": the current choice and the button that flips it (SetLaunchAs). */
+function launchAsControl(p: Plugin, deps: DetailDeps): HTMLElement | null {
+  const on = launchAsOf(p, deps.ix.doc) === 'claude';
+  // Only a managed package can be assigned and launched; a choice once made can always be undone.
+  const offer = !!deps.setLaunchAs && p.source === 'plugboard' && (on || claudeOnly(p));
+  if (!offer && !on) return null;
+  const status = h('span', { class: 'muted small', 'data-testid': 'launch-as-status', role: 'status' });
+  const state = on
+    ? 'On: assignments and launches take this folder as Claude Code loads it.'
+    : 'Off: it cannot be assigned to an agent until this is on.';
+  const button = offer
+    ? h(
+        'button',
+        {
+          type: 'button',
+          class: `btn btn-small${on ? ' btn-on' : ''}`,
+          'data-testid': 'launch-as-claude',
+          'aria-pressed': String(on),
+          title: on ? 'Stop launching it as Claude loads it' : 'Launch this package as Claude Code loads it',
+        },
+        'Launch as Claude loads it',
+      )
+    : null;
+  button?.addEventListener('click', () => {
+    button.disabled = true;
+    status.textContent = 'Saving…';
+    deps.setLaunchAs!(p.id, on ? '' : 'claude').then(
+      () => {
+        // the new catalog re-renders the detail; this is for a render that kept this element
+        button.disabled = false;
+        status.textContent = '';
+      },
+      (e) => {
+        button.disabled = false;
+        status.className = 'error-text small';
+        status.textContent = `Not changed: ${errorText(e)}`;
+      },
+    );
+  });
+  return h(
+    'div',
+    { class: 'launch-as', 'data-testid': 'launch-as', 'data-on': String(on) },
+    button,
+    h('span', { class: 'small', 'data-testid': 'launch-as-state' }, state),
+    status,
+  );
+}
+
+function clientsSection(p: Plugin, deps: DetailDeps): HTMLElement {
+  const cl = p.clients;
+  const spec = h(
+    'p',
+    { class: 'spec-line', 'data-testid': 'spec-verdict', 'data-valid': String(p.valid) },
+    h('strong', null, 'Specification'),
+    badge(p.format, `fmt-${p.format}`),
+    p.manifest ? h('code', null, p.manifest) : h('span', { class: 'muted small' }, 'no manifest'),
+    p.valid ? badge('valid', 'ok') : badge('INVALID', 'error'),
+  );
+  return h(
+    'section',
+    { class: 'card', 'data-testid': 'detail-clients', 'aria-labelledby': 'h-clients' },
+    h('h3', { id: 'h-clients' }, 'Clients'),
+    spec,
+    claudeOnly(p) ? h('p', { class: 'notice notice-info', 'data-testid': 'claude-only' }, claudeOnlySentence(p)) : null,
+    launchAsControl(p, deps),
+    cl
+      ? h('ul', { class: 'clients' }, ...CLIENTS.map((c) => clientItem(c, cl[c])))
+      : h('p', { class: 'muted' }, 'No client verdicts in this catalog.'),
+  );
+}
+
+/** Claude's slash commands or subagents: name, description, file. */
+function componentSection(title: string, testid: string, items: ClientComponent[] | undefined): HTMLElement | null {
+  if (!items?.length) return null;
+  return h(
+    'section',
+    { class: 'card', 'data-testid': `${testid}s` },
+    h('h3', null, `${title} `, h('span', { class: 'muted' }, `(${items.length})`)),
+    h(
+      'ul',
+      { class: 'skill-items' },
+      ...items.map((c) =>
+        h(
+          'li',
+          { class: 'skill-item', 'data-testid': testid, 'data-name': c.name },
+          h(
+            'div',
+            { class: 'skill-name' },
+            h('strong', { class: 'mono' }, c.name),
+            c.description ? h('div', { class: 'muted small clamp' }, c.description) : null,
+          ),
+          h('code', { class: 'small' }, c.file),
+        ),
+      ),
+    ),
+  );
+}
+
 export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
   const issues = allIssues(p);
   return h(
@@ -210,6 +363,7 @@ export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
       ),
       p.description ? h('p', { class: 'lead' }, p.description) : null,
     ),
+    clientsSection(p, deps),
     h('section', { class: 'card' }, h('h3', null, 'Manifest'), metadata(p, deps.ix.doc.home)),
     h(
       'section',
@@ -219,6 +373,8 @@ export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
         ? h('ul', { class: 'skill-items' }, ...p.skills.map((s) => skillRow(p, s, deps)))
         : h('p', { class: 'muted' }, 'No skills.'),
     ),
+    componentSection('Commands', 'detail-command', p.clients?.claude.commands),
+    componentSection('Agents', 'detail-agent', p.clients?.claude.agents),
     h('section', { class: 'card', 'data-testid': 'detail-mcp' }, h('h3', null, 'MCP servers'), mcpSection(p, deps)),
     h(
       'section',

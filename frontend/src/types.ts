@@ -82,6 +82,53 @@ export interface McpConfig {
   issues: Issue[];
 }
 
+// ---- what each client loads (backend/clients) -------------------------------------------------
+
+/** The real agent clients the backend models beside the specification verdict. */
+export type ClientName = 'claude' | 'cursor' | 'codex' | 'pi';
+
+/** A command or agent file as a client lists it. */
+export interface ClientComponent {
+  /** As the client names it (claude: "plugin:name"). */
+  name: string;
+  description?: string;
+  /** Relative to the package root. */
+  file: string;
+}
+
+/** A part of the package a client leaves out, and why. */
+export interface ClientDropped {
+  path: string;
+  reason: string;
+  /** The rule id (see `plugboard rules`). */
+  rule: string;
+}
+
+/** What one client would load from a package folder. */
+export interface ClientVerdict {
+  /** false: the folder is not a package for this client at all (why says so). */
+  package: boolean;
+  /** The client would load it (possibly with some parts dropped). */
+  loads: boolean;
+  /** The manifest file the client reads, relative; absent when it reads none. */
+  manifest?: string;
+  /** In words: why that manifest, or why it does not load. */
+  why: string;
+  /** The namespace the client gives the package; absent for a client without namespaces (PI). */
+  plugin?: string;
+  /** The names the client exposes, as it spells them (claude: "plugin:name"). */
+  skills: string[];
+  /** Slash commands (claude). */
+  commands?: ClientComponent[];
+  /** Subagents (claude). */
+  agents?: ClientComponent[];
+  dropped: ClientDropped[];
+  /** Severity error: the client refuses something. */
+  issues: Issue[];
+}
+
+export type ClientVerdicts = Record<ClientName, ClientVerdict>;
+
 export interface Plugin {
   id: string;
   path: string;
@@ -105,6 +152,10 @@ export interface Plugin {
   marketplace?: string;
   revision?: string;
   unsupported?: string[];
+  /** What each client loads from the folder, beside the specification verdict (valid, format, manifest, issues). */
+  clients?: ClientVerdicts;
+  /** "claude" when the user chose to launch this package, which the specification rejects, as Claude loads it. */
+  launchAs?: string;
 }
 
 export type SkillSource = 'user' | 'plugin' | 'project' | 'cursor-plugin' | 'plugin-path' | 'builtin';
@@ -154,6 +205,8 @@ export interface Settings {
   skillPluginPaths: string[];
   skillsEnabled: Record<string, boolean>;
   trustedWorkspaces: string[];
+  /** Per plugin id, the client it is launched as despite its spec verdict (SetLaunchAs writes it). */
+  launchAs?: Record<string, string>;
 }
 
 export interface Summary {

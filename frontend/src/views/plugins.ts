@@ -1,6 +1,7 @@
 // Plugins: a searchable, filterable, virtualised list of every package on the left and the
 // selected plugin's detail on the right.
 
+import { clientBadge, CLIENTS } from '../clients';
 import { badge, h, mount, plural, tilde } from '../dom';
 import { pluginDetail } from '../pluginDetail';
 import { issueGroups } from '../render';
@@ -269,6 +270,9 @@ export class PluginsView {
   private row(p: Plugin): HTMLElement {
     const mcp = validServers(p);
     const c = p.issueCounts;
+    const cl = p.clients;
+    // Two lines, each with its own right-hand side: the client badges and the spec verdict beside
+    // the name, the issue counts beside format, source and counts.
     return h(
       'div',
       {
@@ -279,28 +283,39 @@ export class PluginsView {
       },
       h(
         'div',
-        { class: 'prow-main' },
-        h('span', { class: `pname${p.name ? '' : ' noname'}` }, p.name || p.id),
-        p.version ? h('span', { class: 'pver mono' }, p.version) : null,
-      ),
-      h(
-        'div',
-        { class: 'prow-sub' },
-        badge(p.format, `fmt-${p.format}`),
-        h('span', null, p.source),
-        h('span', { 'data-testid': 'skill-count' }, plural(p.skills.length, 'skill')),
-        p.mcp
+        { class: 'prow-line' },
+        h(
+          'div',
+          { class: 'prow-main' },
+          h('span', { class: `pname${p.name ? '' : ' noname'}` }, p.name || p.id),
+          p.version ? h('span', { class: 'pver mono' }, p.version) : null,
+        ),
+        cl
           ? h(
               'span',
-              { 'data-testid': 'mcp-indicator', class: mcp === null ? 'warn-text' : '' },
-              mcp === null ? 'MCP disabled' : `${mcp} MCP`,
+              { class: 'prow-clients', 'data-testid': 'client-badges' },
+              ...CLIENTS.map((k) => clientBadge(k, cl[k])),
             )
           : null,
+        p.valid ? badge('valid', 'ok') : badge('invalid', 'error'),
       ),
       h(
         'div',
-        { class: 'prow-side' },
-        p.valid ? badge('valid', 'ok') : badge('invalid', 'error'),
+        { class: 'prow-line' },
+        h(
+          'div',
+          { class: 'prow-sub' },
+          badge(p.format, `fmt-${p.format}`),
+          h('span', null, p.source),
+          h('span', { 'data-testid': 'skill-count' }, plural(p.skills.length, 'skill')),
+          p.mcp
+            ? h(
+                'span',
+                { 'data-testid': 'mcp-indicator', class: mcp === null ? 'warn-text' : '' },
+                mcp === null ? 'MCP disabled' : `${mcp} MCP`,
+              )
+            : null,
+        ),
         h(
           'span',
           { class: 'prow-issues', 'data-testid': 'issue-count' },
