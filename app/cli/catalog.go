@@ -63,6 +63,9 @@ func printCatalog(w io.Writer, c *catalog.Catalog) {
 			fmt.Fprintln(w, "  "+tildify(is.String(), c.Home))
 		}
 		fmt.Fprintf(w, "  [%s] %s\n", p.Source, pluginLine(p, tildify(p.Path, c.Home)))
+		if note := claudeNote(p, c.Settings.LaunchAsClient(p.ID)); note != "" {
+			fmt.Fprintln(w, "    "+note)
+		}
 	}
 	fmt.Fprintf(w, "Skills (%d, %d active, %d shadowed):\n", len(c.Skills), c.Summary.ActiveSkills, c.Summary.ShadowedSkills)
 	for _, s := range c.Skills {

@@ -88,8 +88,23 @@ func printInspection(w io.Writer, d *catalog.Inspection, shownDir string) {
 		return
 	default:
 		printPlugin(w, d.Plugin, shownDir)
+		if note := claudeNote(d.Plugin, ""); note != "" {
+			fmt.Fprintln(w, note)
+		}
 	}
 	printClients(w, d.Clients, "")
+}
+
+// claudeNote says plainly when the specification rejects a package that Claude Code
+// loads, and how to launch it anyway (or that the user chose to).
+func claudeNote(p *catalog.Plugin, launchAs string) string {
+	if p.Valid || p.Clients == nil || !p.Clients.Claude.Loads {
+		return ""
+	}
+	if launchAs == clients.Claude {
+		return "note: the specification rejects this package, but Claude Code loads it; you chose to launch it as Claude loads it"
+	}
+	return fmt.Sprintf("note: the specification rejects this package, but Claude Code loads it (%s); plugboard launch-as %s claude launches it as Claude loads it", p.Clients.Claude.Why, p.ID)
 }
 
 // printClients writes one line per client ("claude: loads 7 skills as demo; …").

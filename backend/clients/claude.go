@@ -46,6 +46,8 @@ var claudeRules = []Rule{
 	{ID: "claude.skill-description", Client: Claude, Says: "a skill without a description (or when_to_use) is not listed among the session's skills", Source: claudeSeen + ": skill-no-description, skill-no-frontmatter, skill-empty-frontmatter"},
 	{ID: "claude.user-invocable", Client: Claude, Says: "a skill with user-invocable: false (or \"false\") is loaded for the model but not listed among the session's skills", Source: claudeSeen + ": user-invocable-false"},
 	{ID: "claude.commands", Client: Claude, Says: "commands/**/*.md are slash commands plugin:<path with : for />, not skills; a folder with SKILL.md under commands is a skill; a \"commands\" field replaces commands/ and may map names to files", Source: claudeSeen + ": command-*, commands-path-*"},
+	{ID: "claude.workflows", Client: Claude, Says: "workflows/*.js that export a meta with a name are listed among the skills as plugin:<name>; a \"workflows\" field turns that folder off and its own paths are not listed", Source: claudeSeen + ": workflows-meta; anthropics/claude-plugins-official code-modernization, claude-security"},
+	{ID: "claude.command-dmi", Client: Claude, Says: "a command with disable-model-invocation: true is listed among the skills as well as the slash commands; one with user-invocable: false is in neither", Source: claudeSeen + ": command-disable-model-invocation; anthropics/claude-plugins-official cwc-makers"},
 	{ID: "claude.agents", Client: Claude, Says: "agents/**/*.md are agents named plugin:<frontmatter name, else file name>; an \"agents\" field (files) replaces agents/", Source: claudeSeen + ": agent-*, agents-path-*"},
 	{ID: "claude.missing-path", Client: Claude, Says: "a component path that does not exist is reported and skipped; the plugin still loads", Source: claudeSeen + ": agents-path-missing-file, hooks-path-missing"},
 }
@@ -59,6 +61,7 @@ type claudeManifest struct {
 	commandMap      map[string]string // name → file, from the object form
 	agents          []string
 	agentsSet       bool
+	workflows       []string // nil: workflows/ ; set: these instead
 	disabledDefault bool
 }
 
@@ -102,6 +105,7 @@ func judgeClaude(dir string, r *files) Verdict {
 	claudeSkills(root, &v, m, r)
 	claudeCommands(root, &v, m, r)
 	claudeAgents(root, &v, m, r)
+	claudeWorkflows(root, &v, m)
 	sort.Strings(v.Skills)
 	v.finish()
 	return v
@@ -160,6 +164,12 @@ func readClaudeManifest(root string, v *Verdict) (claudeManifest, bool) {
 	}
 	if a, present := obj["agents"]; present {
 		m.agentsSet, m.agents = true, pathList(a)
+	}
+	if w, present := obj["workflows"]; present {
+		m.workflows = pathList(w)
+		if m.workflows == nil {
+			m.workflows = []string{}
+		}
 	}
 	if d, ok := obj["defaultEnabled"].(bool); ok && !d {
 		m.disabledDefault = true
@@ -438,8 +448,17 @@ func claudeCommands(root string, v *Verdict, m claudeManifest, r *files) {
 			v.Issues.Add(issue.Warning, CodeClaudePath, ClaudeManifest, "/commands", "command ./%s cannot be read (%s); Claude skips it", file, describeRead(err))
 			return
 		}
-		desc, _ := claudeFrontmatter(data).str("description")
+		f := claudeFrontmatter(data)
+		desc, _ := f.str("description")
+		if ui, ok := f.fields["user-invocable"]; ok && (ui == false || ui == "false") {
+			v.drop(file, "claude.commands", "user-invocable: false: the command is not offered")
+			return
+		}
 		v.Commands = append(v.Commands, Component{Name: m.name + ":" + name, Description: desc, File: file})
+		// A command the model may not invoke is listed among the session's skills too.
+		if dmi, _ := f.boolean("disable-model-invocation"); dmi {
+			v.Skills = append(v.Skills, m.name+":"+name)
+		}
 	}
 	skill := func(folder, prefix string) {
 		name := m.name + ":" + prefix + claudeIDPart(path.Base(folder))
@@ -541,6 +560,46 @@ func claudeAgents(root string, v *Verdict, m claudeManifest, r *files) {
 			continue
 		}
 		addFile(a, "")
+	}
+}
+
+// workflowMeta finds the name in a workflow script's `export const meta = {name: …}`.
+var workflowMeta = regexp.MustCompile(`export\s+const\s+meta\s*=\s*\{[^}]*?\bname\s*:\s*["'\x60]([^"'\x60]+)["'\x60]`)
+
+// claudeWorkflows applies claude.workflows: workflows/*.js (or the manifest's
+// "workflows") that export a meta with a name are listed among the skills.
+func claudeWorkflows(root string, v *Verdict, m claudeManifest) {
+	if m.workflows != nil {
+		// Observed: the field turns the default folder off, and its own paths are not
+		// listed either (claude 2.1.197 notes "Default workflows/ folder is ignored").
+		for _, d := range m.workflows {
+			v.drop(d, "claude.workflows", "workflows named in the manifest are not listed by this Claude version")
+		}
+		return
+	}
+	for _, d := range []string{"workflows"} {
+		full := filepath.Join(root, filepath.FromSlash(d))
+		var files []string
+		if isFileFollow(full) {
+			files = []string{d}
+		} else if entries, err := os.ReadDir(full); err == nil {
+			for _, e := range entries {
+				if strings.HasSuffix(e.Name(), ".js") {
+					files = append(files, path.Join(d, e.Name()))
+				}
+			}
+		}
+		for _, f := range files {
+			data, err := capread.ReadFile(filepath.Join(root, filepath.FromSlash(f)), capread.SkillMax)
+			if err != nil {
+				continue
+			}
+			if sub := workflowMeta.FindSubmatch(data); sub != nil {
+				v.Skills = append(v.Skills, m.name+":"+string(sub[1]))
+			} else {
+				v.drop(f, "claude.workflows", "no `export const meta = {name: …}`: Claude does not list it")
+			}
+		}
 	}
 }
 

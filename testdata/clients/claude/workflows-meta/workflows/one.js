@@ -1,0 +1,4 @@
+export const meta = {
+  name: 'wf-named',
+  description: 'does',
+}

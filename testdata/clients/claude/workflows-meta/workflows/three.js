@@ -1,0 +1,1 @@
+export const meta={name:"packed",description:"d"};const x=1
