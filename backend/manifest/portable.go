@@ -6,16 +6,12 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"unicode"
-
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/jsondoc"
+	"github.com/plugboard/plugboard/backend/skill"
 	"github.com/plugboard/plugboard/schemas"
 )
 
@@ -317,7 +313,7 @@ var (
 
 // SuggestName derives a valid plugin name from an invalid one, or "" when none is left.
 func SuggestName(name string) string {
-	s := nameBad.ReplaceAllString(strings.ToLower(FoldAccents(name)), "-")
+	s := nameBad.ReplaceAllString(strings.ToLower(skill.FoldAccents(name)), "-")
 	s = nameRepeat.ReplaceAllStringFunc(s, func(r string) string { return r[:1] })
 	s = strings.Trim(s, "-.")
 	if len(s) > 64 {
@@ -393,14 +389,4 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-// FoldAccents turns accented letters into their plain ones (café → cafe), so that a
-// suggested name keeps the letters a person wrote instead of turning them into hyphens.
-func FoldAccents(s string) string {
-	out, _, err := transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), s)
-	if err != nil {
-		return s
-	}
-	return out
 }

@@ -13,6 +13,7 @@ const (
 
 	// Splitting and parsing the frontmatter (Parse).
 	CodeInvalidUTF8           = "skill.invalid-utf8"
+	CodeByteOrderMark         = "skill.byte-order-mark" // a warning: clients then find no frontmatter
 	CodeNoFrontmatter         = "skill.no-frontmatter"
 	CodeUnclosedFrontmatter   = "skill.unclosed-frontmatter"
 	CodeFrontmatterTooLarge   = "skill.frontmatter-too-large"

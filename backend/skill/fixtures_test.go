@@ -46,7 +46,7 @@ var fixtureTests = []struct {
 	{dir: "valid/crlf-line-endings", check: func(t *testing.T, s Skill) {
 		want(t, "Description", s.Description, "Saved on Windows")
 	}},
-	{dir: "valid/utf8-bom", check: func(t *testing.T, s Skill) { want(t, "Name", s.Name, "utf8-bom") }},
+	{dir: "valid/utf8-bom", warns: []string{CodeByteOrderMark}, check: func(t *testing.T, s Skill) { want(t, "Name", s.Name, "utf8-bom") }},
 	{dir: "valid/unknown-keys-ignored"},
 	{dir: "valid/description-folded-block", check: func(t *testing.T, s Skill) {
 		want(t, "Description", s.Description, "Extracts text from PDF files. Use when the user mentions PDFs.")

@@ -15,7 +15,7 @@ const testdata = "../../testdata/skill"
 // allCodes is every issue code; checkSkill refuses any other.
 var allCodes = []string{
 	CodeMissing, CodeNotRegular, CodeUnreadable, CodeTooLarge, CodeSymlinkLoop, CodeEscapesRoot,
-	CodeInvalidUTF8, CodeNoFrontmatter, CodeUnclosedFrontmatter, CodeFrontmatterTooLarge,
+	CodeInvalidUTF8, CodeByteOrderMark, CodeNoFrontmatter, CodeUnclosedFrontmatter, CodeFrontmatterTooLarge,
 	CodeInvalidYAML, CodeYAMLAlias, CodeFrontmatterNotMapping,
 	CodeNameMissing, CodeNameInvalid, CodeNameTooLong, CodeNameMismatch,
 	CodeDescriptionMissing, CodeDescriptionTooLong, CodeCompatibilityEmpty, CodeCompatibilityTooLong,

@@ -73,6 +73,9 @@ func (c *checker) frontmatter(data []byte) *yaml.Node {
 			"SKILL.md is not valid UTF-8 (byte 0x%02x at offset %d); re-save it as UTF-8", data[off], off)
 		return nil
 	}
+	if bytes.HasPrefix(data, bom) {
+		c.warnf(CodeByteOrderMark, 1, "", "SKILL.md starts with a UTF-8 byte-order mark (BOM); the Agent Skills rules read past it, but Claude Code and PI then find no frontmatter, so the skill gets no description and they do not list it; save the file as UTF-8 without BOM")
+	}
 	data = bytes.TrimPrefix(data, bom)
 	fm, ok := c.split(data)
 	if !ok {

@@ -108,8 +108,9 @@ func TestNameMessages(t *testing.T) {
 		{"pdf-tool", "PDF-Tool", CodeNameInvalid, []string{`name "PDF-Tool" must use lowercase a-z, 0-9 and single hyphens`, `rename it to "pdf-tool"`}},
 		{"PDF-Tool", "PDF-Tool", CodeNameInvalid, []string{`rename it (and its folder) to "pdf-tool"`}},
 		{"PDF-Tool", "PDF-Tool", CodeNameMismatch, nil}, // same text: no mismatch
-		{"wrong-name", "correct-name", CodeNameMismatch, []string{`"correct-name"`, `"wrong-name"`, `rename the folder to "correct-name"`, "set name: wrong-name"}},
+		{"wrong-name", "correct-name", CodeNameMismatch, []string{`"correct-name"`, `"wrong-name"`, "set name: wrong-name, or rename the folder to \"correct-name\""}},
 		{"My_Folder", "my-skill", CodeNameMismatch, []string{`rename the folder to "my-skill"`}},
+		{"café-tools", "Café Tools", CodeNameInvalid, []string{`"cafe-tools"`}},
 		{"навык", "навык", CodeNameInvalid, []string{"rename it using only those characters"}},
 		{"my-skill", "My Skill!", CodeNameInvalid, []string{`rename it to "my-skill"`}},
 	}

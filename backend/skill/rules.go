@@ -6,8 +6,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/plugboard/plugboard/backend/issue"
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/plugboard/plugboard/backend/issue"
 )
 
 // Limits from the Agent Skills specification, in characters (runes).
@@ -49,7 +53,7 @@ func nameProblem(name string) string {
 func suggestName(name string) string {
 	var b strings.Builder
 	hyphen := false
-	for _, r := range strings.ToLower(name) {
+	for _, r := range strings.ToLower(FoldAccents(name)) {
 		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
 			if hyphen && b.Len() > 0 {
 				b.WriteByte('-')
@@ -176,7 +180,8 @@ func (c *checker) mismatchAdvice(name, fix string) string {
 	}
 	switch {
 	case ValidName(c.folder) && folderFix != "":
-		return fmt.Sprintf("rename the folder to %q or set name: %s", folderFix, c.folder)
+		// name: <folder> first: renaming the folder renames the slash command people type.
+		return fmt.Sprintf("set name: %s, or rename the folder to %q (which renames the skill's slash command)", c.folder, folderFix)
 	case ValidName(c.folder):
 		return fmt.Sprintf("set name: %s", c.folder)
 	case folderFix != "":
@@ -218,4 +223,14 @@ func (c *checker) compatibility(line int, v *yaml.Node) {
 		c.errorf(CodeCompatibilityTooLong, line, "/compatibility",
 			"compatibility is %d characters long, over the %d-character limit; shorten it by %d characters", n, MaxCompatibility, n-MaxCompatibility)
 	}
+}
+
+// FoldAccents turns accented letters into their plain ones (café → cafe), so that a
+// suggested name keeps the letters a person wrote instead of turning them into hyphens.
+func FoldAccents(s string) string {
+	out, _, err := transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), s)
+	if err != nil {
+		return s
+	}
+	return out
 }
