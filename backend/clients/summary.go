@@ -34,6 +34,7 @@ var Containers = []Container{
 func JudgeSkill(dir string) Set {
 	abs, _ := filepath.Abs(dir)
 	folder := filepath.Base(abs)
+	r := newFiles()
 	one := func(name, reason, rule, why string) Verdict {
 		v := Verdict{Package: true, Why: why}
 		if reason != "" {
@@ -46,13 +47,18 @@ func JudgeSkill(dir string) Set {
 		return v
 	}
 	var s Set
-	// Claude names a standalone skill after its folder, as it does a plugin's.
-	if isFileFollow(filepath.Join(abs, "SKILL.md")) {
+	// Claude names a standalone skill after its folder, as it does a plugin's, and lists
+	// it only with a description (claude.skill-description).
+	var claude Verdict
+	claudeSkills(abs, &claude, claudeManifest{}, r)
+	switch {
+	case len(claude.Dropped) > 0:
+		s.Claude = one("", claude.Dropped[0].Reason, claude.Dropped[0].Rule, "as a folder of ~/.claude/skills")
+	case len(claude.loaded) > 0:
 		s.Claude = one(folder, "", "", "as a folder of ~/.claude/skills")
-	} else {
+	default:
 		s.Claude = one("", "there is no SKILL.md", "claude.skills-default", "as a folder of ~/.claude/skills")
 	}
-	r := newFiles()
 	name, reason := cursorSkill(abs, r)
 	s.Cursor = one(name, reason, "cursor.skills", "as a folder of ~/.cursor/skills")
 	name, reason = codexSkillName(abs, r)
