@@ -26,22 +26,37 @@ type Init struct {
 	Slash   []string `json:"slash"`   // plugin entries of "slash_commands", sorted
 	Agents  []string `json:"agents"`  // plugin entries of "agents", sorted
 	Version string   `json:"version"` // claude_code_version
+
+	all []string // every skill, built-in ones too
 }
 
-// Claude runs bin (the claude executable) with --plugin-dir dir and returns its init
-// event, keeping only what the plugin added.
+// Claude runs bin (the claude executable) with --plugin-dir dir ("" for none) and
+// returns its init event, keeping only what the plugin added.
 func Claude(ctx context.Context, bin, dir string) (Init, error) {
 	home, err := os.MkdirTemp("", "plugboard-oracle-")
 	if err != nil {
 		return Init{}, err
 	}
 	defer os.RemoveAll(home)
+	var args []string
+	if dir != "" {
+		dir, _ = filepath.Abs(dir)
+		args = []string{"--plugin-dir", dir}
+	}
+	in, err := run(ctx, bin, home, args)
+	if err != nil && dir != "" {
+		err = fmt.Errorf("%w for %s", err, dir)
+	}
+	return in, err
+}
+
+// run starts claude with HOME=home and the arguments, and reads its init event.
+func run(ctx context.Context, bin, home string, args []string) (Init, error) {
 	// The run's working folder is the private home: relative paths would move with it.
 	if strings.Contains(bin, "/") {
 		bin, _ = filepath.Abs(bin)
 	}
-	dir, _ = filepath.Abs(dir)
-	argv := []string{bin, "--plugin-dir", dir, "-p", "hi", "--output-format", "stream-json", "--verbose"}
+	argv := append(append([]string{bin}, args...), "-p", "hi", "--output-format", "stream-json", "--verbose")
 	if os.Geteuid() == 0 && exec.Command("unshare", "-n", "true").Run() == nil {
 		argv = append([]string{"unshare", "-n"}, argv...)
 	}
@@ -71,13 +86,13 @@ func Claude(ctx context.Context, bin, dir string) (Init, error) {
 		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type != "system" || ev.Subtype != "init" {
 			continue
 		}
-		in := Init{Version: ev.Version, Skills: plugged(ev.Skills), Slash: plugged(ev.SlashCommands), Agents: plugged(ev.Agents)}
+		in := Init{Version: ev.Version, Skills: plugged(ev.Skills), Slash: plugged(ev.SlashCommands), Agents: plugged(ev.Agents), all: ev.Skills}
 		for _, p := range ev.Plugins {
 			in.Loads, in.Plugin = true, p.Name
 		}
 		return in, nil
 	}
-	return Init{}, fmt.Errorf("claude printed no init event for %s", dir)
+	return Init{}, fmt.Errorf("claude printed no init event")
 }
 
 // plugged keeps the entries a plugin added (plugin:name; built-ins have no colon).
@@ -152,4 +167,45 @@ func PI(ctx context.Context, bin string, dirs []string) ([]string, error) {
 		return skills, nil
 	}
 	return nil, fmt.Errorf("pi answered no get_commands")
+}
+
+// ClaudeUserSkills places every folder of dirs in a private ~/.claude/skills (as a
+// symlink under its own name; names must be unique) and returns the names the real
+// claude lists among its skills, minus its built-in ones, and the built-in names (a user
+// skill of a built-in's name cannot be told apart from it in the listing).
+func ClaudeUserSkills(ctx context.Context, bin string, dirs []string) (listed, builtins []string, err error) {
+	base, err := Claude(ctx, bin, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	home, err := os.MkdirTemp("", "plugboard-oracle-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(home)
+	root := filepath.Join(home, ".claude", "skills")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, nil, err
+	}
+	for _, d := range dirs {
+		d, _ = filepath.Abs(d)
+		if err := os.Symlink(d, filepath.Join(root, filepath.Base(d))); err != nil {
+			return nil, nil, err
+		}
+	}
+	in, err := run(ctx, bin, home, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	builtin := map[string]bool{}
+	for _, s := range base.all {
+		builtin[s] = true
+	}
+	for _, s := range in.all {
+		if !builtin[s] {
+			listed = append(listed, s)
+		}
+	}
+	sort.Strings(listed)
+	return listed, base.all, nil
 }

@@ -4,7 +4,9 @@
 //	go run ./backend/clients/cmd/claudeoracle [-claude PATH] [-list FILE] [DIR...]
 //
 // Each DIR is one plugin folder; -list reads more, one per line (a corpus you collected:
-// it stays outside the repository). The exit status is 1 when any folder differs.
+// it stays outside the repository). -skills FILE checks standalone skill folders
+// instead, placed in a private ~/.claude/skills in batches of unique names. The exit
+// status is 1 when any folder differs.
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -25,22 +28,12 @@ import (
 func main() {
 	bin := flag.String("claude", "build/agents/node_modules/.bin/claude", "the claude executable")
 	list := flag.String("list", "", "a file of plugin folders, one per line")
+	skillsFile := flag.String("skills", "", "a file of standalone skill folders, one per line")
 	cacheFile := flag.String("cache", "", "a JSON file of the real claude's answers: read first, written as it goes (a model change needs no new runs)")
 	flag.Parse()
-	dirs := flag.Args()
-	if *list != "" {
-		f, err := os.Open(*list)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if s := strings.TrimSpace(sc.Text()); s != "" {
-				dirs = append(dirs, s)
-			}
-		}
-		f.Close()
+	dirs := append(flag.Args(), readList(*list)...)
+	if *skillsFile != "" {
+		os.Exit(checkSkills(*bin, readList(*skillsFile)))
 	}
 	differ := 0
 	version := ""
@@ -89,4 +82,75 @@ func main() {
 	if differ > 0 {
 		os.Exit(1)
 	}
+}
+
+// readList reads one path per line; "" reads nothing.
+func readList(file string) []string {
+	if file == "" {
+		return nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if s := strings.TrimSpace(sc.Text()); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// checkSkills compares what Plugboard says Claude lists of each standalone skill folder
+// with what the real claude lists when the folders sit in ~/.claude/skills.
+func checkSkills(bin string, dirs []string) int {
+	var batches [][]string
+	for _, d := range dirs {
+		placed := false
+		for i := range batches {
+			if !slices.ContainsFunc(batches[i], func(o string) bool { return filepath.Base(o) == filepath.Base(d) }) && len(batches[i]) < 400 {
+				batches[i] = append(batches[i], d)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			batches = append(batches, []string{d})
+		}
+	}
+	differ, unclear := 0, 0
+	for _, b := range batches {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		got, builtins, err := oracle.ClaudeUserSkills(ctx, bin, b)
+		cancel()
+		if err != nil {
+			fmt.Printf("ERROR batch of %d: %v\n", len(b), err)
+			return 2
+		}
+		listed := map[string]bool{}
+		for _, s := range got {
+			listed[s] = true
+		}
+		for _, d := range b {
+			if slices.Contains(builtins, filepath.Base(d)) {
+				unclear++ // one listing entry for the built-in and the user's skill
+				continue
+			}
+			v := clients.JudgeSkill(d).Claude
+			want := listed[filepath.Base(d)]
+			if v.Loads != want {
+				differ++
+				fmt.Printf("DIFF %s\n  model lists it: %v (%v), claude: %v\n", d, v.Loads, v.Dropped, want)
+			}
+		}
+	}
+	fmt.Printf("%d skill folders in %d batches, %d agree, %d differ, %d not checkable (named like a built-in skill)\n", len(dirs), len(batches), len(dirs)-differ-unclear, differ, unclear)
+	if differ > 0 {
+		return 1
+	}
+	return 0
 }
