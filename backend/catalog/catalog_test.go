@@ -83,6 +83,22 @@ func TestLoadFullHome(t *testing.T) {
 		t.Errorf("legacy .mcp.json must not be catalogued but noted: %+v", lg)
 	}
 
+	// Every package carries each client's verdict beside the spec's (issue 10).
+	for _, p := range c.Plugins {
+		if p.Clients == nil {
+			t.Errorf("%s has no client verdicts", p.ID)
+		}
+	}
+	if a := findPlugin(c, "alpha"); a == nil || !a.Clients.Claude.Loads || a.Clients.Claude.Plugin != "alpha" || len(a.Clients.Claude.Skills) != 3 {
+		t.Errorf("alpha's claude verdict = %+v", a.Clients.Claude)
+	}
+	for _, p := range c.Plugins {
+		for _, s := range p.Skills {
+			if s.Data != nil {
+				t.Errorf("%s keeps the bytes of %s", p.ID, s.Path)
+			}
+		}
+	}
 	// Precedence (issue 10): a skill is hidden only where one client reads both
 	// copies. Plugin skills are namespaced (plugin:skill) and never hide each other.
 	rel := func(p string) string { r, _ := filepath.Rel(o.Home, p); return r }

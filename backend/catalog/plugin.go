@@ -44,16 +44,16 @@ func loadPlugin(l location, home string) Plugin {
 		p.finish()
 		return p
 	}
-	set := clients.Judge(abs)
-	p.Clients = &set
 	m := manifest.DetectLoad(root, l.preferCursor)
+	listed := map[string][]os.DirEntry{} // folders listed here, for the client models
 	p.Format, p.Manifest, p.Valid = m.Format, m.Path, m.Valid
 	p.Name, p.Version, p.Description = m.Name, m.Version, m.Description
 	p.Author, p.Homepage, p.Repository, p.License, p.Keywords = m.Author, m.Homepage, m.Repository, m.License, m.Keywords
 	p.Unsupported = m.Unsupported
 	p.Issues = append(p.Issues, m.Issues...)
 	if !m.Valid {
-		// A rejected manifest loads nothing (spec §5.2, §11.3).
+		// A rejected manifest loads nothing (spec §5.2, §11.3); clients may still.
+		judgeClients(&p, abs, root, &m, listed)
 		p.finish()
 		return p
 	}
@@ -62,7 +62,7 @@ func loadPlugin(l location, home string) Plugin {
 		skillsDirs = m.SkillsDirs
 	}
 	for _, d := range skillsDirs {
-		p.Skills = append(p.Skills, loadSkills(root, d, home, &p.Issues)...)
+		p.Skills = append(p.Skills, loadSkills(root, d, home, &p.Issues, listed)...)
 	}
 	switch m.Format {
 	case manifest.FormatPortable:
@@ -78,6 +78,7 @@ func loadPlugin(l location, home string) Plugin {
 			p.Issues[len(p.Issues)-1].Line = 1
 		}
 	}
+	judgeClients(&p, abs, root, &m, listed)
 	p.finish()
 	return p
 }
@@ -91,12 +92,14 @@ func unwrapPath(err error) error {
 }
 
 // loadSkills discovers skills as immediate children of the skills folder rel (spec §7.1).
-func loadSkills(root, rel, home string, issues *issue.List) []skill.Skill {
+// A plain folder's listing is kept in listed (by path), for the client models.
+func loadSkills(root, rel, home string, issues *issue.List, listed map[string][]os.DirEntry) []skill.Skill {
 	at := filepath.Join(root, filepath.FromSlash(rel))
 	if !strings.Contains(rel, "/") {
 		// The common case, a plain skills/ in the resolved root, costs one open: it opens
 		// as a folder without following a link. Anything else takes the general path.
 		if entries, err := readDirNoFollow(at); err == nil {
+			listed[at] = entries
 			return loadSkillEntries(root, rel, at, at, home, entries, issues)
 		} else if errors.Is(err, os.ErrNotExist) {
 			return nil // a missing fixed location is not an error (§6.2)
@@ -163,7 +166,7 @@ func loadSkillEntries(root, rel, at, resolved, home string, entries []os.DirEntr
 		shown := path.Join(rel, e.Name(), "SKILL.md")
 		// A plain folder in the resolved skills folder is resolved already.
 		plain := e.IsDir() && resolved == at
-		s := skill.Load(dir, skill.Options{Root: root, Trusted: false, Home: home, Path: shown, Resolved: plain})
+		s := skill.Load(dir, skill.Options{Root: root, Trusted: false, Home: home, Path: shown, Resolved: plain, Keep: true})
 		if !s.Valid && len(s.Issues) == 1 && s.Issues[0].Code == skill.CodeMissing {
 			// A folder without SKILL.md is not a skill (spec §7.1): say so, as a warning
 			// on the plugin, rather than listing an invalid skill.
@@ -198,6 +201,28 @@ func loadCursorMCP(root, rel string, issues *issue.List) *mcpconfig.Config {
 	issues.Add(issue.Warning, CodeMCPMissing, manifest.CursorPath, "/mcpServers", "\"mcpServers\" names %s, which does not exist; create it or remove the field", rel)
 	(*issues)[len(*issues)-1].Line = 1
 	return nil
+}
+
+// judgeClients applies every client's load model to the package, handing over the
+// SKILL.md files just read (then dropped from the skills) and the spec's manifest, so the
+// models read and validate nothing twice.
+func judgeClients(p *Plugin, dir, root string, m *manifest.Manifest, listed map[string][]os.DirEntry) {
+	o := clients.Options{Prefill: clients.Prefill{}, Parsed: map[string]map[string]any{}, Root: root, Dirs: listed}
+	for i := range p.Skills {
+		s := &p.Skills[i]
+		if s.Data != nil {
+			o.Prefill[filepath.Join(s.Dir, skill.FileName)] = s.Data
+		}
+		if s.Front != nil {
+			o.Parsed[s.Block] = s.Front
+		}
+		s.Data, s.Block, s.Front = nil, "", nil
+	}
+	if m.Format == manifest.FormatPortable {
+		o.Portable = m
+	}
+	set := clients.JudgeWith(dir, o)
+	p.Clients = &set
 }
 
 // finish fills totals and makes lists non-nil for JSON.

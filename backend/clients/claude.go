@@ -2,9 +2,7 @@ package clients
 
 import (
 	"encoding/json"
-	"errors"
 	"net/url"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -70,16 +68,16 @@ func JudgeClaude(dir string) Verdict { return judgeClaude(dir, newFiles()) }
 
 func judgeClaude(dir string, r *files) Verdict {
 	abs, _ := filepath.Abs(dir)
-	root, err := filepath.EvalSymlinks(abs)
+	root, err := r.realpath(abs)
 	if err != nil {
 		return notPackage("the folder cannot be opened: " + describeRead(err))
 	}
 	v := Verdict{Package: true}
 	m := claudeManifest{name: filepath.Base(abs)}
-	if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(ClaudeManifest))); err == nil {
+	if r.exists(filepath.Join(root, filepath.FromSlash(ClaudeManifest))) {
 		v.Manifest = ClaudeManifest
 		v.Why = "Claude reads .claude-plugin/plugin.json"
-		if exists(filepath.Join(root, "plugin.json")) {
+		if r.exists(filepath.Join(root, "plugin.json")) {
 			v.Why += "; the root plugin.json is not Claude's and is ignored"
 		}
 		var ok bool
@@ -90,7 +88,7 @@ func judgeClaude(dir string, r *files) Verdict {
 		}
 	} else {
 		v.Why = "no .claude-plugin/plugin.json: Claude names the plugin after its folder"
-		if exists(filepath.Join(root, "plugin.json")) {
+		if r.exists(filepath.Join(root, "plugin.json")) {
 			v.Why += " and ignores the root plugin.json"
 		}
 	}
@@ -105,7 +103,7 @@ func judgeClaude(dir string, r *files) Verdict {
 	claudeSkills(root, &v, m, r)
 	claudeCommands(root, &v, m, r)
 	claudeAgents(root, &v, m, r)
-	claudeWorkflows(root, &v, m)
+	claudeWorkflows(root, &v, m, r)
 	sort.Strings(v.Skills)
 	v.finish()
 	return v
@@ -355,20 +353,16 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 	// add loads the skill in folder; direct is set when a path names the skill folder
 	// itself, which Claude then names by the frontmatter name rather than the folder.
 	add := func(folder string, direct bool) {
-		full := filepath.Join(root, filepath.FromSlash(folder))
-		if real, err := filepath.EvalSymlinks(full); err == nil {
-			full = real
+		if seen[path.Clean(folder)] {
+			return // the same folder named by two paths loads once
 		}
-		if seen[full] {
-			return // the same folder through two paths loads once
-		}
-		seen[full] = true
+		seen[path.Clean(folder)] = true
 		data, err := r.read(filepath.Join(root, filepath.FromSlash(folder), "SKILL.md"))
 		if err != nil {
 			v.drop(folder, "claude.skills-default", "SKILL.md cannot be read: %s", describeRead(err))
 			return
 		}
-		f := claudeFrontmatter(data)
+		f := claudeFrontmatter(data, r)
 		base := path.Base(folder)
 		if folder == "" || folder == "." {
 			base = path.Base(filepath.ToSlash(root))
@@ -401,17 +395,18 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 	}
 	scan := func(rel string) bool {
 		at := filepath.Join(root, filepath.FromSlash(rel))
-		if isFileFollow(filepath.Join(at, "SKILL.md")) {
+		if r.isFile(filepath.Join(at, "SKILL.md")) {
 			add(rel, true)
 			return true
 		}
-		entries, err := os.ReadDir(at)
+		entries, err := r.readDir(at)
 		if err != nil {
 			return false
 		}
 		for _, e := range entries {
 			p := path.Join(rel, e.Name())
-			if isDirFollow(filepath.Join(root, filepath.FromSlash(p))) && isFileFollow(filepath.Join(root, filepath.FromSlash(p), "SKILL.md")) {
+			// A plain folder needs no look-up; a link is followed.
+			if (e.IsDir() || r.isDir(filepath.Join(root, filepath.FromSlash(p)))) && r.isFile(filepath.Join(root, filepath.FromSlash(p), "SKILL.md")) {
 				add(p, false)
 			}
 		}
@@ -424,7 +419,7 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 		}
 	}
 	// A plugin that is itself one skill: SKILL.md at the root and no skills/ folder.
-	if !isDirFollow(filepath.Join(root, "skills")) && len(m.skills) == 0 && isFileFollow(filepath.Join(root, "SKILL.md")) {
+	if !r.isDir(filepath.Join(root, "skills")) && len(m.skills) == 0 && r.isFile(filepath.Join(root, "SKILL.md")) {
 		add("", true)
 	}
 }
@@ -448,7 +443,7 @@ func claudeCommands(root string, v *Verdict, m claudeManifest, r *files) {
 			v.Issues.Add(issue.Warning, CodeClaudePath, ClaudeManifest, "/commands", "command ./%s cannot be read (%s); Claude skips it", file, describeRead(err))
 			return
 		}
-		f := claudeFrontmatter(data)
+		f := claudeFrontmatter(data, r)
 		desc, _ := f.str("description")
 		if ui, ok := f.fields["user-invocable"]; ok && (ui == false || ui == "false") {
 			v.drop(file, "claude.commands", "user-invocable: false: the command is not offered")
@@ -467,7 +462,7 @@ func claudeCommands(root string, v *Verdict, m claudeManifest, r *files) {
 	}
 	var walk func(rel, prefix string)
 	walk = func(rel, prefix string) {
-		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
+		entries, err := r.readDir(filepath.Join(root, filepath.FromSlash(rel)))
 		if err != nil {
 			return
 		}
@@ -475,9 +470,9 @@ func claudeCommands(root string, v *Verdict, m claudeManifest, r *files) {
 			p := path.Join(rel, e.Name())
 			full := filepath.Join(root, filepath.FromSlash(p))
 			switch {
-			case isDirFollow(full) && isFileFollow(filepath.Join(full, "SKILL.md")):
+			case r.isDir(full) && r.isFile(filepath.Join(full, "SKILL.md")):
 				skill(p, prefix)
-			case isDirFollow(full):
+			case r.isDir(full):
 				walk(p, prefix+e.Name()+":")
 			case strings.HasSuffix(e.Name(), ".md"):
 				addFile(p, prefix+strings.TrimSuffix(e.Name(), ".md"))
@@ -498,11 +493,11 @@ func claudeCommands(root string, v *Verdict, m claudeManifest, r *files) {
 		for _, c := range m.commands {
 			full := filepath.Join(root, filepath.FromSlash(c))
 			switch {
-			case isFileFollow(filepath.Join(full, "SKILL.md")):
+			case r.isFile(filepath.Join(full, "SKILL.md")):
 				skill(c, "")
-			case isDirFollow(full):
+			case r.isDir(full):
 				walk(c, "")
-			case isFileFollow(full):
+			case r.isFile(full):
 				addFile(c, strings.TrimSuffix(path.Base(c), ".md"))
 			default:
 				v.Issues.Add(issue.Warning, CodeClaudePath, ClaudeManifest, "/commands", "\"commands\" names ./%s, which does not exist; Claude skips it", c)
@@ -521,7 +516,7 @@ func claudeAgents(root string, v *Verdict, m claudeManifest, r *files) {
 			v.Issues.Add(issue.Warning, CodeClaudePath, ClaudeManifest, "/agents", "agent ./%s cannot be read (%s); Claude skips it", file, describeRead(err))
 			return
 		}
-		f := claudeFrontmatter(data)
+		f := claudeFrontmatter(data, r)
 		name, _ := f.str("name")
 		if name == "" {
 			name = strings.TrimSuffix(path.Base(file), ".md")
@@ -536,14 +531,14 @@ func claudeAgents(root string, v *Verdict, m claudeManifest, r *files) {
 	}
 	var walk func(rel, prefix string)
 	walk = func(rel, prefix string) {
-		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
+		entries, err := r.readDir(filepath.Join(root, filepath.FromSlash(rel)))
 		if err != nil {
 			return
 		}
 		for _, e := range entries {
 			p := path.Join(rel, e.Name())
 			switch {
-			case isDirFollow(filepath.Join(root, filepath.FromSlash(p))):
+			case r.isDir(filepath.Join(root, filepath.FromSlash(p))):
 				walk(p, prefix+e.Name()+":")
 			case strings.HasSuffix(e.Name(), ".md"):
 				addFile(p, prefix)
@@ -555,7 +550,7 @@ func claudeAgents(root string, v *Verdict, m claudeManifest, r *files) {
 		return
 	}
 	for _, a := range m.agents {
-		if !isFileFollow(filepath.Join(root, filepath.FromSlash(a))) {
+		if !r.isFile(filepath.Join(root, filepath.FromSlash(a))) {
 			v.Issues.Add(issue.Warning, CodeClaudePath, ClaudeManifest, "/agents", "\"agents\" names ./%s, which does not exist; Claude skips it", a)
 			continue
 		}
@@ -568,7 +563,7 @@ var workflowMeta = regexp.MustCompile(`export\s+const\s+meta\s*=\s*\{[^}]*?\bnam
 
 // claudeWorkflows applies claude.workflows: workflows/*.js (or the manifest's
 // "workflows") that export a meta with a name are listed among the skills.
-func claudeWorkflows(root string, v *Verdict, m claudeManifest) {
+func claudeWorkflows(root string, v *Verdict, m claudeManifest, r *files) {
 	if m.workflows != nil {
 		// Observed: the field turns the default folder off, and its own paths are not
 		// listed either (claude 2.1.197 notes "Default workflows/ folder is ignored").
@@ -580,9 +575,9 @@ func claudeWorkflows(root string, v *Verdict, m claudeManifest) {
 	for _, d := range []string{"workflows"} {
 		full := filepath.Join(root, filepath.FromSlash(d))
 		var files []string
-		if isFileFollow(full) {
+		if r.isFile(full) {
 			files = []string{d}
-		} else if entries, err := os.ReadDir(full); err == nil {
+		} else if entries, err := r.readDir(full); err == nil {
 			for _, e := range entries {
 				if strings.HasSuffix(e.Name(), ".js") {
 					files = append(files, path.Join(d, e.Name()))
@@ -608,8 +603,8 @@ func claudeWorkflows(root string, v *Verdict, m claudeManifest) {
 // block that is not valid YAML is read again with every top-level "key: value" line's
 // value quoted, which rescues unquoted colons and brackets but not, for example, a
 // tab-indented line (claude.frontmatter).
-func claudeFrontmatter(data []byte) front {
-	s := strings.ReplaceAll(string(data), "\r\n", "\n")
+func claudeFrontmatter(data []byte, r *files) front {
+	s := r.lf(data)
 	if !strings.HasPrefix(s, "---\n") {
 		return front{}
 	}
@@ -617,7 +612,7 @@ func claudeFrontmatter(data []byte) front {
 	if !ok {
 		return front{}
 	}
-	m, err := parseYAMLMap([]byte(block))
+	m, err := r.parseYAML(block)
 	if err == nil {
 		return front{found: true, fields: m}
 	}
@@ -627,7 +622,7 @@ func claudeFrontmatter(data []byte) front {
 			lines[i] = sub[1] + ": " + strconv.Quote(sub[2])
 		}
 	}
-	if m, err2 := parseYAMLMap([]byte(strings.Join(lines, "\n"))); err2 == nil {
+	if m, err2 := r.parseYAML(strings.Join(lines, "\n")); err2 == nil {
 		return front{found: true, fields: m}
 	}
 	return front{found: true, err: err}
@@ -653,9 +648,4 @@ func kindOf(v any) string {
 		return "an object"
 	}
 	return "a value"
-}
-
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil || !errors.Is(err, os.ErrNotExist)
 }

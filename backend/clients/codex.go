@@ -2,7 +2,6 @@ package clients
 
 import (
 	"encoding/json"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -38,13 +37,13 @@ func JudgeCodex(dir string) Verdict { return judgeCodex(dir, newFiles()) }
 
 func judgeCodex(dir string, r *files) Verdict {
 	abs, _ := filepath.Abs(dir)
-	root, err := filepath.EvalSymlinks(abs)
+	root, err := r.realpath(abs)
 	if err != nil {
 		return notPackage("the folder cannot be opened: " + describeRead(err))
 	}
 	file := ""
 	for _, f := range []string{CodexManifest, ClaudeManifest} {
-		if isFileFollow(filepath.Join(root, filepath.FromSlash(f))) {
+		if r.isFile(filepath.Join(root, filepath.FromSlash(f))) {
 			file = f
 			break
 		}
@@ -109,7 +108,7 @@ func codexScan(root, rel string, depth int, v *Verdict, r *files) {
 	if depth > 6 {
 		return
 	}
-	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
+	entries, err := r.readDir(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
 		return
 	}
@@ -118,9 +117,9 @@ func codexScan(root, rel string, depth int, v *Verdict, r *files) {
 		full := filepath.Join(root, filepath.FromSlash(p))
 		switch {
 		case strings.HasPrefix(e.Name(), "."):
-		case e.Name() == "SKILL.md" && isFileFollow(full):
+		case e.Name() == "SKILL.md" && r.isFile(full):
 			codexSkill(root, rel, v, r)
-		case isDirFollow(full):
+		case r.isDir(full):
 			codexScan(root, p, depth+1, v, r)
 		}
 	}
@@ -150,7 +149,7 @@ func codexSkillName(dir string, r *files) (name, reason string) {
 	if err != nil {
 		return "", "SKILL.md cannot be read: " + describeRead(err)
 	}
-	s := strings.ReplaceAll(string(data), "\r\n", "\n")
+	s := r.lf(data)
 	if !strings.HasPrefix(s, "---\n") {
 		return "", "missing YAML frontmatter (the file must start with a --- line)"
 	}
@@ -158,7 +157,7 @@ func codexSkillName(dir string, r *files) (name, reason string) {
 	if !ok {
 		return "", "missing YAML frontmatter (no closing --- line)"
 	}
-	m, err := parseYAMLMap([]byte(block))
+	m, err := r.parseYAML(block)
 	if err != nil {
 		return "", "the frontmatter is not valid YAML: " + firstLine(err.Error())
 	}

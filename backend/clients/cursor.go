@@ -43,14 +43,14 @@ func JudgeCursor(dir string) Verdict { return judgeCursor(dir, newFiles()) }
 
 func judgeCursor(dir string, r *files) Verdict {
 	abs, _ := filepath.Abs(dir)
-	root, err := filepath.EvalSymlinks(abs)
+	root, err := r.realpath(abs)
 	if err != nil {
 		return notPackage("the folder cannot be opened: " + describeRead(err))
 	}
 	skillDirs := []string{"skills"}
 	v := Verdict{Package: true}
 	switch {
-	case isFileFollow(filepath.Join(root, filepath.FromSlash(manifest.CursorPath))):
+	case r.isFile(filepath.Join(root, filepath.FromSlash(manifest.CursorPath))):
 		v.Manifest, v.Why = manifest.CursorPath, "Cursor reads .cursor-plugin/plugin.json"
 		data, err := capread.ReadFile(filepath.Join(root, filepath.FromSlash(manifest.CursorPath)), capread.ManifestMax)
 		var obj map[string]any
@@ -77,8 +77,12 @@ func judgeCursor(dir string, r *files) Verdict {
 		if m := manifest.LoadCursor(root); m.Valid {
 			skillDirs = m.SkillsDirs
 		}
-	case isFileFollow(filepath.Join(root, manifest.PortablePath)):
-		m := manifest.LoadPortable(root)
+	case r.isFile(filepath.Join(root, manifest.PortablePath)):
+		m := r.portable
+		if m == nil {
+			loaded := manifest.LoadPortable(root)
+			m = &loaded
+		}
 		if !m.Valid {
 			return notPackage("not a Cursor plugin: the root plugin.json is not a valid Agent Plugins manifest and there is no .cursor-plugin/plugin.json")
 		}
@@ -87,7 +91,7 @@ func judgeCursor(dir string, r *files) Verdict {
 		return notPackage("not a Cursor plugin: there is no .cursor-plugin/plugin.json or Agent Plugins plugin.json")
 	}
 	v.Loads = true
-	for _, sd := range skillDirsOf(root, skillDirs...) {
+	for _, sd := range skillDirsOf(root, r, skillDirs...) {
 		name, reason := cursorSkill(filepath.Join(root, filepath.FromSlash(sd)), r)
 		if reason != "" {
 			v.drop(sd, "cursor.skills", "%s", reason)
@@ -110,7 +114,7 @@ func cursorSkill(dir string, r *files) (name, reason string) {
 	if err != nil {
 		return "", "SKILL.md cannot be read: " + describeRead(err)
 	}
-	f := piFrontmatter(data)
+	f := piFrontmatter(data, r)
 	switch {
 	case f.err != nil:
 		return "", "the frontmatter is not valid YAML: " + firstLine(f.err.Error())

@@ -13,7 +13,13 @@
 // the filesystem and is safe for concurrent use.
 package clients
 
-import "github.com/plugboard/plugboard/backend/issue"
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/plugboard/plugboard/backend/issue"
+	"github.com/plugboard/plugboard/backend/manifest"
+)
 
 // Client names, as they appear in JSON ("clients": {"claude": …}).
 const (
@@ -102,8 +108,48 @@ func Rules() []Rule {
 }
 
 // Judge applies every client's model to the package folder dir.
-func Judge(dir string) Set {
-	r := newFiles() // each markdown file is read once for all four
+func Judge(dir string) Set { return JudgeWith(dir, Options{}) }
+
+// Options hand Judge what the caller has already read.
+type Options struct {
+	// Prefill holds file contents already read, by absolute path (the catalog's SKILL.md
+	// files).
+	Prefill Prefill
+	// Parsed holds frontmatter blocks already parsed, by their exact text, as the string
+	// and boolean members the models read.
+	Parsed map[string]map[string]any
+	// Dirs holds folder listings already made (sorted by name, as os.ReadDir gives
+	// them), by path.
+	Dirs map[string][]os.DirEntry
+	// Root is dir resolved through its symlinks, when the caller has resolved it.
+	Root string
+	// Portable is the specification's reading of a root plugin.json, when the caller made
+	// it (Cursor loads Agent Plugins packages, and would otherwise validate it again).
+	Portable *manifest.Manifest
+}
+
+// JudgeWith is Judge with what the caller has already read.
+func JudgeWith(dir string, o Options) Set {
+	r := newFiles() // each file is read, listed and parsed once for all four
+	for p, data := range o.Prefill {
+		r.m[p] = fileRead{data: data}
+	}
+	for p, entries := range o.Dirs {
+		r.dirs[p] = dirRead{entries: entries}
+	}
+	for block, m := range o.Parsed {
+		r.yaml[block] = yamlRead{m: m}
+	}
+	r.portable = o.Portable
+	abs, _ := filepath.Abs(dir)
+	if o.Root != "" {
+		r.real[abs] = realRead{path: o.Root}
+	}
+	// One listing of the package folder answers whether each manifest and component
+	// folder is there.
+	if root, err := r.realpath(abs); err == nil {
+		_, _ = r.readDir(root)
+	}
 	return Set{Claude: judgeClaude(dir, r), Cursor: judgeCursor(dir, r), Codex: judgeCodex(dir, r), PI: judgePI(dir, r)}
 }
 

@@ -2,14 +2,19 @@ package clients
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/plugboard/plugboard/backend/capread"
+	"github.com/plugboard/plugboard/backend/manifest"
+	"github.com/plugboard/plugboard/backend/skill"
 )
 
 var sprintf = fmt.Sprintf
@@ -33,17 +38,47 @@ func (f front) boolean(key string) (bool, bool) {
 	return b, ok
 }
 
-// files reads markdown files (SKILL.md, commands, agents) with the size cap every reader
-// here keeps, following links as the clients do, and keeps what it read: the four models
-// of one Judge read each file once. Not safe for concurrent use; one per Judge.
-type files struct{ m map[string]fileRead }
+// files is what one Judge has read: markdown files (SKILL.md, commands, agents) with the
+// size cap every reader here keeps, following links as the clients do; folder listings;
+// file kinds; resolved paths; and parsed frontmatter blocks. The four models of one Judge
+// look at the same files, so each is read, listed, resolved and parsed once; the catalog
+// also hands over the SKILL.md contents it has just read (Prefill). Not safe for
+// concurrent use; one per Judge.
+type files struct {
+	m     map[string]fileRead
+	dirs  map[string]dirRead
+	kinds map[string]os.FileMode // Stat's mode (links followed); fs.ModeIrregular: none
+	real  map[string]realRead
+	yaml  map[string]yamlRead
+	text  map[*byte]string // a file's text with CRLF as LF, by its first byte
+	// portable is the caller's reading of a root plugin.json, or nil.
+	portable *manifest.Manifest
+}
 
 type fileRead struct {
 	data []byte
 	err  error
 }
 
-func newFiles() *files { return &files{m: map[string]fileRead{}} }
+type dirRead struct {
+	entries []os.DirEntry
+	err     error
+}
+
+type realRead struct {
+	path string
+	err  error
+}
+
+type yamlRead struct {
+	m   map[string]any
+	err error
+}
+
+func newFiles() *files {
+	return &files{m: map[string]fileRead{}, dirs: map[string]dirRead{}, kinds: map[string]os.FileMode{},
+		real: map[string]realRead{}, yaml: map[string]yamlRead{}, text: map[*byte]string{}}
+}
 
 func (r *files) read(path string) ([]byte, error) {
 	if f, ok := r.m[path]; ok {
@@ -54,10 +89,133 @@ func (r *files) read(path string) ([]byte, error) {
 	return data, err
 }
 
+// lf is data as text with CRLF line endings as LF, made once per file.
+func (r *files) lf(data []byte) string {
+	if len(data) == 0 {
+		return ""
+	}
+	if t, ok := r.text[&data[0]]; ok && len(t) <= len(data) {
+		return t
+	}
+	t := strings.ReplaceAll(string(data), "\r\n", "\n")
+	r.text[&data[0]] = t
+	return t
+}
+
+// readDir lists a folder, sorted by name, following a link.
+func (r *files) readDir(path string) ([]os.DirEntry, error) {
+	if d, ok := r.dirs[path]; ok {
+		return d.entries, d.err
+	}
+	var entries []os.DirEntry
+	var err error
+	if r.missing(path) {
+		err = &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
+	} else {
+		entries, err = os.ReadDir(path)
+	}
+	r.dirs[path] = dirRead{entries, err}
+	return entries, err
+}
+
+// kind is the mode of what p names, links followed; fs.ModeIrregular when nothing
+// (or a dangling link) is there. When p's folder has been listed, the listing answers
+// for a missing name and for a plain file or folder, with no look-up.
+func (r *files) kind(p string) os.FileMode {
+	if k, ok := r.kinds[p]; ok {
+		return k
+	}
+	k, known := os.FileMode(0), false
+	if parent := filepath.Dir(p); parent != p && r.missing(parent) {
+		k, known = fs.ModeIrregular, true
+	} else if d, ok := r.dirs[parent]; ok && d.err == nil {
+		name := filepath.Base(p)
+		i, found := slices.BinarySearchFunc(d.entries, name, func(e os.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
+		switch {
+		case !found:
+			k, known = fs.ModeIrregular, true
+		case d.entries[i].Type()&fs.ModeSymlink == 0:
+			k, known = d.entries[i].Type(), true
+		}
+	}
+	if !known {
+		k = fs.ModeIrregular
+		if st, err := os.Stat(p); err == nil {
+			k = st.Mode()
+		}
+	}
+	r.kinds[p] = k
+	return k
+}
+
+// missing reports whether p is known, from listings already made, not to exist (no
+// look-up is made for it).
+func (r *files) missing(p string) bool {
+	parent := filepath.Dir(p)
+	if parent == p {
+		return false
+	}
+	if d, ok := r.dirs[parent]; ok {
+		if d.err != nil {
+			return errors.Is(d.err, fs.ErrNotExist)
+		}
+		_, found := slices.BinarySearchFunc(d.entries, filepath.Base(p), func(e os.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
+		return !found
+	}
+	return r.missing(parent)
+}
+
+func (r *files) isDir(p string) bool { return r.kind(p).IsDir() }
+func (r *files) isFile(p string) bool {
+	if f, ok := r.m[p]; ok && f.err == nil {
+		return true // read (or handed over) as a file already
+	}
+	return r.kind(p).IsRegular()
+}
+
+// exists reports whether a directory entry is there at all (a dangling link counts).
+func (r *files) exists(p string) bool {
+	if r.kind(p) != fs.ModeIrregular {
+		return true
+	}
+	if d, ok := r.dirs[filepath.Dir(p)]; ok && d.err == nil {
+		_, found := slices.BinarySearchFunc(d.entries, filepath.Base(p), func(e os.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
+		return found // a dangling link is listed too
+	}
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+func (r *files) realpath(p string) (string, error) {
+	if x, ok := r.real[p]; ok {
+		return x.path, x.err
+	}
+	got, err := filepath.EvalSymlinks(p)
+	r.real[p] = realRead{got, err}
+	return got, err
+}
+
+// parseYAML parses a frontmatter block once per Judge.
+func (r *files) parseYAML(block string) (map[string]any, error) {
+	if y, ok := r.yaml[block]; ok {
+		return y.m, y.err
+	}
+	m, err := parseYAMLMap([]byte(block))
+	r.yaml[block] = yamlRead{m, err}
+	return m, err
+}
+
+// Prefill gives the contents of files already read (SKILL.md files the catalog has just
+// read), keyed by absolute path, so that Judge does not read them again.
+type Prefill map[string][]byte
+
 // parseYAMLMap parses a frontmatter block into a map; a document that is not a mapping
 // (empty, a scalar) is an empty map, as JavaScript's YAML libraries give an object-less
 // value the clients then read fields from.
 func parseYAMLMap(b []byte) (map[string]any, error) {
+	if m, ok := skill.FastMap(b); ok {
+		return m, nil // the plain frontmatter nearly every file has
+	}
 	var v any
 	if err := yaml.Unmarshal(b, &v); err != nil {
 		return nil, err
@@ -73,9 +231,8 @@ func parseYAMLMap(b []byte) (map[string]any, error) {
 // pi-coding-agent 0.73.1): line endings normalised to \n, the file must start with
 // "---" (a byte-order mark in front means no frontmatter), the block ends at the first
 // "\n---" after it, and the block is YAML; a YAML error is an error of the whole file.
-func piFrontmatter(data []byte) front {
-	s := strings.ReplaceAll(string(data), "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
+func piFrontmatter(data []byte, r *files) front {
+	s := strings.ReplaceAll(r.lf(data), "\r", "\n")
 	if !strings.HasPrefix(s, "---") {
 		return front{}
 	}
@@ -83,20 +240,8 @@ func piFrontmatter(data []byte) front {
 	if !ok {
 		return front{}
 	}
-	m, err := parseYAMLMap([]byte(block))
+	m, err := r.parseYAML(block)
 	return front{found: true, fields: m, err: err}
-}
-
-// isDirFollow reports whether p is a folder, following links.
-func isDirFollow(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
-}
-
-// isFileFollow reports whether p is a regular file, following links.
-func isFileFollow(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
 }
 
 // rel returns p relative to root in slash form ("" for root itself).

@@ -172,7 +172,7 @@ func TestPIRealClient(t *testing.T) {
 		dir := filepath.Join(fixtures, name)
 		root, _ := filepath.EvalSymlinks(dir)
 		var dirs []string
-		for _, d := range skillDirsOf(root) {
+		for _, d := range skillDirsOf(root, newFiles()) {
 			dirs = append(dirs, filepath.Join(root, d))
 		}
 		if len(dirs) == 0 {

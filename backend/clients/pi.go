@@ -27,13 +27,13 @@ var piRules = []Rule{
 func JudgePI(dir string) Verdict { return judgePI(dir, newFiles()) }
 
 func judgePI(dir string, r *files) Verdict {
-	root, err := filepath.EvalSymlinks(dir)
+	root, err := r.realpath(dir)
 	if err != nil {
 		return notPackage("the folder cannot be opened: " + err.Error())
 	}
 	v := Verdict{Package: true, Why: "PI has no plugins: a launch hands it each skill folder with --skill"}
 	seen := map[string]string{}
-	for _, sd := range skillDirsOf(root) {
+	for _, sd := range skillDirsOf(root, r) {
 		name, ok, reason, rule := piSkill(filepath.Join(root, filepath.FromSlash(sd)), r)
 		if !ok {
 			v.drop(sd, rule, "%s", reason)
@@ -62,7 +62,7 @@ func piSkill(dir string, r *files) (name string, ok bool, reason, rule string) {
 	if err != nil {
 		return "", false, "SKILL.md cannot be read: " + describeRead(err), "pi.skill-root"
 	}
-	f := piFrontmatter(data)
+	f := piFrontmatter(data, r)
 	if f.err != nil {
 		return "", false, "the frontmatter is not valid YAML, so PI skips the file: " + firstLine(f.err.Error()), "pi.frontmatter"
 	}
@@ -86,7 +86,7 @@ func piSkill(dir string, r *files) (name string, ok bool, reason, rule string) {
 // its format names (skills/ for portable and Claude packages, the manifest's folders for
 // a Cursor plugin).
 // The caller may name the skills folders instead.
-func skillDirsOf(root string, dirs ...string) []string {
+func skillDirsOf(root string, r *files, dirs ...string) []string {
 	if len(dirs) == 0 {
 		dirs = []string{"skills"}
 		if manifest.Detect(root, false) == manifest.FormatCursor {
@@ -97,13 +97,13 @@ func skillDirsOf(root string, dirs ...string) []string {
 	}
 	var out []string
 	for _, d := range dirs {
-		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(d)))
+		entries, err := r.readDir(filepath.Join(root, filepath.FromSlash(d)))
 		if err != nil {
 			continue
 		}
 		for _, e := range entries {
 			p := path.Join(d, e.Name())
-			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(p), "SKILL.md")); err == nil {
+			if r.isFile(filepath.Join(root, filepath.FromSlash(p), "SKILL.md")) {
 				out = append(out, p)
 			}
 		}

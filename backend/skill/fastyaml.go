@@ -168,3 +168,47 @@ func isKeyword(s string) bool {
 	}
 	return false
 }
+
+// FastMap returns a plain frontmatter block (what fastYAML accepts: string values, one
+// level of nested strings or string lists) as the map yaml.v3 would decode it into, far
+// cheaper; ok is false for anything else, and the caller falls back to yaml.v3.
+// TestFastMapMatchesYAML checks it against yaml.Unmarshal.
+func FastMap(fm []byte) (map[string]any, bool) {
+	doc, ok := fastYAML(fm)
+	if !ok {
+		return nil, false
+	}
+	var conv func(n *yaml.Node) (any, bool)
+	conv = func(n *yaml.Node) (any, bool) {
+		switch n.Kind {
+		case yaml.ScalarNode:
+			return n.Value, true
+		case yaml.SequenceNode:
+			l := make([]any, len(n.Content))
+			for i, c := range n.Content {
+				l[i] = c.Value
+			}
+			return l, true
+		case yaml.MappingNode:
+			m := make(map[string]any, len(n.Content)/2)
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i].Value
+				if _, dup := m[k]; dup {
+					return nil, false // yaml.v3 refuses a repeated key
+				}
+				v, ok := conv(n.Content[i+1])
+				if !ok {
+					return nil, false
+				}
+				m[k] = v
+			}
+			return m, true
+		}
+		return nil, false
+	}
+	v, ok := conv(doc.Content[0])
+	if !ok {
+		return nil, false
+	}
+	return v.(map[string]any), true
+}

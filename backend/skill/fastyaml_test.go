@@ -2,6 +2,7 @@ package skill
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -96,6 +97,43 @@ func BenchmarkFrontmatter(b *testing.B) {
 		for b.Loop() {
 			var n yaml.Node
 			yaml.Unmarshal(fm, &n)
+		}
+	})
+}
+
+// FastMap gives what yaml.Unmarshal gives, for every block it accepts.
+func TestFastMapMatchesYAML(t *testing.T) {
+	for _, fm := range []string{
+		"name: a\ndescription: b c\n",
+		"name: a\nmetadata:\n  author: x\n  version: \"1.0\"\npaths:\n  - refs\n  - more\n",
+		"name: a\nname: b\n",
+		"description: 'quoted'\n",
+	} {
+		got, ok := FastMap([]byte(fm))
+		var want map[string]any
+		err := yaml.Unmarshal([]byte(fm), &want)
+		if !ok {
+			if err == nil && !strings.Contains(fm, "name: a\nname") {
+				t.Logf("FastMap left %q to yaml.v3", fm)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("FastMap(%q) = %v, yaml.v3 = %v (%v)", fm, got, want, err)
+		}
+	}
+}
+
+func FuzzFastMap(f *testing.F) {
+	f.Add([]byte("name: a\ndescription: b\nmetadata:\n  k: v\n"))
+	f.Fuzz(func(t *testing.T, fm []byte) {
+		got, ok := FastMap(fm)
+		if !ok {
+			return
+		}
+		var want map[string]any
+		if err := yaml.Unmarshal(fm, &want); err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("FastMap(%q) = %v, yaml.v3 = %v (%v)", fm, got, want, err)
 		}
 	})
 }

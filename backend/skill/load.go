@@ -42,7 +42,11 @@ func Load(dir string, opts Options) Skill {
 		s.finish()
 		return s
 	}
-	return Parse(data, folder, abs, opts)
+	s := Parse(data, folder, abs, opts)
+	if opts.Keep {
+		s.Data = data
+	}
+	return s
 }
 
 // readSkill contains, finds and reads SKILL.md. Containment comes first, so nothing

@@ -90,7 +90,34 @@ func (c *checker) frontmatter(data []byte) *yaml.Node {
 	if !c.checkTree(doc) {
 		return nil
 	}
-	return c.rootMapping(doc)
+	root := c.rootMapping(doc)
+	if root != nil && c.opts.Keep {
+		// The text as the clients cut it: up to, not including, the newline before "---".
+		c.s.Block, c.s.Front = strings.TrimSuffix(string(fm), "\n"), scalars(root)
+	}
+	return root
+}
+
+// scalars are the string and boolean members of a frontmatter mapping, as yaml.v3
+// decodes them into a map (the clients' models read only these).
+func scalars(m *yaml.Node) map[string]any {
+	out := make(map[string]any, len(m.Content)/2)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if v.Kind != yaml.ScalarNode {
+			continue
+		}
+		switch v.Tag {
+		case "!!str":
+			out[k.Value] = v.Value
+		case "!!bool":
+			var b bool
+			if v.Decode(&b) == nil {
+				out[k.Value] = b
+			}
+		}
+	}
+	return out
 }
 
 // split returns the text between the opening and the closing "---" line.

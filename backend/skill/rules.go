@@ -228,6 +228,13 @@ func (c *checker) compatibility(line int, v *yaml.Node) {
 // FoldAccents turns accented letters into their plain ones (café → cafe), so that a
 // suggested name keeps the letters a person wrote instead of turning them into hyphens.
 func FoldAccents(s string) string {
+	ascii := true
+	for i := 0; i < len(s) && ascii; i++ {
+		ascii = s[i] < utf8.RuneSelf
+	}
+	if ascii {
+		return s // nothing to fold, and no transformer to allocate
+	}
 	out, _, err := transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), s)
 	if err != nil {
 		return s

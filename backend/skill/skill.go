@@ -58,6 +58,13 @@ type Skill struct {
 	Paths                  []PathEntry       `json:"paths,omitempty"`
 	Valid                  bool              `json:"valid"`
 	Issues                 issue.List        `json:"issues"` // never nil
+	// Data is the file's bytes when Options.Keep asked for them (the catalog hands them to
+	// the client models so that nothing is read twice, then drops them).
+	Data []byte `json:"-"`
+	// Block and Front are, with Options.Keep, the frontmatter's text and its string and
+	// boolean members, for the same reason.
+	Block string         `json:"-"`
+	Front map[string]any `json:"-"`
 }
 
 // Options says how to judge one skill folder.
@@ -73,6 +80,8 @@ type Options struct {
 	// Home is the user's home folder, for the `paths` rules (home, / and any parent of
 	// home are refused).
 	Home string
+	// Keep asks Load to keep the file's bytes in Skill.Data.
+	Keep bool
 	// Path is what to put in Skill.Path and in every Issue.Path (e.g.
 	// "skills/greet/SKILL.md"). When empty, Load uses the absolute SKILL.md path and Parse
 	// uses "<folder>/SKILL.md".
