@@ -3,13 +3,13 @@
 
 import { errorText } from './bridge';
 import {
-  CLIENT_LABEL,
   CLIENT_NAME,
   claudeOnly,
   claudeOnlySentence,
   CLIENTS,
   clientState,
   launchAsOf,
+  launchesAsClaude,
   STATE_TEXT,
 } from './clients';
 import { badge, h, plural, tilde } from './dom';
@@ -224,7 +224,9 @@ function clientItem(c: ClientName, v: ClientVerdict): HTMLElement {
       v.agents?.length ? h('span', { class: 'muted small' }, plural(v.agents.length, 'agent')) : null,
     ),
     h('p', { class: 'client-why', 'data-testid': 'client-why' }, v.why),
-    n && n <= 40 ? h('div', { class: 'names' }, ...v.skills.map((name) => h('code', { class: 'name-chip' }, name))) : null,
+    n > 0 && n <= 40
+      ? h('div', { class: 'names' }, ...v.skills.map((name) => h('code', { class: 'name-chip' }, name)))
+      : null,
     v.dropped.length
       ? h(
           'ul',
@@ -252,15 +254,16 @@ function launchAsControl(p: Plugin, deps: DetailDeps): HTMLElement | null {
   const offer = !!deps.setLaunchAs && p.source === 'plugboard' && (on || claudeOnly(p));
   if (!offer && !on) return null;
   const status = h('span', { class: 'muted small', 'data-testid': 'launch-as-status', role: 'status' });
-  const state = on
-    ? 'On: assignments and launches take this folder as Claude Code loads it.'
-    : 'Off: it cannot be assigned to an agent until this is on.';
+  let state = 'Off: it cannot be assigned to an agent until this is on.';
+  if (on && claudeOnly(p)) state = 'On: assignments and launches take this folder as Claude Code loads it.';
+  else if (on && p.valid) state = 'On, but not needed: the package is valid now.';
+  else if (on) state = 'On, but it does not apply: Claude Code would not load this package either.';
   const button = offer
     ? h(
         'button',
         {
           type: 'button',
-          class: `btn btn-small${on ? ' btn-on' : ''}`,
+          class: 'btn btn-small btn-toggle',
           'data-testid': 'launch-as-claude',
           'aria-pressed': String(on),
           title: on ? 'Stop launching it as Claude loads it' : 'Launch this package as Claude Code loads it',
@@ -270,6 +273,7 @@ function launchAsControl(p: Plugin, deps: DetailDeps): HTMLElement | null {
     : null;
   button?.addEventListener('click', () => {
     button.disabled = true;
+    status.className = 'muted small';
     status.textContent = 'Saving…';
     deps.setLaunchAs!(p.id, on ? '' : 'claude').then(
       () => {
@@ -317,12 +321,18 @@ function clientsSection(p: Plugin, deps: DetailDeps): HTMLElement {
 }
 
 /** Claude's slash commands or subagents: name, description, file. */
-function componentSection(title: string, testid: string, items: ClientComponent[] | undefined): HTMLElement | null {
+function componentSection(
+  title: string,
+  what: string,
+  testid: string,
+  items: ClientComponent[] | undefined,
+): HTMLElement | null {
   if (!items?.length) return null;
   return h(
     'section',
     { class: 'card', 'data-testid': `${testid}s` },
     h('h3', null, `${title} `, h('span', { class: 'muted' }, `(${items.length})`)),
+    h('p', { class: 'muted small card-note' }, `${what} as Claude Code lists them.`),
     h(
       'ul',
       { class: 'skill-items' },
@@ -359,6 +369,7 @@ export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
         p.valid ? badge('valid', 'ok') : badge('invalid', 'error'),
         badge(p.format, `fmt-${p.format}`),
         badge(p.source, 'neutral'),
+        launchesAsClaude(p, deps.ix.doc) ? badge('launches as Claude loads it', 'info') : null,
         countsBadges(p.issueCounts),
       ),
       p.description ? h('p', { class: 'lead' }, p.description) : null,
@@ -373,8 +384,8 @@ export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
         ? h('ul', { class: 'skill-items' }, ...p.skills.map((s) => skillRow(p, s, deps)))
         : h('p', { class: 'muted' }, 'No skills.'),
     ),
-    componentSection('Commands', 'detail-command', p.clients?.claude.commands),
-    componentSection('Agents', 'detail-agent', p.clients?.claude.agents),
+    componentSection('Commands', 'Slash commands', 'detail-command', p.clients?.claude.commands),
+    componentSection('Agents', 'Subagents', 'detail-agent', p.clients?.claude.agents),
     h('section', { class: 'card', 'data-testid': 'detail-mcp' }, h('h3', null, 'MCP servers'), mcpSection(p, deps)),
     h(
       'section',

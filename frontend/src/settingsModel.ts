@@ -11,11 +11,13 @@ export type Notice = { kind: 'ok' | 'error' | 'warn'; text: string } | null;
 export const STALE_MESSAGE = 'settings changed on disk; reloaded';
 
 function normalise(s: Partial<Settings> | null | undefined): Settings {
-  return {
+  const out: Settings = {
     skillPluginPaths: [...(s?.skillPluginPaths ?? [])],
     skillsEnabled: { ...(s?.skillsEnabled ?? {}) },
     trustedWorkspaces: [...(s?.trustedWorkspaces ?? [])],
   };
+  if (s?.launchAs) out.launchAs = { ...s.launchAs };
+  return out;
 }
 
 function same(a: Settings, b: Settings): boolean {
@@ -125,7 +127,11 @@ export class SettingsModel {
     this.notice = null;
     this.emit();
     try {
-      this.accept(await api.saveSettings(normalise(this.draft), this.hash));
+      // launchAs is not edited here (SetLaunchAs writes it): send it back as it was read, so a save keeps it
+      const out = normalise(this.draft);
+      delete out.launchAs;
+      if (this.saved?.launchAs) out.launchAs = { ...this.saved.launchAs };
+      this.accept(await api.saveSettings(out, this.hash));
       this.notice = { kind: 'ok', text: 'Settings saved; rescanning.' };
     } catch (e) {
       if (e instanceof ApiError && e.code === 'stale') {

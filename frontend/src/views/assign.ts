@@ -6,6 +6,7 @@
 // opens the target's agent in a terminal.
 
 import { api, ApiError, errorText } from '../bridge';
+import { claudeOnly, claudeOnlySentence, launchesAsClaude } from '../clients';
 import { badge, h, mount, plural } from '../dom';
 import { confirmDiscard, openModal } from '../modal';
 import { isRemote, issueLine, mcpSummary, typeBadge } from '../render';
@@ -473,9 +474,12 @@ export class AssignView {
     const known = new Set(plugins.map((p) => p.id));
     const missing = [...new Set([...checked, ...t.managed])].filter((id) => !known.has(id));
     const rows: HTMLElement[] = [];
+    const doc = this.ix?.doc;
     const row = (id: string, p: Plugin | undefined) => {
       const on = checked.includes(id);
-      const valid = !!p && p.valid;
+      // a package the specification rejects counts as valid once the user chose to launch it as Claude loads it
+      const asClaude = !!p && launchesAsClaude(p, doc);
+      const valid = !!p && (p.valid || asClaude);
       // invalid (or unknown) entries can only be unchecked
       const disabled = !editable || (!valid && !on);
       const box = h('input', {
@@ -502,13 +506,47 @@ export class AssignView {
             { class: 'assign-meta', id: `assign-desc-${id}` },
             p && p.name !== id ? h('span', { class: 'muted small' }, p.name) : null,
             p ? h('span', { class: 'muted small' }, p.version) : null,
-            !p ? badge('not in catalog', 'error') : !p.valid ? badge('invalid', 'error') : null,
+            !p
+              ? badge('not in catalog', 'error')
+              : asClaude
+                ? h(
+                    'span',
+                    {
+                      class: 'badge badge-info',
+                      'data-testid': 'launch-as-note',
+                      title: 'The specification rejects it; you chose to launch it as Claude Code loads it',
+                    },
+                    'launches as Claude loads it',
+                  )
+                : !p.valid
+                  ? badge('invalid', 'error')
+                  : null,
             p && p.format === 'legacy' ? badge('legacy', 'warning') : null,
             servers ? badge(plural(servers, 'MCP server'), 'info') : null,
             refusedNames.has(id)
               ? h('span', { class: 'error-text small', 'data-testid': 'refused-name' }, 'refused')
               : null,
           ),
+          p && !asClaude && claudeOnly(p)
+            ? h(
+                'p',
+                { class: 'assign-note muted small', 'data-testid': 'claude-only' },
+                claudeOnlySentence(p),
+                ' ',
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'link',
+                    'data-testid': 'show-plugin',
+                    onclick: () => this.ctx.showPlugin(id),
+                    title: 'Its detail has “Launch as Claude loads it”',
+                  },
+                  'Open it in Plugins',
+                ),
+                ' to launch it that way.',
+              )
+            : null,
         ),
       );
     };

@@ -1,6 +1,7 @@
 // Plugins: a searchable, filterable, virtualised list of every package on the left and the
 // selected plugin's detail on the right.
 
+import { api } from '../bridge';
 import { clientBadge, CLIENTS } from '../clients';
 import { badge, h, mount, plural, tilde } from '../dom';
 import { pluginDetail } from '../pluginDetail';
@@ -235,8 +236,22 @@ export class PluginsView {
       mount(this.detail, this.overview(ix));
       return;
     }
-    mount(this.detail, pluginDetail(p, { ix, settings: this.ctx.settings, openSkill: (e) => this.ctx.showSkill(e) }));
+    mount(
+      this.detail,
+      pluginDetail(p, {
+        ix,
+        settings: this.ctx.settings,
+        openSkill: (e) => this.ctx.showSkill(e),
+        setLaunchAs: (pluginId, client) => this.setLaunchAs(pluginId, client),
+      }),
+    );
     this.detail.scrollTop = sameItem ? scroll : 0;
+  }
+
+  /** SetLaunchAs, its rescan applied; then settings again (the choice lives in settings.json: new hash, draft kept). */
+  private async setLaunchAs(pluginId: string, client: string): Promise<void> {
+    await this.ctx.docCall(() => api.setLaunchAs(pluginId, client));
+    await this.ctx.settings.load(true);
   }
 
   private overview(ix: CatalogIndex): HTMLElement {

@@ -1,0 +1,75 @@
+// What each real client (Claude Code, Cursor, Codex, PI) loads from a package, as the backend judged
+// it (Plugin.clients), and the user's "launch as Claude loads it" choice. The rules stay in Go: this
+// only names the states and words them.
+
+import { h } from './dom';
+import type { CatalogDoc, ClientName, ClientVerdict, Plugin } from './types';
+
+export const CLIENTS: ClientName[] = ['claude', 'cursor', 'codex', 'pi'];
+
+export const CLIENT_LABEL: Record<ClientName, string> = {
+  claude: 'Claude',
+  cursor: 'Cursor',
+  codex: 'Codex',
+  pi: 'PI',
+};
+
+/** The long name, for sentences. */
+export const CLIENT_NAME: Record<ClientName, string> = {
+  claude: 'Claude Code',
+  cursor: 'Cursor',
+  codex: 'Codex',
+  pi: 'PI',
+};
+
+/** loads; refused (a package for that client, which it would not load); none (not its package at all). */
+export type ClientState = 'loads' | 'refused' | 'none';
+
+export function clientState(v: ClientVerdict): ClientState {
+  if (!v.package) return 'none';
+  return v.loads ? 'loads' : 'refused';
+}
+
+export const STATE_TEXT: Record<ClientState, string> = {
+  loads: 'loads',
+  refused: 'does not load',
+  none: 'not a package',
+};
+
+/** The compact badge of one client (the Plugins list): its name, coloured by state, why as the tooltip. */
+export function clientBadge(c: ClientName, v: ClientVerdict): HTMLElement {
+  const state = clientState(v);
+  return h(
+    'span',
+    {
+      class: `cbadge cbadge-${state}`,
+      'data-testid': 'client-badge',
+      'data-client': c,
+      'data-state': state,
+      title: `${CLIENT_NAME[c]} ${STATE_TEXT[state]}: ${v.why}`,
+    },
+    CLIENT_LABEL[c],
+  );
+}
+
+/** The client the user chose to launch this plugin as ("" for none): the plugin's own member, else settings. */
+export function launchAsOf(p: Plugin, doc?: CatalogDoc): string {
+  return p.launchAs ?? doc?.settings.launchAs?.[p.id] ?? '';
+}
+
+/** The specification rejects the package but Claude Code loads it. */
+export function claudeOnly(p: Plugin): boolean {
+  return !p.valid && !!p.clients?.claude.loads;
+}
+
+/** An invalid package the user chose to launch as Claude loads it, and Claude still loads it (the backend's rule). */
+export function launchesAsClaude(p: Plugin, doc?: CatalogDoc): boolean {
+  return claudeOnly(p) && launchAsOf(p, doc) === 'claude';
+}
+
+/** "The specification rejects this package, but Claude Code loads it: <why>" */
+export function claudeOnlySentence(p: Plugin): string {
+  const why = (p.clients?.claude.why ?? '').trim();
+  const end = /[.!?]$/.test(why) ? '' : '.';
+  return `The specification rejects this package, but Claude Code loads it${why ? `: ${why}` : ''}${end}`;
+}
