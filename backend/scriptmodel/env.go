@@ -1,0 +1,53 @@
+package scriptmodel
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+)
+
+// NotAKey is the API key the helpers hand the clients: the server ignores keys, and a
+// recognisable dummy shows that no real one was used.
+const NotAKey = "scriptmodel-not-a-key"
+
+// ClaudeEnv is the environment (KEY=VALUE) that points Claude Code at the server with
+// no account: its base URL, a dummy key, and no updater, telemetry, error reporting or
+// other non-essential traffic.
+func (s *Server) ClaudeEnv() []string {
+	return []string{
+		"ANTHROPIC_BASE_URL=" + s.URL,
+		"ANTHROPIC_API_KEY=" + NotAKey,
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1",
+		"DISABLE_NON_ESSENTIAL_MODEL_CALLS=1",
+	}
+}
+
+// PI's provider and model names in the models.json WritePIModels writes.
+const (
+	PIProvider = "scriptmodel"
+	PIModel    = "scripted"
+)
+
+// WritePIModels writes home/.pi/agent/models.json with one custom provider, PIProvider,
+// that speaks the Anthropic Messages API to the server (PI 0.73's docs/models.md).
+// It replaces any models.json there: home is meant to be a private test home.
+func (s *Server) WritePIModels(home string) error {
+	doc := map[string]any{"providers": map[string]any{PIProvider: map[string]any{
+		"baseUrl": s.URL,
+		"api":     "anthropic-messages",
+		"apiKey":  NotAKey,
+		"models":  []any{map[string]any{"id": PIModel, "name": "Scripted model", "contextWindow": 200000, "maxTokens": 8192}},
+	}}}
+	b, _ := json.MarshalIndent(doc, "", "  ")
+	dir := filepath.Join(home, ".pi", "agent")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "models.json"), append(b, '\n'), 0o600)
+}
+
+// PIArgs select the provider WritePIModels wrote.
+func PIArgs() []string { return []string{"--provider", PIProvider, "--model", PIModel} }
