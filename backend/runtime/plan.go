@@ -100,6 +100,9 @@ type Drop struct {
 	What   string `json:"what"` // "plugin", "skill", "server" or "mcp"
 	Name   string `json:"name,omitempty"`
 	Reason string `json:"reason"`
+	// Code is the issue code inspect and catalog report for the same cause, when there is
+	// one (a skill folder the launch cannot copy: "skill.tree-outside" …).
+	Code string `json:"code,omitempty"`
 }
 
 // Env returns the environment for the agent: base with the plan's additions.
@@ -360,7 +363,7 @@ func projectableSkills(u *unit, backend string, st settings.Settings, drop func(
 		}
 		t, err := hashTree(u.root, s.Dir)
 		if err != nil {
-			drop(Drop{Plugin: u.p.ID, What: "skill", Name: s.Name, Reason: err.Error()})
+			drop(Drop{Plugin: u.p.ID, What: "skill", Name: s.Name, Reason: err.Error(), Code: dropCode(err)})
 			continue
 		}
 		out = append(out, projSkill{name: s.Name, t: t})
@@ -374,7 +377,7 @@ func legacySkillSums(u *unit) []string {
 	var out []string
 	for _, s := range u.p.Skills {
 		if t, err := hashTree(u.root, s.Dir); err == nil {
-			out = append(out, s.Folder+":"+t.sum)
+			out = append(out, s.Folder+":"+t.Sum)
 		}
 	}
 	return out
@@ -470,14 +473,14 @@ func fingerprint(backend string, req Request, units []unit) string {
 		f := unitFP{Dir: u.dir, Root: u.root, Format: string(u.p.Format), AsClaude: u.asClaude, Namespace: namespace(&u.p),
 			Manifest: compatManifest(&u.p, namespace(&u.p)), Servers: u.mcp}
 		for _, s := range u.skills {
-			f.Skills = append(f.Skills, skillFP{s.name, s.t.sum})
+			f.Skills = append(f.Skills, skillFP{s.name, s.t.Sum})
 		}
 		if backend == Claude && u.asIs() {
 			// Claude reads a legacy folder itself, all of it (.mcp.json, hooks, commands,
 			// agents, skills): its whole content is hashed when it is of a plugin's size;
 			// otherwise its catalog entry and its skills stand for it.
 			if t, err := hashTree(u.root, u.root); err == nil {
-				f.Legacy = t.sum
+				f.Legacy = t.Sum
 			} else {
 				b, _ := json.Marshal(u.p)
 				sum := sha256.Sum256(b)

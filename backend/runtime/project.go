@@ -100,7 +100,7 @@ func (l layout) write(root string) error {
 	}
 	sort.Strings(names)
 	for _, rel := range names {
-		if err := l.trees[rel].copyTo(filepath.Join(root, filepath.FromSlash(rel))); err != nil {
+		if err := copyTree(l.trees[rel], filepath.Join(root, filepath.FromSlash(rel))); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,269 @@
+package ctree
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/plugboard/plugboard/backend/pathsafe"
+)
+
+func write(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for rel, text := range files {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func symlink(t *testing.T, target, at string) {
+	t.Helper()
+	if err := os.Symlink(target, at); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func resolvedRoot(t *testing.T, dir string) string {
+	t.Helper()
+	r, err := pathsafe.Root(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func rels(tr *Tree) []string {
+	var out []string
+	for _, f := range tr.Files {
+		out = append(out, f.Rel)
+	}
+	return out
+}
+
+// A tree with links inside the root: each is followed and its file recorded by the path
+// in the walked folder, and a copy holds the linked content.
+func TestWalkFollowsLinksInsideTheRoot(t *testing.T) {
+	root := resolvedRoot(t, t.TempDir())
+	write(t, root, map[string]string{
+		"skills/a/SKILL.md":      "a",
+		"skills/a/ref/notes.md":  "notes",
+		"shared/LICENSE":         "license",
+		"shared/lib/helper.sh":   "echo hi",
+		"skills/a/.hidden":       "h",
+		"skills/other/SKILL.md":  "other",
+		"outside-skill/extra.md": "extra",
+	})
+	symlink(t, "../../shared/LICENSE", filepath.Join(root, "skills/a/LICENSE"))
+	symlink(t, "../../shared/lib", filepath.Join(root, "skills/a/lib"))
+	os.Chmod(filepath.Join(root, "shared/lib/helper.sh"), 0o755)
+
+	tr, err := Walk(root, filepath.Join(root, "skills/a"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{".hidden", "LICENSE", "SKILL.md", "lib/helper.sh", "ref/notes.md"}
+	if got := rels(tr); !slices.Equal(got, want) {
+		t.Fatalf("files %v, want %v", got, want)
+	}
+	if !slices.Equal(tr.Dirs, []string{"lib", "ref"}) {
+		t.Errorf("dirs %v", tr.Dirs)
+	}
+	dest := filepath.Join(t.TempDir(), "copy")
+	if err := tr.CopyTo(dest, 0o700, func(f File) fs.FileMode { return f.Mode }); err != nil {
+		t.Fatal(err)
+	}
+	for rel, want := range map[string]string{"LICENSE": "license", "lib/helper.sh": "echo hi", "SKILL.md": "a"} {
+		b, err := os.ReadFile(filepath.Join(dest, rel))
+		if err != nil || string(b) != want {
+			t.Errorf("copy of %s = %q, %v; want %q", rel, b, err, want)
+		}
+	}
+	if st, _ := os.Stat(filepath.Join(dest, "lib/helper.sh")); st.Mode().Perm()&0o100 == 0 {
+		t.Errorf("helper.sh lost its execute bit: %v", st.Mode())
+	}
+	// The same content gives the same sum; a change of content or execute bit another.
+	again, _ := Walk(root, filepath.Join(root, "skills/a"), Options{})
+	if again.Sum != tr.Sum {
+		t.Error("the same tree hashed twice differs")
+	}
+	os.Chmod(filepath.Join(root, "shared/lib/helper.sh"), 0o644)
+	if changed, _ := Walk(root, filepath.Join(root, "skills/a"), Options{}); changed.Sum == tr.Sum {
+		t.Error("dropping the execute bit kept the sum")
+	}
+}
+
+func TestWalkRefusals(t *testing.T) {
+	outside := t.TempDir()
+	write(t, outside, map[string]string{"secret": "SECRET"})
+	cases := []struct {
+		name string
+		make func(t *testing.T, root string)
+		kind string
+		text string
+	}{
+		{"link to a file outside", func(t *testing.T, root string) {
+			symlink(t, filepath.Join(outside, "secret"), filepath.Join(root, "s/key"))
+		}, KindOutside, "key is a symbolic link that leaves the plugin folder"},
+		{"relative link climbing out", func(t *testing.T, root string) {
+			symlink(t, "../../../../../../../../"+outside+"/secret", filepath.Join(root, "s/key"))
+		}, KindOutside, "leaves the plugin folder"},
+		{"absolute link back inside", func(t *testing.T, root string) {
+			symlink(t, filepath.Join(root, "s/SKILL.md"), filepath.Join(root, "s/again"))
+		}, KindOutside, "or is absolute"},
+		{"folder link outside", func(t *testing.T, root string) {
+			symlink(t, outside, filepath.Join(root, "s/dir"))
+		}, KindOutside, "dir is a symbolic link"},
+		{"loop", func(t *testing.T, root string) {
+			symlink(t, "..", filepath.Join(root, "s/sub/up"))
+		}, KindLoop, "sub/up is a symbolic link to a folder it is inside"},
+		{"dangling", func(t *testing.T, root string) {
+			symlink(t, "nothing-here", filepath.Join(root, "s/gone"))
+		}, KindDangling, "gone is a symbolic link to nothing"},
+		{"fifo", func(t *testing.T, root string) {
+			if err := syscall.Mkfifo(filepath.Join(root, "s/pipe"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, KindSpecial, "pipe is not a regular file or folder (a named pipe)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := resolvedRoot(t, t.TempDir())
+			write(t, root, map[string]string{"s/SKILL.md": "x", "s/sub/f": "f"})
+			c.make(t, root)
+			_, err := Walk(root, filepath.Join(root, "s"), Options{})
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != c.kind || !strings.Contains(e.Error(), c.text) {
+				t.Fatalf("Walk = %v, want a %s error saying %q", err, c.kind, c.text)
+			}
+			if c.kind == KindDangling || c.kind == KindSpecial {
+				tr, err := Walk(root, filepath.Join(root, "s"), Options{Lenient: true})
+				if err != nil || len(tr.Skipped) != 1 {
+					t.Errorf("lenient Walk = %v, %v; want it skipped", tr, err)
+				}
+			}
+		})
+	}
+}
+
+func TestWalkLimitsAndSkip(t *testing.T) {
+	root := resolvedRoot(t, t.TempDir())
+	write(t, root, map[string]string{"a": "1", "b": "22", "c/d": "333", ".git/HEAD": "ref"})
+	if _, err := Walk(root, root, Options{MaxFiles: 3}); err == nil || !strings.Contains(err.Error(), "more than 3 files") {
+		t.Errorf("MaxFiles 3 over 4 files: %v", err)
+	}
+	if _, err := Walk(root, root, Options{MaxBytes: 5}); err == nil {
+		t.Error("MaxBytes 5 over 9 bytes passed")
+	}
+	tr, err := Walk(root, root, Options{MaxFiles: 3, Skip: func(rel string) bool { return rel == ".git" }})
+	if err != nil || !slices.Equal(rels(tr), []string{"a", "b", "c/d"}) {
+		t.Errorf("Skip .git: %v %v", rels(tr), err)
+	}
+	nh, err := Walk(root, root, Options{NoHash: true})
+	if err != nil || nh.Sum != "" || nh.Files[0].Sum != "" || len(nh.Files) != 4 {
+		t.Errorf("NoHash: %+v %v", nh, err)
+	}
+}
+
+// A file edited between the walk and the copy fails the copy with ErrChanged.
+func TestCopyRefusesChangedContent(t *testing.T) {
+	root := resolvedRoot(t, t.TempDir())
+	write(t, root, map[string]string{"s/SKILL.md": "first"})
+	tr, err := Walk(root, filepath.Join(root, "s"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, map[string]string{"s/SKILL.md": "fi rs"}) // same size
+	err = tr.CopyTo(filepath.Join(t.TempDir(), "c"), 0o700, func(File) fs.FileMode { return 0o600 })
+	if !errors.Is(err, ErrChanged) {
+		t.Fatalf("CopyTo after an edit = %v, want ErrChanged", err)
+	}
+	if _, err := tr.Read(tr.Files[0]); !errors.Is(err, ErrChanged) {
+		t.Fatalf("Read after an edit = %v, want ErrChanged", err)
+	}
+}
+
+// The attack: a folder inside a skill is swapped, again and again, with a symbolic link to
+// a folder outside (renameat2 RENAME_EXCHANGE, atomic) while the tree is walked and
+// copied. No walk and no copy may ever hold a byte from outside: each either sees the
+// real folder, or fails.
+func TestSwappedFolderNeverLeaksOutsideBytes(t *testing.T) {
+	outside := t.TempDir()
+	secret := "-----BEGIN OPENSSH PRIVATE KEY----- not for the agent"
+	write(t, outside, map[string]string{"id_ed25519": secret})
+	root := resolvedRoot(t, t.TempDir())
+	write(t, root, map[string]string{"s/SKILL.md": "skill", "s/ref/id_ed25519": "harmless notes"})
+	real := filepath.Join(root, "s/ref")
+	link := filepath.Join(root, "swap") // in the plugin, outside the skill folder walked
+	symlink(t, outside, link)
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the swapper
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := unix.Renameat2(unix.AT_FDCWD, real, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	const tries = 2000
+	var walked, copied, refused int
+	for i := 0; i < tries; i++ {
+		tr, err := Walk(root, filepath.Join(root, "s"), Options{})
+		if err != nil {
+			refused++
+			continue
+		}
+		walked++
+		for _, f := range tr.Files {
+			if b, err := tr.Read(f); err == nil && bytes.Contains(b, []byte("PRIVATE KEY")) {
+				t.Fatalf("try %d: Read of %s returned the outside key", i, f.Rel)
+			}
+		}
+		dest := filepath.Join(t.TempDir(), "c")
+		if err := tr.CopyTo(dest, 0o700, func(File) fs.FileMode { return 0o600 }); err != nil {
+			if !errors.Is(err, ErrChanged) {
+				t.Fatalf("try %d: CopyTo = %v, want ErrChanged or success", i, err)
+			}
+			refused++
+		} else {
+			copied++
+		}
+		filepath.Walk(dest, func(p string, info os.FileInfo, err error) error {
+			if err == nil && info.Mode().IsRegular() {
+				if b, _ := os.ReadFile(p); bytes.Contains(b, []byte("PRIVATE KEY")) {
+					t.Fatalf("try %d: the copy holds the outside key at %s", i, p)
+				}
+			}
+			return nil
+		})
+		os.RemoveAll(dest)
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("%d tries: %d walked, %d copied whole, %d refused; 0 outside bytes", tries, walked, copied, refused)
+	if copied == 0 || refused == 0 {
+		t.Errorf("the swapper did not race the walk both ways (copied %d, refused %d): the test proves nothing", copied, refused)
+	}
+}
