@@ -11,7 +11,8 @@ import (
 
 // Record writes a save to the history (A6): the pluginDirs as written before and after,
 // whether the member existed (so a revert restores a slot's inheritance), the hashes and
-// the acknowledged servers. The files are the source of truth, so a history that cannot
+// the acknowledged servers, each with its digest, which the launch then accepts for this
+// target (see Acknowledge). The files are the source of truth, so a history that cannot
 // be opened or written gives warnings, never a failed save.
 func Record(ctx context.Context, pbHome, target string, out Outcome, revertOf int64, actor string) (int64, []string) {
 	st, warnings, err := store.Open(ctx, pbHome)
@@ -19,13 +20,10 @@ func Record(ctx context.Context, pbHome, target string, out Outcome, revertOf in
 		return 0, append(warnings, "the history database cannot be opened ("+err.Error()+"); the save is done but not recorded")
 	}
 	defer st.Close()
-	var acked []string
-	for _, a := range out.Acknowledged {
-		acked = append(acked, a.Plugin+"/"+a.Server)
-	}
+	acked, acks := historyAcks(out.Acknowledged)
 	id, err := st.AddHistory(ctx, store.HistoryEntry{Target: target, Before: out.BeforeDirs, After: out.AfterDirs,
 		BeforeUnset: out.BeforeDirs == nil, AfterUnset: out.AfterDirs == nil,
-		BeforeHash: out.BeforeHash, AfterHash: out.AfterHash, Acknowledged: acked, RevertOf: revertOf, Actor: actor})
+		BeforeHash: out.BeforeHash, AfterHash: out.AfterHash, Acknowledged: acked, Acks: acks, RevertOf: revertOf, Actor: actor})
 	if err != nil {
 		warnings = append(warnings, "the save is done but not recorded in the history: "+err.Error())
 	}
@@ -44,6 +42,10 @@ func Revert(ctx context.Context, pbHome string, cat *catalog.Catalog, id int64, 
 	st.Close()
 	if err != nil {
 		return Outcome{}, e, fmt.Errorf("history entry %d: %w", id, err)
+	}
+	if e.Kind == store.KindAck {
+		return Outcome{Target: Target{ID: e.Target}}, e, &RuleError{Code: RuleNotRevertable,
+			Reason: fmt.Sprintf("history entry %d is an acknowledgment and changed no file, so there is nothing to revert", id), Names: []string{e.Target}}
 	}
 	if strings.HasPrefix(e.Target, LaunchAsTarget) {
 		// A "launch as a client loads it" choice: put the choice back (recorded as its

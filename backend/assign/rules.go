@@ -86,7 +86,7 @@ func (ps plugins) mcpAcks(id string) []Ack {
 	var out []Ack
 	for _, s := range p.MCP.Servers {
 		if s.Valid {
-			out = append(out, Ack{Plugin: id, Server: s.Name, Type: s.Type, Summary: s.Summary})
+			out = append(out, NewAck(id, s))
 		}
 	}
 	return out

@@ -55,12 +55,19 @@ type Change struct {
 }
 
 // Ack is one MCP server whose assignment needs the user's acknowledgment, sanitised:
-// names, the transport and the summary (names and counts, never a value).
+// names, the transport, the summary (names and counts, never a value) and the digest of
+// what it runs (mcpconfig.Digest), which is what an acknowledgment records.
 type Ack struct {
 	Plugin  string            `json:"plugin"`
 	Server  string            `json:"server"`
 	Type    string            `json:"type"`
 	Summary mcpconfig.Summary `json:"summary"`
+	Digest  string            `json:"digest"`
+}
+
+// NewAck describes server s of plugin for an acknowledgment.
+func NewAck(plugin string, s mcpconfig.Server) Ack {
+	return Ack{Plugin: plugin, Server: s.Name, Type: s.Type, Summary: s.Summary, Digest: mcpconfig.Digest(s)}
 }
 
 // Outcome is what a save did, or what a preview would do.
@@ -106,6 +113,8 @@ const (
 	RuleInvalid    = "invalid-plugin" // an invalid catalog plugin, newly added
 	RuleNotPresent = "not-assigned"   // removing an id the target does not hold
 	RuleCollision  = "name-collision" // R6
+	// RuleNotRevertable: a history entry that changed no file (an acknowledgment).
+	RuleNotRevertable = "not-revertable"
 )
 
 // Collision is one name provided by several selected plugins.

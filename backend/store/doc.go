@@ -1,5 +1,6 @@
-// Package store is Plugboard's SQLite database: the assignment history (A6) and the
-// catalog snapshots (U6), kept in $PLUGBOARD_HOME/state/plugboard.db.
+// Package store is Plugboard's SQLite database: the assignment history (A6), the MCP
+// acknowledgments (A4) and the catalog snapshots (U6), kept in
+// $PLUGBOARD_HOME/state/plugboard.db.
 //
 // # Contract
 //
@@ -18,6 +19,12 @@
 // warning; on the first run (no state folder yet) it is created silently. Journal
 // files (-wal, -shm) found without their database are set aside too, since SQLite
 // would replay a stale -wal into the new file.
+//
+// History entries are never removed, and neither are acknowledgments: each is a row
+// (target, plugin, server, digest) written by the history entry that shows it, in the
+// same transaction ([Store.AddHistory] with Acks). Losing the database loses them, and
+// a launch then leaves the servers out until they are acknowledged again: a lost
+// acknowledgment asks once more, it never lets a server run unasked.
 //
 // History entries are never removed. Catalog snapshots are a cache: AddSnapshot keeps
 // the newest [SnapshotRetention] of them.

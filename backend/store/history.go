@@ -29,7 +29,17 @@ type HistoryEntry struct {
 	AfterUnset  bool   `json:"afterUnset,omitempty"`
 	RevertOf    int64  `json:"revertOf,omitempty"`
 	Actor       string `json:"actor"` // "cli", "desktop", "http"
+	// Kind is "" for a save of pluginDirs and KindAck for an explicit acknowledgment,
+	// which changes no file (Before and After are then the target's pluginDirs as they
+	// are).
+	Kind string `json:"kind,omitempty"`
+	// Acks are the acknowledged servers with their digests; AddHistory records each as
+	// an acknowledgment of the entry's target (see Acknowledgments).
+	Acks []Ack `json:"acks"`
 }
+
+// KindAck is the Kind of a history entry that only acknowledges MCP servers.
+const KindAck = "ack"
 
 // MarshalJSON writes absent lists as [] rather than null, so that readers of the JSON
 // (the page, `plugboard history --json`) never meet a null where a list belongs.
@@ -37,6 +47,9 @@ func (e HistoryEntry) MarshalJSON() ([]byte, error) {
 	type plain HistoryEntry // without the method, to avoid recursion
 	p := plain(e)
 	p.Before, p.After, p.Acknowledged = orEmpty(p.Before), orEmpty(p.After), orEmpty(p.Acknowledged)
+	if p.Acks == nil {
+		p.Acks = []Ack{}
+	}
 	return json.Marshal(p)
 }
 
@@ -49,6 +62,9 @@ func orEmpty(list []string) []string {
 
 // AddHistory records e and returns its id. ID is ignored; a zero Time becomes now
 // (any other Time is stored in UTC). A RevertOf that names no entry is ErrNotFound.
+// Each of e.Acks becomes an acknowledgment of e.Target in the same transaction, so an
+// acknowledgment is never without the history entry that shows it (an Ack already
+// recorded for the target keeps its first entry).
 func (s *Store) AddHistory(ctx context.Context, e HistoryEntry) (int64, error) {
 	if e.Target == "" {
 		return 0, errors.New("add history entry: no target")
@@ -64,21 +80,48 @@ func (s *Store) AddHistory(ctx context.Context, e HistoryEntry) (int64, error) {
 		}
 		lists[i] = string(b)
 	}
+	acks, err := json.Marshal(orEmptyAcks(e.Acks))
+	if err != nil {
+		return 0, fmt.Errorf("add history entry for %s: %w", e.Target, err)
+	}
+	for _, a := range e.Acks {
+		if a.Plugin == "" || a.Server == "" || a.Digest == "" {
+			return 0, fmt.Errorf("add history entry for %s: an acknowledgment needs a plugin, a server and a digest (got %+v)", e.Target, a)
+		}
+	}
 	revertOf := sql.NullInt64{Int64: e.RevertOf, Valid: e.RevertOf != 0}
-	res, err := s.db.ExecContext(ctx, `INSERT INTO history
-		(time, target, before_dirs, after_dirs, before_hash, after_hash, acknowledged, revert_of, actor, before_unset, after_unset)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.Time.UTC().Format(timeLayout), e.Target, lists[0], lists[1], e.BeforeHash, e.AfterHash, lists[2], revertOf, e.Actor, e.BeforeUnset, e.AfterUnset)
+	when := e.Time.UTC().Format(timeLayout)
+	var id int64
+	err = withTx(ctx, s.db, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO history
+		(time, target, before_dirs, after_dirs, before_hash, after_hash, acknowledged, revert_of, actor, before_unset, after_unset, acks, kind)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			when, e.Target, lists[0], lists[1], e.BeforeHash, e.AfterHash, lists[2], revertOf, e.Actor, e.BeforeUnset, e.AfterUnset, string(acks), e.Kind)
+		if err != nil {
+			return err
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		for _, a := range e.Acks {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO acknowledgments
+				(target, plugin, server, digest, type, time, actor, history_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				e.Target, a.Plugin, a.Server, a.Digest, a.Type, when, e.Actor, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if isForeignKey(err) {
 		return 0, fmt.Errorf("add history entry for %s: the reverted entry %d: %w", e.Target, e.RevertOf, ErrNotFound)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("add history entry for %s: %w", e.Target, mapErr(err))
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
-const historyColumns = `id, time, target, before_dirs, after_dirs, before_hash, after_hash, acknowledged, revert_of, actor, before_unset, after_unset`
+const historyColumns = `id, time, target, before_dirs, after_dirs, before_hash, after_hash, acknowledged, revert_of, actor, before_unset, after_unset, acks, kind`
 
 // History returns the entries for target ("" for every target), newest first, at
 // most limit of them (limit <= 0: all). No entries is an empty slice, not an error.
@@ -130,8 +173,9 @@ func scanHistory(r scanner) (HistoryEntry, error) {
 		when     string
 		lists    [3]string
 		revertOf sql.NullInt64
+		acks     string
 	)
-	err := r.Scan(&e.ID, &when, &e.Target, &lists[0], &lists[1], &e.BeforeHash, &e.AfterHash, &lists[2], &revertOf, &e.Actor, &e.BeforeUnset, &e.AfterUnset)
+	err := r.Scan(&e.ID, &when, &e.Target, &lists[0], &lists[1], &e.BeforeHash, &e.AfterHash, &lists[2], &revertOf, &e.Actor, &e.BeforeUnset, &e.AfterUnset, &acks, &e.Kind)
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return e, err
@@ -147,6 +191,10 @@ func scanHistory(r scanner) (HistoryEntry, error) {
 		}
 		*dst = orEmpty(*dst)
 	}
+	if err := json.Unmarshal([]byte(acks), &e.Acks); err != nil {
+		return e, fmt.Errorf("entry %d: acks: %w", e.ID, err)
+	}
+	e.Acks = orEmptyAcks(e.Acks)
 	e.RevertOf = revertOf.Int64
 	return e, nil
 }

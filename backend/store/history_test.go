@@ -67,7 +67,7 @@ func TestHistoryRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := adds[0]
-	want.ID, want.Time, want.Before, want.Acknowledged = ids[0], at.UTC(), []string{}, []string{}
+	want.ID, want.Time, want.Before, want.Acknowledged, want.Acks = ids[0], at.UTC(), []string{}, []string{}, []Ack{}
 	if !first.Time.Equal(at) || first.Time.Location() != time.UTC {
 		t.Errorf("HistoryEntry(%d).Time = %v, want %v in UTC", ids[0], first.Time, at)
 	}
