@@ -17,6 +17,10 @@
 // their command lines, env values, URLs and headers sit in 0600 files of the projection
 // (serverFiles). Data folders are made only for stdio servers about to launch.
 //
+// Every portable MCP server must be acknowledged for the launched target in the form it
+// has now (ack.go: a digest of what it runs); one that is not is left out with the
+// reason, or with Request.RequireAck the launch fails with an *AckError.
+//
 // Portable MCP is suppressed for benchmark runs and the subagent surface (R7); an
 // explicit empty set (--plugins none) has none to begin with. Two folders with one
 // plugin id fail closed like any name collision. Projections not launched for 30 days

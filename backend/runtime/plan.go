@@ -40,6 +40,11 @@ type Request struct {
 	// NoPlugins launches with an explicit empty set (--plugins none).
 	NoPlugins bool
 	Mode      string
+	// Acked says which MCP servers are acknowledged (ack.go); nil reads the store.
+	Acked AckedFunc
+	// RequireAck fails the launch with an *AckError instead of leaving out the
+	// servers that are not acknowledged.
+	RequireAck bool
 	// Bin is the agent executable as the plan's argv[0]; "" means Bins[backend], else the
 	// backend's name, found on PATH when the agent is started.
 	Bin  string
@@ -103,6 +108,8 @@ type Drop struct {
 	// Code is the issue code inspect and catalog report for the same cause, when there is
 	// one (a skill folder the launch cannot copy: "skill.tree-outside" …).
 	Code string `json:"code,omitempty"`
+	// Ack is the server to acknowledge, for a server left out as not acknowledged.
+	Ack *assign.Ack `json:"ack,omitempty"`
 }
 
 // Env returns the environment for the agent: base with the plan's additions.
@@ -200,6 +207,9 @@ func Build(req Request) (*Plan, error) {
 	}
 	if len(plan.Collisions) > 0 {
 		return plan, &CollisionError{Collisions: plan.Collisions}
+	}
+	if err := dropUnacknowledged(req, plan, units); err != nil {
+		return plan, err
 	}
 	// Servers get a config entry only through the plugboard executable, and PI's only
 	// through its bridge: without them no stdio server launches and no data folder is made.

@@ -21,10 +21,12 @@ const (
 	headerSecret = "header-value-do-not-leak"
 )
 
-// home copies testdata/runtime/home into a fresh $PLUGBOARD_HOME.
+// home copies testdata/runtime/home into a fresh $PLUGBOARD_HOME, MCP acknowledged.
 func home(t testing.TB) string {
 	t.Helper()
-	return testhome.CopyTestdata(t, filepath.Join("runtime", "home"))
+	pb := testhome.CopyTestdata(t, filepath.Join("runtime", "home"))
+	acknowledgeFixture(t, pb) // its MCP servers launch; ack_test.go shows the drop without
+	return pb
 }
 
 func request(pb, target string) Request {
