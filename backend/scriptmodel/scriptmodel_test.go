@@ -400,3 +400,35 @@ func TestNetns(t *testing.T) {
 	}
 	<-s.Done()
 }
+
+func TestAnswerAndAvailableSkills(t *testing.T) {
+	body := `{"model":"m","tools":[{"name":"read"}],
+"system":"intro\n<available_skills>\n  <skill>\n    <name>brief</name>\n    <description>Write a brief &amp; more.</description>\n    <location>/p/skills/brief/SKILL.md</location>\n  </skill>\n  <skill><name>tip</name><description>d</description><location>/p/skills/tip/SKILL.md</location></skill>\n</available_skills>\nend",
+"messages":[{"role":"user","content":"go"},
+{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"Skill","input":{}}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"Launching skill: kit:brief"},{"type":"text","text":"Base directory for this skill: /p"}]},
+{"role":"user","content":"a second user message of the same turn"},
+{"role":"assistant","content":[{"type":"tool_use","id":"b","name":"read","input":{}}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"b","content":[{"type":"text","text":"file text"}]}]}]}`
+	var seen *Request
+	s := Start(Options{}, func(r *Request) (Reply, error) { seen = r; return Reply{Blocks: []Block{TextBlock("ok")}}, nil })
+	defer s.Close()
+	if code, out := post(t, s.URL, "/v1/messages", body); code != 200 {
+		t.Fatalf("%d %s", code, out)
+	}
+	tests := []struct{ id, want, not string }{
+		{"a", "Launching skill: kit:brief\nBase directory for this skill: /p\na second user message", "file text"},
+		{"b", "file text", "Launching"},
+		{"missing", "", "x"},
+	}
+	for _, tt := range tests {
+		got := seen.Answer(tt.id)
+		if !strings.Contains(got, tt.want) || (tt.not != "" && strings.Contains(got, tt.not)) || (tt.want == "" && got != "") {
+			t.Errorf("Answer(%s) = %q", tt.id, got)
+		}
+	}
+	want := []AvailableSkill{{"brief", "Write a brief & more.", "/p/skills/brief/SKILL.md"}, {"tip", "d", "/p/skills/tip/SKILL.md"}}
+	if got := seen.AvailableSkills(); !slices.Equal(got, want) {
+		t.Errorf("AvailableSkills() = %+v", got)
+	}
+}
