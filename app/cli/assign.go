@@ -11,6 +11,7 @@ import (
 
 	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/mcpconfig"
 	"github.com/plugboard/plugboard/backend/store"
 )
 
@@ -226,7 +227,17 @@ func runHistory(env Env, args []string) int {
 		if e.RevertOf != 0 {
 			rev = fmt.Sprintf(" (revert of %d)", e.RevertOf)
 		}
-		fmt.Fprintf(env.Stdout, "%d  %s  %s%s\n  before: %s\n  after:  %s\n", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), e.Target, rev, list(e.Before), list(e.After))
+		if e.Kind == store.KindAck {
+			fmt.Fprintf(env.Stdout, "%d  %s  %s (acknowledgment)\n", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), e.Target)
+		} else {
+			fmt.Fprintf(env.Stdout, "%d  %s  %s%s\n  before: %s\n  after:  %s\n", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), e.Target, rev, list(e.Before), list(e.After))
+		}
+		for _, a := range e.Acks {
+			fmt.Fprintf(env.Stdout, "  acknowledged %s/%s (%s, digest %s)\n", a.Plugin, a.Server, a.Type, mcpconfig.ShortDigest(a.Digest))
+		}
+		if len(e.Acks) == 0 && len(e.Acknowledged) > 0 {
+			fmt.Fprintf(env.Stdout, "  acknowledged %s (before digests were recorded)\n", strings.Join(e.Acknowledged, ", "))
+		}
 	}
 	return ExitOK
 }

@@ -13,7 +13,7 @@ import (
 type launchFlags struct {
 	*flags
 	backend, plugins, mode, bin string
-	dryRun                      bool
+	dryRun, requireAck          bool
 }
 
 func runLaunch(env Env, args []string) int {
@@ -23,7 +23,8 @@ func runLaunch(env Env, args []string) int {
 	f.fs.StringVar(&f.plugins, "plugins", "", "none: launch with an explicit empty set")
 	f.fs.StringVar(&f.mode, "mode", "", "benchmark or subagent: no portable MCP")
 	f.fs.StringVar(&f.bin, "bin", "", "the agent executable (default: $PLUGBOARD_CLAUDE_BIN / $PLUGBOARD_PI_BIN, else claude / pi on PATH)")
-	f.fs.BoolVar(&f.dryRun, "dry-run", false, "build the projection and print the launch; start nothing")
+	f.fs.BoolVar(&f.dryRun, "dry-run", false, "print the launch as it would run (argv, fingerprint, what is left out); write nothing, start nothing")
+	f.fs.BoolVar(&f.requireAck, "require-ack", false, "stop (exit 4) when an MCP server is not acknowledged for the target, instead of leaving it out")
 	pos, err := f.parse(ours)
 	if err != nil {
 		return ExitUsage
@@ -47,13 +48,18 @@ func runLaunch(env Env, args []string) int {
 	}
 	self, _ := env.Executable()
 	req := runtime.Request{Home: home, PlugboardHome: pbHome, Target: pos[0], Backend: f.backend,
-		NoPlugins: f.plugins == "none", Mode: f.mode, Bin: f.bin, Self: self, Args: agentArgs}
+		NoPlugins: f.plugins == "none", Mode: f.mode, Bin: f.bin, Self: self, Args: agentArgs, RequireAck: f.requireAck, DryRun: f.dryRun}
 	req.FromEnv(env.Getenv)
 	plan, err := runtime.Build(req)
 	if f.dryRun && f.json && plan != nil {
 		writeJSON(env.Stdout, plan)
 	}
 	if err != nil {
+		var need *runtime.AckError
+		if errors.As(err, &need) {
+			printNeedAck(env.Stderr, need)
+			return ExitNeedAck
+		}
 		fmt.Fprintf(env.Stderr, "plugboard launch: %v\n", err)
 		if errors.Is(err, runtime.ErrCollision) {
 			return ExitInvalid

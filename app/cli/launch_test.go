@@ -59,10 +59,18 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// launchHome copies testdata/runtime/home; env points HOME beside it.
+// launchHome copies testdata/runtime/home; env points HOME beside it. The MCP servers
+// of agents coder and pi-coder are acknowledged (plugboard ack; ack_test.go launches
+// without).
 func launchHome(t *testing.T) (pb string, env map[string]string) {
 	pb = testhome.CopyTestdata(t, filepath.Join("runtime", "home"))
-	return pb, map[string]string{"HOME": t.TempDir(), "PLUGBOARD_HOME": pb}
+	env = map[string]string{"HOME": t.TempDir(), "PLUGBOARD_HOME": pb}
+	for _, target := range []string{"agent:coder", "agent:pi-coder"} {
+		if code, _, errOut := runAckCmd(t, env, target); code != ExitOK {
+			t.Fatalf("plugboard ack %s: exit %d: %s", target, code, errOut)
+		}
+	}
+	return pb, env
 }
 
 func runLaunchCmd(t *testing.T, env map[string]string, args ...string) (int, string, string) {
