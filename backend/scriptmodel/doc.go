@@ -38,7 +38,7 @@
 // Request helpers read what the client really sent: SystemText (the system prompt,
 // where PI lists its skills), ToolNames, ToolResults (tool_result blocks, with their
 // text), Answer (the whole user turn answering one tool_use: Claude sends a skill's body
-// as a text block beside its tool_result), Texts (every text the user side sent, where
-// Claude's skill listing travels) and AvailableSkills (PI's <available_skills> listing,
+// as a text block beside its tool_result), Texts (every text of the client's messages,
+// "system" role messages included, where Claude's skill listing travels) and AvailableSkills (PI's <available_skills> listing,
 // with each skill's location).
 package scriptmodel

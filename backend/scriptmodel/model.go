@@ -138,11 +138,13 @@ func (r *Request) ToolResult(id string) (Block, bool) {
 	return Block{}, false
 }
 
-// Texts joins every text the user side sent (text blocks and tool results).
+// Texts joins every text the client side sent in messages: user messages (text blocks
+// and tool results) and the "system" role messages Claude puts among them (where its
+// skill and agent listings travel).
 func (r *Request) Texts() string {
 	var sb strings.Builder
 	for _, m := range r.Body.Messages {
-		if m.Role == "user" {
+		if m.Role != "assistant" {
 			sb.WriteString(m.Content.Text())
 		}
 	}

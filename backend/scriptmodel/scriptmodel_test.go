@@ -122,7 +122,7 @@ func names(evs []sseEvent) []string {
 const toolsReq = `{"model":"m","max_tokens":10,"stream":true,"system":[{"type":"text","text":"SYS-PROMPT"}],` +
 	`"tools":[{"name":"Skill","input_schema":{"type":"object"}},{"name":"mcp__docs__find"}],` +
 	`"messages":[{"role":"user","content":"hello"},` +
-	`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Skill","input":{}}]},` +
+	`{"role":"system","content":"listing: - ns:name"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Skill","input":{}}]},` +
 	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"Base directory: /p"}]},` +
 	`{"type":"tool_result","tool_use_id":"t2","content":"plain string result"}]}]}`
 
@@ -188,7 +188,7 @@ func TestStream(t *testing.T) {
 			if r, ok := seen.ToolResult("t2"); !ok || r.ToolUseID != "t2" {
 				t.Errorf("ToolResult(t2) = %+v %v", r, ok)
 			}
-			if txt := seen.Texts(); !strings.Contains(txt, "hello") || !strings.Contains(txt, "plain string result") {
+			if txt := seen.Texts(); !strings.Contains(txt, "hello") || !strings.Contains(txt, "listing: - ns:name") || !strings.Contains(txt, "plain string result") {
 				t.Errorf("Texts %q", txt)
 			}
 			select {

@@ -19,7 +19,7 @@ func (r *Request) Answer(id string) string {
 				var sb strings.Builder
 				// The turn runs until the next assistant message.
 				for _, n := range r.Body.Messages[i:] {
-					if n.Role != "user" {
+					if n.Role == "assistant" {
 						break
 					}
 					sb.WriteString(n.Content.Text())
