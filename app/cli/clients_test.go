@@ -54,7 +54,10 @@ func offline(ctx context.Context, t *testing.T, argv []string, extraEnv ...strin
 	return cmd
 }
 
-// dryRun runs the real plugboard's launch --dry-run --json and returns the plan.
+// dryRun runs the real plugboard's launch --dry-run --json and returns the plan, then
+// makes its projection: a dry run writes nothing, so the plan is launched once with
+// /bin/true in the agent's place (the fingerprint does not cover the executable, so the
+// projection is the one the plan names).
 func dryRun(t *testing.T, pb string, env []string, args ...string) runtime.Plan {
 	t.Helper()
 	cmd := exec.Command(testBinary(t), append([]string{"launch", "--dry-run", "--json", "--home", pb}, args...)...)
@@ -67,8 +70,23 @@ func dryRun(t *testing.T, pb string, env []string, args ...string) runtime.Plan 
 	if err := json.Unmarshal(out, &p); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := os.Lstat(p.Projection); !os.IsNotExist(err) && !p.Reused {
+		t.Fatalf("the dry run wrote its projection %s", p.Projection)
+	}
+	launch := exec.Command(testBinary(t), append([]string{"launch", "--home", pb}, args...)...)
+	launch.Env = append(append([]string{"HOME=" + filepath.Dir(pb), "PATH=" + os.Getenv("PATH")}, env...),
+		"PLUGBOARD_CLAUDE_BIN=/bin/true", "PLUGBOARD_PI_BIN=/bin/true")
+	if out, err := launch.CombinedOutput(); err != nil {
+		t.Fatalf("launch with /bin/true for the agent: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(p.Projection, sealName)); err != nil {
+		t.Fatalf("the launch did not make the projection the dry run named: %v", err)
+	}
 	return p
 }
+
+// sealName is the projection's seal (backend/runtime), present once it is whole.
+const sealName = ".seal.json"
 
 func sorted(l []string) []string {
 	l = slices.Clone(l)

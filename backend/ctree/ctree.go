@@ -61,7 +61,11 @@ type File struct {
 	Mode fs.FileMode // permission bits
 	Size int64
 	Sum  string // hex sha256 of the content; "" with Options.NoHash
-	from string // its link-free path beneath the root
+	// CTime is the inode's status-change time (ns): any write, chmod or touch moves it,
+	// and no user call can set it back, so an equal CTime with an equal size says the
+	// file was left alone.
+	CTime int64
+	from  string // its link-free path beneath the root
 }
 
 // Tree is a walked folder: its folders and files in path order and one hash over them.
@@ -248,7 +252,7 @@ func (w *walker) file(fd int, from, rel string) error {
 	if w.o.MaxFiles > 0 && len(w.t.Files) >= w.o.MaxFiles || w.o.MaxBytes > 0 && w.bytes > w.o.MaxBytes {
 		return &Error{Kind: KindTooLarge, msg: fmt.Sprintf("the folder holds more than %d files or %d MiB; move large data out of it", w.o.MaxFiles, w.o.MaxBytes>>20)}
 	}
-	f := File{Rel: rel, Mode: fs.FileMode(st.Mode & 0o777), Size: st.Size, from: from}
+	f := File{Rel: rel, Mode: fs.FileMode(st.Mode & 0o777), Size: st.Size, CTime: st.Ctim.Nano(), from: from}
 	if !w.o.NoHash {
 		sum, n, err := hashFD(fd, w.h, w.buf)
 		if err != nil {

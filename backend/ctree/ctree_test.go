@@ -212,6 +212,9 @@ func TestSwappedFolderNeverLeaksOutsideBytes(t *testing.T) {
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	var once sync.Once
+	halt := func() { once.Do(func() { close(stop); wg.Wait() }) }
+	defer halt() // also when a check fails the test half-way
 	wg.Add(1)
 	go func() { // the swapper
 		defer wg.Done()
@@ -260,8 +263,7 @@ func TestSwappedFolderNeverLeaksOutsideBytes(t *testing.T) {
 		})
 		os.RemoveAll(dest)
 	}
-	close(stop)
-	wg.Wait()
+	halt()
 	t.Logf("%d tries: %d walked, %d copied whole, %d refused; 0 outside bytes", tries, walked, copied, refused)
 	if copied == 0 || refused == 0 {
 		t.Errorf("the swapper did not race the walk both ways (copied %d, refused %d): the test proves nothing", copied, refused)

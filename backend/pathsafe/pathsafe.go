@@ -4,7 +4,10 @@
 //
 // A path whose tail does not exist yet is resolved as far as the filesystem goes and the
 // rest is joined lexically: a missing "./bin/server" whose existing ancestors are inside
-// the root is contained, as the specification asks only for containment.
+// the root is contained, as the specification asks only for containment. A ".." after a
+// missing component is refused (ErrMissingParent): the system cannot resolve it either
+// ("nope/.." fails where nope does not exist), and joining it lexically would let
+// "./nope/../../outside" pass as contained.
 package pathsafe
 
 import (
@@ -12,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -25,6 +29,8 @@ var (
 	ErrLoop = errors.New("too many levels of symbolic links")
 	// ErrAbsolute means a relative path was expected.
 	ErrAbsolute = errors.New("is absolute")
+	// ErrMissingParent means a ".." follows a component that does not exist.
+	ErrMissingParent = errors.New(`has ".." after a folder that does not exist`)
 )
 
 // Root returns the absolute, symlink-resolved form of dir.
@@ -111,7 +117,11 @@ func resolveFrom(base, rel string) (string, error) {
 		next := filepath.Join(cur, c)
 		st, err := os.Lstat(next)
 		if errors.Is(err, os.ErrNotExist) {
-			// The rest does not exist: join it lexically.
+			// The rest does not exist: join it lexically, unless it climbs back up
+			// through a folder that is not there.
+			if slices.Contains(pending, "..") {
+				return "", ErrMissingParent
+			}
 			return filepath.Clean(filepath.Join(append([]string{next}, pending...)...)), nil
 		}
 		if err != nil {

@@ -4,7 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func mustRoot(t *testing.T) (root, outside string) {
@@ -59,6 +63,10 @@ func TestResolve(t *testing.T) {
 		{"./escape/missing/x", "", ErrEscapes},
 		{"./abs-escape", "", ErrEscapes},
 		{"./loop-a/x", "", ErrLoop},
+		{"./nope/../evilcmd", "", ErrMissingParent},
+		{"./nope/../../outside/evilcmd", "", ErrMissingParent},
+		{"./bin/nope/../../../outside", "", ErrMissingParent},
+		{"./bin/../data/new", "data/new", nil},
 		{"/etc/passwd", "", ErrAbsolute},
 	}
 	for _, tc := range tests {
@@ -151,4 +159,63 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("Resolve(%q) = %q reached the outside folder", rel, got)
 		}
 	})
+}
+
+// FuzzResolveAgainstOS compares Resolve with the kernel's own resolver on a real tree
+// (made anew for every input): where the system opens root/rel, Resolve gives the same
+// folder or ErrEscapes when it is outside; where the path does not exist yet and Resolve
+// still answers, creating what it named makes the system open exactly that.
+func FuzzResolveAgainstOS(f *testing.F) {
+	for _, s := range []string{"./nope/../evil", "./a/../b", "./a/nope/../../b", "./in/x", "./in/../a", "./escape/../a",
+		"./up/x", "./loop/x", "./file/x", "a/./b/../c", "./abs", "./escape/new/../x", "./a/b/c/../../d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, rel string) {
+		if rel == "" || strings.HasPrefix(rel, "/") || strings.ContainsRune(rel, 0) || len(rel) > 200 {
+			return
+		}
+		base, err := Root(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, out := filepath.Join(base, "root"), filepath.Join(base, "out")
+		for _, d := range []string{filepath.Join(root, "a", "b"), filepath.Join(root, "c"), out} {
+			os.MkdirAll(d, 0o755)
+		}
+		os.WriteFile(filepath.Join(root, "file"), nil, 0o644)
+		for link, to := range map[string]string{"in": "a/b", "escape": "../out", "up": "..", "loop": "loop", "abs": filepath.Join(root, "c")} {
+			os.Symlink(to, filepath.Join(root, link))
+		}
+		got, rerr := Resolve(root, rel)
+		real, oerr := osResolve(root + "/" + rel)
+		switch {
+		case oerr == nil && Within(root, real):
+			if rerr != nil || got != real {
+				t.Fatalf("Resolve(%q) = %q, %v; the system opens %q", rel, got, rerr, real)
+			}
+		case oerr == nil:
+			if !errors.Is(rerr, ErrEscapes) {
+				t.Fatalf("Resolve(%q) = %q, %v; the system opens %q, outside the root", rel, got, rerr, real)
+			}
+		case rerr == nil && Within(root, got):
+			if err := os.MkdirAll(got, 0o755); err != nil {
+				return // a file where a folder would go: no place to create it
+			}
+			if real, err := osResolve(root + "/" + rel); err != nil || real != got {
+				t.Fatalf("Resolve(%q) = %q for a path not there yet; once made, the system opens %q (%v)", rel, got, real, err)
+			}
+		case rerr == nil:
+			t.Fatalf("Resolve(%q) = %q outside the root without error", rel, got)
+		}
+	})
+}
+
+// osResolve opens p with the kernel's resolver and returns the folder or file it reached.
+func osResolve(p string) (string, error) {
+	fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(fd)
+	return os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
 }

@@ -52,7 +52,7 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 			folder := "plugins/" + safeName(ns, u.p.ID)
 			l.files[folder+"/.claude-plugin/plugin.json"] = mustJSON(compatManifest(&u.p, ns))
 			for _, s := range u.skills {
-				l.trees[folder+"/skills/"+s.name] = s.t
+				l.addTree(folder+"/skills/"+s.name, u.p.ID, s)
 				plan.Skills = append(plan.Skills, ns+":"+s.name)
 			}
 			argv = append(argv, "--plugin-dir", filepath.Join(plan.Projection, filepath.FromSlash(folder)))

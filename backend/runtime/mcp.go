@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/issue"
@@ -74,8 +75,13 @@ func mcpServers(p *catalog.Plugin, root, pbHome string, drop func(Drop)) []Serve
 
 // makeDataDirs creates the data folder of every plugin with a stdio server about to be
 // launched (R3: only then), and when it cannot be created leaves out only those stdio
-// servers (R5). It runs once the set is known to launch and before the fingerprint.
-func makeDataDirs(units []unit, pbHome string, drop func(Drop)) {
+// servers (R5). It runs once the set is known to launch and before the fingerprint. A
+// dry run creates nothing and leaves out what the launch would.
+func makeDataDirs(units []unit, pbHome string, dry bool, drop func(Drop)) {
+	mkdir := func(dir string) error { return os.MkdirAll(dir, 0o700) }
+	if dry {
+		mkdir = couldMkdir
+	}
 	for i := range units {
 		u := &units[i]
 		kept := u.mcp[:0:0]
@@ -83,7 +89,7 @@ func makeDataDirs(units []unit, pbHome string, drop func(Drop)) {
 		made := false
 		for _, s := range u.mcp {
 			if s.Stdio() && !made {
-				err, made = os.MkdirAll(DataDir(pbHome, u.p.ID), 0o700), true
+				err, made = mkdir(DataDir(pbHome, u.p.ID)), true
 			}
 			if s.Stdio() && err != nil {
 				drop(Drop{Plugin: u.p.ID, What: "server", Name: s.Name, Reason: fmt.Sprintf("its data folder cannot be created (%v), so this stdio server is left out", err)})
@@ -92,6 +98,29 @@ func makeDataDirs(units []unit, pbHome string, drop func(Drop)) {
 			kept = append(kept, s)
 		}
 		u.mcp = kept
+	}
+}
+
+// couldMkdir says whether os.MkdirAll(dir) would succeed, creating nothing: dir is a
+// folder already, or its nearest existing ancestor is a folder this process may add to.
+func couldMkdir(dir string) error {
+	for p := dir; ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		if err == nil {
+			if !st.IsDir() {
+				return &os.PathError{Op: "mkdir", Path: p, Err: syscall.ENOTDIR}
+			}
+			if p == dir {
+				return nil
+			}
+			if err := syscall.Access(p, 0o3); err != nil { // W_OK|X_OK
+				return &os.PathError{Op: "mkdir", Path: p, Err: err}
+			}
+			return nil
+		}
+		if !os.IsNotExist(err) || p == filepath.Dir(p) {
+			return err
+		}
 	}
 }
 

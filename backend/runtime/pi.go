@@ -36,7 +36,7 @@ func piLayout(plan *Plan, units []unit, req Request) layout {
 		}
 		for _, s := range u.skills {
 			rel := "skills/" + s.name
-			l.trees[rel] = s.t
+			l.addTree(rel, u.p.ID, s)
 			argv = append(argv, "--skill", filepath.Join(plan.Projection, filepath.FromSlash(rel)))
 			plan.Skills = append(plan.Skills, s.name)
 		}

@@ -57,6 +57,10 @@ type Request struct {
 	PIMCPAdapter string
 	// Args are passed to the agent after Plugboard's own arguments.
 	Args []string
+	// DryRun plans the launch and writes nothing: no projection, no data folder. The plan
+	// has the argv and fingerprint the real launch would use, and Reused says whether it
+	// would reuse the projection.
+	DryRun bool
 }
 
 // Plan is a launch, ready to start: the argv, the environment keys Plugboard adds, and
@@ -71,7 +75,10 @@ type Plan struct {
 	Fingerprint string   `json:"fingerprint"`
 	// Reused is true when the projection already existed for this fingerprint and
 	// nothing was copied.
-	Reused     bool               `json:"reused"`
+	Reused bool `json:"reused"`
+	// Rebuilt says why a projection of this fingerprint that was there could not be
+	// reused (a file missing, added or changed since it was sealed), so it was made anew.
+	Rebuilt    string             `json:"rebuilt,omitempty"`
 	Plugins    []PlanPlugin       `json:"plugins"`
 	Skills     []string           `json:"skills"`  // as the agent names them (claude: ns:skill)
 	Servers    []string           `json:"servers"` // MCP runtime names
@@ -214,13 +221,11 @@ func Build(req Request) (*Plan, error) {
 	// Servers get a config entry only through the plugboard executable, and PI's only
 	// through its bridge: without them no stdio server launches and no data folder is made.
 	if req.Self != "" && (backend == Claude || req.PIMCPAdapter != "") {
-		makeDataDirs(units, req.PlugboardHome, drop)
+		makeDataDirs(units, req.PlugboardHome, req.DryRun, drop)
 	}
 
-	plan.Fingerprint = fingerprint(backend, req, units)
-	plan.Projection = filepath.Join(RuntimeDir(req.PlugboardHome), backend, strings.TrimPrefix(plan.Fingerprint, "sha256:")[:32])
-	l := backends[backend](plan, units, req)
-	if plan.Reused, err = materialise(plan.Projection, l); err != nil {
+	l, err := project(plan, units, req, backend)
+	if err != nil {
 		return plan, err
 	}
 	for _, u := range units {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -12,13 +13,22 @@ import (
 
 // layout is what a projection holds, relative to its folder.
 type layout struct {
-	files map[string][]byte // written with mode 0600
-	trees map[string]tree   // skill folders to copy
-	how   map[string]string // plugin id → PlanPlugin.How
+	files  map[string][]byte   // written with mode 0600
+	trees  map[string]tree     // skill folders to copy
+	owners map[string]skillRef // whose skill each tree is
+	how    map[string]string   // plugin id → PlanPlugin.How
 }
 
+type skillRef struct{ plugin, skill string }
+
 func newLayout() layout {
-	return layout{files: map[string][]byte{}, trees: map[string]tree{}, how: map[string]string{}}
+	return layout{files: map[string][]byte{}, trees: map[string]tree{}, owners: map[string]skillRef{}, how: map[string]string{}}
+}
+
+// addTree puts the skill s of plugin at rel.
+func (l layout) addTree(rel, plugin string, s projSkill) {
+	l.trees[rel] = s.t
+	l.owners[rel] = skillRef{plugin, s.name}
 }
 
 // backends make the layout of a projection and fill the plan's argv, skills and servers.
@@ -27,40 +37,104 @@ var backends = map[string]func(plan *Plan, units []unit, req Request) layout{
 	PI:     piLayout,
 }
 
-// materialise makes dir hold l unless it exists already: a projection is named after its
-// fingerprint, so an existing one has the same content and is reused as it is (R6:
-// nothing copied). A new one is built in a temporary sibling and renamed into place, so a
-// projection is either whole or absent, and two launches racing to make the same one
-// both end with it. The runtime folder and everything in it is private (0700/0600).
-func materialise(dir string, l layout) (reused bool, err error) {
-	if _, err := os.Lstat(dir); err == nil {
+// maxChangedRetries bounds how many skills changing under the copy one launch drops
+// before it gives up: each drop projects the set again.
+const maxChangedRetries = 3
+
+// project fingerprints the launch set, lays it out for the backend and materialises it;
+// a dry run writes nothing and says whether the projection would be reused. A skill
+// whose files change while they are copied is dropped alone (R5), with the reason, and
+// the set is projected again without it, so the projection always holds exactly what
+// its fingerprint names.
+func project(plan *Plan, units []unit, req Request, backend string) (layout, error) {
+	base := *plan
+	for attempt := 0; ; attempt++ {
+		plan.Fingerprint = fingerprint(backend, req, units)
+		plan.Projection = filepath.Join(RuntimeDir(req.PlugboardHome), backend, strings.TrimPrefix(plan.Fingerprint, "sha256:")[:32])
+		l := backends[backend](plan, units, req)
+		if req.DryRun {
+			plan.Reused, plan.Rebuilt = wouldReuse(plan.Projection)
+			return l, nil
+		}
+		var err error
+		plan.Reused, plan.Rebuilt, err = materialise(plan.Projection, l)
+		var ce *changedError
+		if !errors.As(err, &ce) || attempt == maxChangedRetries {
+			return l, err
+		}
+		*plan = base
+		for i := range units {
+			if units[i].p.ID == ce.owner.plugin {
+				units[i].skills = slices.DeleteFunc(units[i].skills, func(s projSkill) bool { return s.name == ce.owner.skill })
+			}
+		}
+		plan.Dropped = append(plan.Dropped, Drop{Plugin: ce.owner.plugin, What: "skill", Name: ce.owner.skill,
+			Reason: "its files changed while they were being copied into the projection; launch again to include it"})
+		base = *plan
+	}
+}
+
+// changedError is a skill folder that changed while it was copied.
+type changedError struct {
+	owner skillRef
+	err   error
+}
+
+func (e *changedError) Error() string {
+	return e.owner.plugin + ":" + e.owner.skill + ": " + e.err.Error()
+}
+func (e *changedError) Unwrap() error { return e.err }
+
+// materialise makes dir hold l unless a sealed projection of it is there already: a
+// projection is named after its fingerprint, so one whose files still match its seal has
+// the same content and is reused as it is (R6: nothing copied). One that no longer
+// matches (a file missing, added or changed) is made anew, and rebuilt says why. A new
+// one is built and sealed in a temporary sibling and renamed into place, so a projection
+// is either whole or absent, and two launches racing to make the same one both end with
+// it. The runtime folder and everything in it is private (0700/0600).
+func materialise(dir string, l layout) (reused bool, rebuilt string, err error) {
+	if reused, rebuilt = wouldReuse(dir); reused {
 		now := time.Now()
 		_ = os.Chtimes(dir, now, now) // in use: prune keeps it
-		return true, nil
+		return true, "", nil
 	}
 	parent := filepath.Dir(dir)
 	if err := privateDir(filepath.Dir(parent)); err != nil {
-		return false, err
+		return false, "", err
 	}
 	if err := privateDir(parent); err != nil {
-		return false, err
+		return false, "", err
 	}
 	tmp, err := os.MkdirTemp(parent, ".tmp-")
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
 	defer os.RemoveAll(tmp) // a no-op after the rename
 	if err := l.write(tmp); err != nil {
-		return false, fmt.Errorf("projection %s: %w", dir, err)
+		return false, "", fmt.Errorf("projection %s: %w", dir, err)
+	}
+	if err := writeSeal(tmp); err != nil {
+		return false, "", fmt.Errorf("projection %s: %w", dir, err)
+	}
+	if rebuilt != "" {
+		// Move the unsound one aside first: a rename cannot replace a folder that has files.
+		stale, err := os.MkdirTemp(parent, ".tmp-stale-")
+		if err != nil {
+			return false, "", err
+		}
+		defer os.RemoveAll(stale)
+		if err := os.Rename(dir, filepath.Join(stale, "old")); err != nil && !os.IsNotExist(err) {
+			return false, "", err
+		}
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		if _, serr := os.Lstat(dir); serr == nil {
-			return true, nil // another launch made it first
+		if reused, _ := wouldReuse(dir); reused {
+			return true, "", nil // another launch made it first
 		}
-		return false, err
+		return false, "", err
 	}
 	prune(parent, dir, time.Now())
-	return false, nil
+	return false, rebuilt, nil
 }
 
 // Projections not launched for pruneAge are removed when a new one is made: every
@@ -101,6 +175,9 @@ func (l layout) write(root string) error {
 	sort.Strings(names)
 	for _, rel := range names {
 		if err := copyTree(l.trees[rel], filepath.Join(root, filepath.FromSlash(rel))); err != nil {
+			if errors.Is(err, errChanged) {
+				return &changedError{owner: l.owners[rel], err: err}
+			}
 			return err
 		}
 	}
