@@ -9,8 +9,10 @@
 //     has "stream": true (message_start, then per block content_block_start /
 //     content_block_delta (text_delta or input_json_delta) / content_block_stop, then
 //     message_delta with the stop reason and message_stop) and as one JSON message
-//     otherwise. POST /v1/messages/count_tokens answers an estimate. Every other path is
-//     recorded and answered 404 with an Anthropic error body.
+//     otherwise. POST /v1/messages/count_tokens answers an estimate; HEAD or GET / answers
+//     200 (Claude Code 2.1.197 probes HEAD / before its first request; PI 0.73 sends only
+//     /v1/messages). Every other path is recorded and answered 404 with an Anthropic
+//     error body.
 //   - A script is a list of Steps. Each request for /v1/messages that Main accepts (by
 //     default: one that offers tools, which a client's side requests such as title
 //     generation do not) is decoded and handed to the next step, which returns the

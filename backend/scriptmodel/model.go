@@ -295,6 +295,9 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	s.mu.Unlock()
 
 	switch {
+	case r.Path == "/" && (hr.Method == http.MethodHead || hr.Method == http.MethodGet):
+		w.WriteHeader(http.StatusOK) // Claude Code's reachability probe (HEAD /)
+		return
 	case !known:
 		apiError(w, http.StatusNotFound, "not_found_error", "scriptmodel serves POST /v1/messages and /v1/messages/count_tokens only")
 		return

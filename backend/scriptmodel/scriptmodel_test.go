@@ -215,6 +215,7 @@ func TestRoutes(t *testing.T) {
 		{"side request", "POST", "/v1/messages", `{"model":"m","messages":[{"role":"user","content":"title?"}]}`, 200, `"text":"ok"`, false, false},
 		{"count tokens", "POST", "/v1/messages/count_tokens", `{"model":"m","messages":[]}`, 200, `"input_tokens"`, false, false},
 		{"unknown path", "GET", "/v1/models", ``, 404, `not_found_error`, false, false},
+		{"reachability probe", "HEAD", "/", ``, 200, ``, false, false},
 		{"bad body", "POST", "/v1/messages", `{`, 400, `invalid_request_error`, false, true},
 	}
 	for _, tt := range tests {
