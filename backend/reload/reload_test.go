@@ -228,7 +228,9 @@ func TestPause(t *testing.T) {
 	}
 }
 
-// One change among 1,000 watched plugins is one change, within a second.
+// One change among 1,000 watched plugins is one change, of that plugin only. How fast is
+// measured by BenchmarkReloadOneChange and BenchmarkReloadEndToEnd, not here: a time
+// bound in a test fails on a loaded machine and proves nothing on an idle one.
 func TestThousandPlugins(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates 1,000 plugins")
@@ -239,9 +241,8 @@ func TestThousandPlugins(t *testing.T) {
 		}
 	})
 	skill := skillOf(t, l.o, 500)
-	t0 := time.Now()
 	write(t, skill, "---\nname: changed\ndescription: Use when the 500th plugin changes.\n---\n")
-	rl := l.next(t, t0)
+	rl := l.next(t, time.Now())
 	if rl.Full || len(rl.Changes) == 0 {
 		t.Errorf("changes = %v full = %v", rl.Changes, rl.Full)
 	}
@@ -249,9 +250,6 @@ func TestThousandPlugins(t *testing.T) {
 		if !strings.HasPrefix(c.ID, "plugin-0500") {
 			t.Errorf("unexpected change %v", c)
 		}
-	}
-	if d := time.Since(t0); d > time.Second {
-		t.Errorf("one change at 1,000 plugins took %v", d)
 	}
 }
 
