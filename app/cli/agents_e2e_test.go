@@ -435,15 +435,24 @@ type e2eRun struct {
 	stdout string
 }
 
-// launchE2E builds the home, takes the dry-run plan, starts the model with the steps
-// the script makes from that plan, and runs the real "plugboard launch TARGET -- args"
-// (under strace when it can) in the net, waiting for the agent to exit.
+// launchE2E builds the home, acknowledges its MCP servers, takes the dry-run plan,
+// starts the model with the steps the script makes from that plan, and runs the real
+// "plugboard launch --require-ack TARGET -- args" (under strace when it can) in the net,
+// waiting for the agent to exit.
 func launchE2E(t *testing.T, target, bin string, pbEnv []string, script func(e2eHome, runtime.Plan) []scriptmodel.Step,
 	agentArgs func(*scriptmodel.Server) []string) e2eRun {
 	t.Helper()
 	n := newE2ENet(t)
 	r := e2eRun{remote: &remoteServer{}, bin: bin, trace: straceOpens(t)}
 	r.h = buildE2EHome(t, n.startRemote(t, r.remote.handler()))
+	// The MCP servers run only once acknowledged for the target (runtime/ack.go): the
+	// real plugboard ack does it, and the launch below requires it (--require-ack), so
+	// an unacknowledged server fails the launch instead of going missing.
+	ack := exec.Command(testBinary(t), "ack", "--home", r.h.pb, "agent:"+target)
+	ack.Env = []string{"HOME=" + r.h.root, "PATH=" + os.Getenv("PATH")}
+	if out, err := ack.CombinedOutput(); err != nil || !strings.Contains(string(out), "acknowledged for agent:"+target) {
+		t.Fatalf("plugboard ack %s: %v\n%s", target, err, out)
+	}
 	r.plan = dryRun(t, r.h.pb, pbEnv, target)
 	r.model = n.startModel(t, script(r.h, r.plan)...)
 	if err := r.model.WritePIModels(r.h.root); err != nil {
@@ -451,7 +460,7 @@ func launchE2E(t *testing.T, target, bin string, pbEnv []string, script func(e2e
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	argv := append([]string{testBinary(t), "launch", "--home", r.h.pb, target, "--"}, agentArgs(r.model)...)
+	argv := append([]string{testBinary(t), "launch", "--require-ack", "--home", r.h.pb, target, "--"}, agentArgs(r.model)...)
 	argv = n.argv(r.trace.wrap(argv)...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	// HOME is the one dryRun gave plugboard (the parent of PLUGBOARD_HOME), so the
