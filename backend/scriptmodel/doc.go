@@ -18,8 +18,9 @@
 //     generation do not) is decoded and handed to the next step, which returns the
 //     assistant's blocks (text or tool_use; a tool_use without an id gets one). A
 //     request Main refuses gets Side's reply (default: the text "ok"). A main request
-//     after the last step, or a step's error, gets an API error (HTTP 500) and is kept
-//     in Err; the client sees a failed turn, never a hang.
+//     after the last step, or a step's error, gets an API error (HTTP 400
+//     invalid_request_error, which clients do not retry, unlike a 5xx that would take
+//     the next step) and is kept in Err; the client sees a failed turn, never a hang.
 //   - Every request is recorded (path, query, the raw body, the decoded body, whether it
 //     was main, which step answered it) before it is answered; Requests returns them in
 //     arrival order. Only the header names that carry no secret are kept: the values of

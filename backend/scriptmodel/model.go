@@ -318,7 +318,9 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	}
 	if err != nil {
 		s.fail(err)
-		apiError(w, http.StatusInternalServerError, "api_error", "scriptmodel: "+err.Error())
+		// 400, not 5xx: clients retry server errors (Claude up to 10 times, with
+		// back-off), and each retry would take the next step.
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "scriptmodel: "+err.Error())
 		return
 	}
 	msg := s.message(r, rep)

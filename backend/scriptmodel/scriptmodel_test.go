@@ -259,10 +259,10 @@ func TestExhaustedAndFailingSteps(t *testing.T) {
 	s := Start(Options{}, func(*Request) (Reply, error) { return Reply{}, boom })
 	defer s.Close()
 	body := `{"model":"m","tools":[{"name":"x"}],"messages":[]}`
-	if code, out := post(t, s.URL, "/v1/messages", body); code != 500 || !strings.Contains(out, "boom") {
+	if code, out := post(t, s.URL, "/v1/messages", body); code != 400 || !strings.Contains(out, "boom") {
 		t.Errorf("failing step: %d %s", code, out)
 	}
-	if code, out := post(t, s.URL, "/v1/messages", body); code != 500 || !strings.Contains(out, "after the last") {
+	if code, out := post(t, s.URL, "/v1/messages", body); code != 400 || !strings.Contains(out, "after the last") {
 		t.Errorf("exhausted: %d %s", code, out)
 	}
 	if err := s.Err(); !errors.Is(err, boom) || !strings.Contains(err.Error(), "after the last of 1 steps") {
