@@ -9,8 +9,9 @@ NOGUI    := build/bin/plugboard-nogui
 PREFIX   ?= $(HOME)/.local
 
 # Debian packages: GTK/WebKit headers for the window, Xvfb and friends for its test,
-# Chromium for the page's end-to-end tests, a D-Bus session bus for the tray's.
-APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium fonts-dejavu-core dbus
+# Chromium for the page's end-to-end tests, a D-Bus session bus for the tray's, strace for
+# the real-agent tests that prove an agent read nothing outside its projection.
+APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium fonts-dejavu-core dbus strace
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run build cli nogui desktop frontend deps deps-app deps-system deps-node deps-agents test vet unit \

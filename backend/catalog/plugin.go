@@ -174,6 +174,7 @@ func loadSkillEntries(root, rel, at, resolved, home string, entries []os.DirEntr
 			(*issues)[len(*issues)-1].Line = 1
 			continue
 		}
+		skill.CheckTree(&s, root) // what a launch would leave out is said here first
 		out = append(out, s)
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Folder < out[b].Folder })

@@ -49,8 +49,9 @@ type Options struct {
 	// Skip leaves an entry (and what is below it) out; rel is slash-separated from the
 	// walked folder.
 	Skip func(rel string) bool
-	// Lenient records special files and dangling links in Tree.Skipped instead of failing.
-	Lenient bool
+	// Leave lists the kinds of *Error whose entry is left out of the tree (recorded in
+	// Tree.Skipped with the reason) instead of failing the walk. KindTooLarge always fails.
+	Leave []string
 	// NoHash opens every file (an unreadable one is found) without reading it.
 	NoHash bool
 }
@@ -72,7 +73,7 @@ type File struct {
 type Tree struct {
 	Dirs    []string // slash-separated, parents first
 	Files   []File
-	Skipped []string // with Options.Lenient: special files and dangling links
+	Skipped []*Error // entries left out by Options.Leave, with the reason
 	// Sum hashes every file's path, execute bit and content hash ("" with NoHash).
 	Sum  string
 	root string
@@ -145,13 +146,14 @@ func (w *walker) dir(fd int, from, rel string) error {
 	}
 	id := devIno{uint64(st.Dev), st.Ino}
 	if slices.Contains(w.stack, id) {
-		return &Error{Kind: KindLoop, Rel: rel, msg: fmt.Sprintf("%s is a symbolic link to a folder it is inside (a loop); remove the link", show(rel))}
+		w.t.Dirs = slices.DeleteFunc(w.t.Dirs, func(d string) bool { return d == rel })
+		return w.refuse(&Error{Kind: KindLoop, Rel: rel, msg: fmt.Sprintf("%s is a symbolic link to a folder it is inside (a loop); remove the link", show(rel))})
 	}
 	w.stack = append(w.stack, id)
 	defer func() { w.stack = w.stack[:len(w.stack)-1] }()
 	names, err := f.Readdirnames(-1)
 	if err != nil {
-		return openError(rel, show(rel), err)
+		return w.openFailed(rel, err)
 	}
 	sort.Strings(names)
 	for _, name := range names {
@@ -177,14 +179,14 @@ func (w *walker) entry(dirfd int, name, from, rel string) error {
 	case unix.S_IFDIR:
 		fd, err := openName(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY)
 		if err != nil {
-			return openError(rel, rel, err)
+			return w.openFailed(rel, err)
 		}
 		w.t.Dirs = append(w.t.Dirs, rel)
 		return w.dir(fd, from, rel)
 	case unix.S_IFREG:
 		fd, err := openName(dirfd, name, unix.O_RDONLY|unix.O_NONBLOCK)
 		if err != nil {
-			return openError(rel, rel, err)
+			return w.openFailed(rel, err)
 		}
 		return w.file(fd, from, rel)
 	case unix.S_IFLNK:
@@ -194,11 +196,16 @@ func (w *walker) entry(dirfd int, name, from, rel string) error {
 }
 
 func (w *walker) special(rel string, mode uint32) error {
-	if w.o.Lenient {
-		w.t.Skipped = append(w.t.Skipped, rel)
+	return w.refuse(&Error{Kind: KindSpecial, Rel: rel, msg: fmt.Sprintf("%s is not a regular file or folder (%s); remove it", rel, typeName(mode))})
+}
+
+// refuse fails the walk with e, or leaves its entry out when Options.Leave says so.
+func (w *walker) refuse(e *Error) error {
+	if e.Rel != "" && slices.Contains(w.o.Leave, e.Kind) {
+		w.t.Skipped = append(w.t.Skipped, e)
 		return nil
 	}
-	return &Error{Kind: KindSpecial, Rel: rel, msg: fmt.Sprintf("%s is not a regular file or folder (%s); remove it", rel, typeName(mode))}
+	return e
 }
 
 // link follows the symbolic link at from (beneath the root) with the kernel's
@@ -207,17 +214,13 @@ func (w *walker) link(from, rel string) error {
 	fd, err := openFollow(w.rootfd, w.root, from, unix.O_RDONLY|unix.O_NONBLOCK)
 	switch {
 	case errors.Is(err, unix.EXDEV):
-		return &Error{Kind: KindOutside, Rel: rel, msg: fmt.Sprintf("%s is a symbolic link that leaves the plugin folder (or is absolute); replace it with the file itself or a relative link inside the plugin", rel)}
+		return w.refuse(&Error{Kind: KindOutside, Rel: rel, msg: fmt.Sprintf("%s is a symbolic link that leaves the plugin folder (or is absolute); replace it with the file itself or a relative link inside the plugin", rel)})
 	case errors.Is(err, unix.ENOENT):
-		if w.o.Lenient {
-			w.t.Skipped = append(w.t.Skipped, rel)
-			return nil
-		}
-		return &Error{Kind: KindDangling, Rel: rel, msg: fmt.Sprintf("%s is a symbolic link to nothing; remove it or restore what it points to", rel)}
+		return w.refuse(&Error{Kind: KindDangling, Rel: rel, msg: fmt.Sprintf("%s is a symbolic link to nothing; remove it or restore what it points to", rel)})
 	case errors.Is(err, unix.ELOOP):
-		return &Error{Kind: KindLoop, Rel: rel, msg: fmt.Sprintf("%s is a symbolic link loop; remove the link", rel)}
+		return w.refuse(&Error{Kind: KindLoop, Rel: rel, msg: fmt.Sprintf("%s is a symbolic link loop; remove the link", rel)})
 	case err != nil:
-		return openError(rel, rel, err)
+		return w.openFailed(rel, err)
 	}
 	real, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
 	if err != nil || !pathsafe.Within(w.root, real) {
@@ -256,7 +259,7 @@ func (w *walker) file(fd int, from, rel string) error {
 	if !w.o.NoHash {
 		sum, n, err := hashFD(fd, w.h, w.buf)
 		if err != nil {
-			return openError(rel, rel, err)
+			return w.openFailed(rel, err)
 		}
 		if n != st.Size {
 			return fmt.Errorf("%s: %w", rel, ErrChanged)
@@ -284,6 +287,15 @@ func hashFD(fd int, h hash.Hash, buf []byte) (string, int64, error) {
 		h.Write(buf[:m])
 		n += int64(m)
 	}
+}
+
+// openFailed is openError for an entry of the walk, left out when Options.Leave says so.
+func (w *walker) openFailed(rel string, err error) error {
+	e := openError(rel, show(rel), err)
+	if ce, ok := e.(*Error); ok {
+		return w.refuse(ce)
+	}
+	return e
 }
 
 // openError names what cannot be opened and why; a link met where the walk saw none is

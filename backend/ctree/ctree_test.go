@@ -149,10 +149,14 @@ func TestWalkRefusals(t *testing.T) {
 			if !errors.As(err, &e) || e.Kind != c.kind || !strings.Contains(e.Error(), c.text) {
 				t.Fatalf("Walk = %v, want a %s error saying %q", err, c.kind, c.text)
 			}
-			if c.kind == KindDangling || c.kind == KindSpecial {
-				tr, err := Walk(root, filepath.Join(root, "s"), Options{Lenient: true})
-				if err != nil || len(tr.Skipped) != 1 {
-					t.Errorf("lenient Walk = %v, %v; want it skipped", tr, err)
+			// Left out instead, with the same reason; the rest of the folder is walked.
+			tr, err := Walk(root, filepath.Join(root, "s"), Options{Leave: []string{c.kind}})
+			if err != nil || len(tr.Skipped) != 1 || tr.Skipped[0].Error() != e.Error() || !slices.Contains(rels(tr), "SKILL.md") {
+				t.Errorf("Walk leaving %s out = %+v, %v", c.kind, tr, err)
+			}
+			for _, f := range tr.Files {
+				if strings.Contains(f.Rel, "key") || strings.Contains(f.Rel, "up/") {
+					t.Errorf("%s was left in the tree", f.Rel)
 				}
 			}
 		})

@@ -381,6 +381,9 @@ func projectableSkills(u *unit, backend string, st settings.Settings, drop func(
 			drop(Drop{Plugin: u.p.ID, What: "skill", Name: s.Name, Reason: err.Error(), Code: dropCode(err)})
 			continue
 		}
+		for _, e := range t.Skipped {
+			drop(Drop{Plugin: u.p.ID, What: "file", Name: s.Name + "/" + e.Rel, Reason: e.Error() + "; it is left out of the projection", Code: dropCode(e)})
+		}
 		out = append(out, projSkill{name: s.Name, t: t})
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -448,38 +449,52 @@ func TestPIProjection(t *testing.T) {
 	}
 }
 
-func TestBadSkillDropsOnlyItself(t *testing.T) {
+// A link leaving the plugin is left out of its skill's projection, with the code the
+// catalog warns of; a link that stays inside is copied as a file.
+func TestOutsideLinkIsLeftOutOfItsSkill(t *testing.T) {
 	pb := home(t)
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	os.WriteFile(outside, []byte("outside"), 0o644)
 	if err := os.Symlink(outside, filepath.Join(pb, "plugins/review/skills/explain/references/leak.md")); err != nil {
 		t.Fatal(err)
 	}
-	// A link that stays inside the plugin is followed and copied as a file.
 	if err := os.Symlink("../../check/SKILL.md", filepath.Join(pb, "plugins/review/skills/explain/references/check.md")); err != nil {
 		t.Fatal(err)
+	}
+	p := build(t, request(pb, "coder"))
+	if !slices.Contains(p.Skills, "review:explain") || !slices.Contains(p.Skills, "review:check") {
+		t.Errorf("skills = %v", p.Skills)
+	}
+	if len(p.Dropped) != 1 || p.Dropped[0].What != "file" || p.Dropped[0].Name != "explain/references/leak.md" ||
+		p.Dropped[0].Code != "skill.tree-outside" || !strings.Contains(p.Dropped[0].Reason, "leaves the plugin folder") {
+		t.Errorf("dropped = %+v", p.Dropped)
+	}
+	refs := filepath.Join(p.Projection, "plugins/review/skills/explain/references")
+	if _, err := os.Lstat(filepath.Join(refs, "leak.md")); !os.IsNotExist(err) {
+		t.Errorf("the outside link reached the projection: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(refs, "check.md"))
+	if err != nil || !strings.Contains(string(b), "name: check") {
+		t.Errorf("inside link copied as %q, %v", b, err)
+	}
+	if m := mode(t, filepath.Join(refs, "check.md")); !m.IsRegular() {
+		t.Errorf("copied link is %v, want a regular file", m)
+	}
+}
+
+// A skill folder beyond the limits cannot be projected: only that skill is dropped (R5).
+func TestOversizedSkillDropsOnlyItself(t *testing.T) {
+	pb := home(t)
+	refs := filepath.Join(pb, "plugins/review/skills/explain/references")
+	for i := 0; i <= 2000; i++ {
+		os.WriteFile(filepath.Join(refs, "n"+strconv.Itoa(i)+".md"), []byte("x"), 0o644)
 	}
 	p := build(t, request(pb, "coder"))
 	if slices.Contains(p.Skills, "review:explain") || !slices.Contains(p.Skills, "review:check") {
 		t.Errorf("skills = %v", p.Skills)
 	}
-	var d *Drop
-	for i := range p.Dropped {
-		if p.Dropped[i].Name == "explain" {
-			d = &p.Dropped[i]
-		}
-	}
-	if d == nil || !strings.Contains(d.Reason, "references/leak.md") || !strings.Contains(d.Reason, "leaves the plugin folder") {
+	if len(p.Dropped) != 1 || p.Dropped[0].Name != "explain" || !strings.Contains(p.Dropped[0].Reason, "invalid") {
 		t.Errorf("dropped = %+v", p.Dropped)
-	}
-	os.Remove(filepath.Join(pb, "plugins/review/skills/explain/references/leak.md"))
-	p = build(t, request(pb, "coder"))
-	b, err := os.ReadFile(filepath.Join(p.Projection, "plugins/review/skills/explain/references/check.md"))
-	if err != nil || !strings.Contains(string(b), "name: check") {
-		t.Errorf("inside link copied as %q, %v", b, err)
-	}
-	if m := mode(t, filepath.Join(p.Projection, "plugins/review/skills/explain/references/check.md")); !m.IsRegular() {
-		t.Errorf("copied link is %v, want a regular file", m)
 	}
 }
 

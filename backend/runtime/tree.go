@@ -1,20 +1,10 @@
 package runtime
 
 import (
-	"errors"
 	"io/fs"
 
 	"github.com/plugboard/plugboard/backend/ctree"
-)
-
-// Limits of one projected skill folder. A skill is instructions and a few scripts or
-// references; a folder beyond these is almost certainly a mistake (a node_modules or a
-// data set under skills/), and copying it at every new fingerprint would be slow. The
-// catalog checks skill folders with the same limits (catalog.SkillTreeLimits), so what a
-// launch drops is an issue in inspect and catalog first.
-const (
-	maxTreeFiles = 2000
-	maxTreeBytes = 64 << 20
+	"github.com/plugboard/plugboard/backend/skill"
 )
 
 // tree is a skill folder's content, walked and hashed through descriptors beneath the
@@ -23,11 +13,12 @@ const (
 type tree = *ctree.Tree
 
 // hashTree walks and hashes dir, which must resolve inside root (the filesystem-resolved
-// plugin root, Agent Plugins §4.1). Symbolic links are followed only inside root; one that
-// leaves it, a special file, or a folder beyond the limits makes the whole skill unusable,
-// and the error says which file and why (a *ctree.Error, whose Kind names the rule).
+// plugin root, Agent Plugins §4.1), with the catalog's rules (skill.TreeOptions): symbolic
+// links are followed only inside root; one that leaves it, a special file, a dangling
+// link or an unreadable file is left out (Tree.Skipped says why, and the catalog warned
+// of it with the same code); a folder beyond the limits makes the whole skill unusable.
 func hashTree(root, dir string) (tree, error) {
-	return ctree.Walk(root, dir, ctree.Options{MaxFiles: maxTreeFiles, MaxBytes: maxTreeBytes})
+	return ctree.Walk(root, dir, skill.TreeOptions(false))
 }
 
 // copyTree writes t under dest (which must not exist yet), executable files 0700 and the
@@ -48,10 +39,4 @@ var errChanged = ctree.ErrChanged
 
 // dropCode is the issue code a skill dropped for err carries: the catalog reports the
 // same code for the same folder ("skill.tree-<kind>").
-func dropCode(err error) string {
-	var e *ctree.Error
-	if errors.As(err, &e) {
-		return "skill.tree-" + e.Kind
-	}
-	return ""
-}
+func dropCode(err error) string { return skill.TreeCode(err) }
