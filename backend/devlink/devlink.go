@@ -23,15 +23,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/ctree"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/jsonfile"
 	"github.com/plugboard/plugboard/backend/pathsafe"
@@ -205,7 +206,7 @@ func linkCopy(r Result) (Result, error) {
 		return Result{}, err
 	}
 	defer os.RemoveAll(tmp) // after the rename this finds nothing
-	if err := t.copyInto(tmp); err != nil {
+	if err := copyInto(t, tmp); err != nil {
 		return Result{}, fmt.Errorf("copy %s: %w", r.Source, err)
 	}
 	if err := writeMarker(tmp, r.Source); err != nil {
@@ -222,7 +223,7 @@ func linkCopy(r Result) (Result, error) {
 	if err := os.Rename(tmp, r.Dest); err != nil {
 		return Result{}, fmt.Errorf("copy %s into place: %w", r.Source, err)
 	}
-	r.Skipped = t.skipped
+	r.Skipped = skippedOf(t)
 	return r, nil
 }
 
@@ -440,135 +441,49 @@ func writeMarker(dir, source string) error {
 	return jsonfile.WriteAtomic(filepath.Join(dir, MarkerFile), append(data, '\n'), 0o644)
 }
 
-// tree is what a copy holds: folders and files, relative and slash-separated, each file
-// with the path to read it from (a symlink inside the package is read through).
-type tree struct {
-	dirs    []string
-	files   []treeFile
-	skipped []string
-	onPath  map[string]bool // resolved folders being walked, against link loops
-}
-
 // maxCopyFiles bounds a copy: a package is a manifest, skills and a few scripts; a tree
 // beyond this is a mistake (a data set, an installed node_modules) or a link farm.
 const maxCopyFiles = 20000
 
-type treeFile struct {
-	rel, from string
-	perm      fs.FileMode
-}
-
-// walkSource lists the package at src for copying.
-func walkSource(src string) (*tree, error) {
+// walkSource lists and hashes the package at src for copying, through the one contained
+// walker (backend/ctree): links are followed only inside the package, every file is read
+// beneath it with no link followed, and .git and the copy's marker are left out. Special
+// files and dangling links are skipped (Tree.Skipped); a link out of the package or a
+// link loop refuses the copy.
+func walkSource(src string) (*ctree.Tree, error) {
 	root, err := pathsafe.Root(src)
 	if err != nil {
 		return nil, err
 	}
-	t := &tree{onPath: map[string]bool{}}
-	return t, t.walk(root, root, "")
+	t, err := ctree.Walk(root, root, ctree.Options{
+		MaxFiles: maxCopyFiles,
+		Skip:     func(rel string) bool { return path.Base(rel) == ".git" || rel == MarkerFile },
+		Leave:    []string{ctree.KindSpecial, ctree.KindDangling},
+	})
+	var e *ctree.Error
+	switch {
+	case errors.As(err, &e) && e.Kind == ctree.KindOutside:
+		return nil, fmt.Errorf("%s is a symlink outside the package; a copy takes only what is inside (make it a real file or folder)", e.Rel)
+	case errors.As(err, &e) && e.Kind == ctree.KindTooLarge:
+		return nil, fmt.Errorf("the package holds more than %d files; a copy is for a plugin, not a data set", maxCopyFiles)
+	case errors.As(err, &e) && e.Kind == ctree.KindLoop:
+		return nil, fmt.Errorf("%s leads back to a folder it is inside (a symlink loop); a copy cannot hold it — remove the link", e.Rel)
+	}
+	return t, err
 }
 
-// walk lists the folder real (resolved) whose path in the copy is rel.
-func (t *tree) walk(root, real, rel string) error {
-	if t.onPath[real] {
-		return fmt.Errorf("%s leads back to a folder it is inside (a symlink loop); a copy cannot hold it — remove the link", rel)
+// skippedOf lists what a walk left out, relative.
+func skippedOf(t *ctree.Tree) []string {
+	var out []string
+	for _, e := range t.Skipped {
+		out = append(out, e.Rel)
 	}
-	t.onPath[real] = true
-	defer delete(t.onPath, real)
-	entries, err := os.ReadDir(real)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if name == ".git" || name == MarkerFile && rel == "" {
-			continue
-		}
-		r := filepath.ToSlash(filepath.Join(rel, name))
-		from := filepath.Join(real, name)
-		if e.Type()&fs.ModeSymlink != 0 {
-			to, err := filepath.EvalSymlinks(from)
-			if err != nil {
-				t.skipped = append(t.skipped, r)
-				continue
-			}
-			if !pathsafe.Within(root, to) {
-				return fmt.Errorf("%s is a symlink to %s, outside the package; a copy takes only what is inside (make it a real file or folder)", r, to)
-			}
-			if pathsafe.Within(to, real) {
-				return fmt.Errorf("%s is a symlink to %s, a folder that contains it (a loop)", r, to)
-			}
-			from = to
-		}
-		st, err := os.Stat(from)
-		switch {
-		case err != nil:
-			return err
-		case st.IsDir():
-			t.dirs = append(t.dirs, r)
-			if err := t.walk(root, from, r); err != nil {
-				return err
-			}
-		case st.Mode().IsRegular():
-			if len(t.files) >= maxCopyFiles {
-				return fmt.Errorf("the package holds more than %d files; a copy is for a plugin, not for %s", maxCopyFiles, rel)
-			}
-			t.files = append(t.files, treeFile{rel: r, from: from, perm: st.Mode().Perm()})
-		default:
-			t.skipped = append(t.skipped, r) // sockets, pipes, devices
-		}
-	}
-	return nil
+	return out
 }
 
-// copyInto writes the tree into the empty folder dst.
-func (t *tree) copyInto(dst string) error {
-	for _, d := range t.dirs {
-		if err := os.MkdirAll(filepath.Join(dst, filepath.FromSlash(d)), 0o755); err != nil {
-			return err
-		}
-	}
-	for _, f := range t.files {
-		if err := copyFile(f.from, filepath.Join(dst, filepath.FromSlash(f.rel)), f.perm); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// openSource opens a file the walk found, refusing one that has become a symbolic link
-// or anything but a regular file since: the copy takes only what the walk checked.
-func openSource(from string) (*os.File, error) {
-	in, err := os.OpenFile(from, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, fmt.Errorf("%s changed while it was being copied: %w", from, err)
-	}
-	if st, err := in.Stat(); err != nil || !st.Mode().IsRegular() {
-		in.Close()
-		return nil, fmt.Errorf("%s changed while it was being copied: not a regular file now", from)
-	}
-	return in, nil
-}
-
-func copyFile(from, to string, perm fs.FileMode) error {
-	in, err := openSource(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Chmod(perm); err != nil { // the umask may have narrowed it
-		out.Close()
-		return err
-	}
-	return out.Close()
+// copyInto writes the tree into the empty folder dst, each file with its own mode.
+func copyInto(t *ctree.Tree, dst string) error {
+	return t.CopyTo(dst, 0o755, func(f ctree.File) fs.FileMode { return f.Mode })
 }
 
 // syncCopy makes dest hold what src holds: what is gone from src is removed first (so a
@@ -583,11 +498,11 @@ func syncCopy(src, dest string) ([]string, error) {
 		return nil, fmt.Errorf("sync %s: %w", dest, err)
 	}
 	keepDirs, keepFiles := map[string]bool{}, map[string]bool{}
-	for _, d := range t.dirs {
+	for _, d := range t.Dirs {
 		keepDirs[d] = true
 	}
-	for _, f := range t.files {
-		keepFiles[f.rel] = true
+	for _, f := range t.Files {
+		keepFiles[f.Rel] = true
 	}
 	err = filepath.WalkDir(dest, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == dest {
@@ -611,31 +526,27 @@ func syncCopy(src, dest string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sync %s: %w", dest, err)
 	}
-	sort.Strings(t.dirs) // parents first
-	for _, d := range t.dirs {
+	dirs := slices.Clone(t.Dirs)
+	sort.Strings(dirs) // parents first
+	for _, d := range dirs {
 		if err := os.MkdirAll(filepath.Join(dest, filepath.FromSlash(d)), 0o755); err != nil {
 			return nil, err
 		}
 	}
-	for _, f := range t.files {
-		to := filepath.Join(dest, filepath.FromSlash(f.rel))
-		in, err := openSource(f.from)
+	for _, f := range t.Files {
+		to := filepath.Join(dest, filepath.FromSlash(f.Rel))
+		want, err := t.Read(f)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("sync %s: %w", to, err)
 		}
-		want, err := io.ReadAll(in)
-		in.Close()
-		if err != nil {
-			return nil, err
-		}
-		if st, err := os.Lstat(to); err == nil && st.Mode().Perm() == f.perm && st.Size() == int64(len(want)) {
+		if st, err := os.Lstat(to); err == nil && st.Mode().Perm() == f.Mode && st.Size() == int64(len(want)) {
 			if have, err := os.ReadFile(to); err == nil && bytes.Equal(have, want) {
 				continue
 			}
 		}
-		if err := jsonfile.WriteAtomic(to, want, f.perm); err != nil {
+		if err := jsonfile.WriteAtomic(to, want, f.Mode); err != nil {
 			return nil, fmt.Errorf("sync %s: %w", to, err)
 		}
 	}
-	return t.skipped, nil
+	return skippedOf(t), nil
 }
