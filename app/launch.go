@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"syscall"
 
+	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/runtime"
 )
 
@@ -27,17 +28,24 @@ type LaunchResult struct {
 // Launch opens the target's agent in the user's terminal ($TERMINAL, else
 // x-terminal-emulator). It builds the plan first, so a set that cannot launch (a name
 // collision, an unknown target) is refused here with its reasons rather than in a
-// terminal window that closes at once. backend "" uses the agent's own.
-func (s *Service) Launch(target, backend string) (LaunchResult, error) {
+// terminal window that closes at once. backend "" uses the agent's own. With requireAck,
+// MCP servers that are not acknowledged for the target stop the launch with
+// CodeNeedAck (Servers lists them; Acknowledge records them); without it they are left
+// out of the launch (the plan's dropped entries carry an ack).
+func (s *Service) Launch(target, backend string, requireAck bool) (LaunchResult, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return LaunchResult{}, &Error{Code: CodeIO, Message: "cannot find the plugboard executable: " + err.Error()}
 	}
-	req := runtime.Request{Home: s.home, PlugboardHome: s.pbHome, Target: target, Backend: backend, Self: self}
+	req := runtime.Request{Home: s.home, PlugboardHome: s.pbHome, Target: target, Backend: backend, Self: self, RequireAck: requireAck}
 	req.FromEnv(s.getenv)
 	plan, err := runtime.Build(req)
 	var ce *runtime.CollisionError
+	var need *runtime.AckError
 	switch {
+	case errors.As(err, &need):
+		return LaunchResult{}, &Error{Code: CodeNeedAck, Message: "these MCP servers are not acknowledged for " + need.Target +
+			" as they are now; they run local code or send data over the network. Acknowledge them to launch with them, or launch without them", Servers: need.Servers}
 	case errors.As(err, &ce):
 		names := make([]string, len(ce.Collisions))
 		for i, c := range ce.Collisions {
@@ -68,4 +76,41 @@ func (s *Service) Launch(target, backend string) (LaunchResult, error) {
 	}
 	go cmd.Wait() // reap it
 	return res, nil
+}
+
+// AckResult is what an acknowledgment recorded: the target, the servers (empty when
+// every one named was acknowledged already) and the history entry (0 then).
+type AckResult struct {
+	Target       string       `json:"target"`
+	Acknowledged []assign.Ack `json:"acknowledged"`
+	History      int64        `json:"history"`
+}
+
+// Acknowledge records, for target, the MCP servers of its launch set that servers names
+// (each with the digest the page showed; none: every server not acknowledged yet), so
+// launches start them until what they run changes. Errors: CodeStale when a server
+// changed since it was shown (Servers lists the launch set's servers as they are now),
+// CodeRefused for a server not in the set, CodeNotFound for an unknown target.
+func (s *Service) Acknowledge(target string, servers []runtime.AckRef) (AckResult, error) {
+	req := runtime.Request{Home: s.home, PlugboardHome: s.pbHome, Target: target}
+	id, acks, hid, err := runtime.Acknowledge(req, servers, s.actor)
+	var rule *assign.RuleError
+	switch {
+	case errors.Is(err, runtime.ErrAckChanged):
+		_, now, _ := runtime.LaunchServers(req)
+		fresh := []assign.Ack{}
+		for _, a := range now {
+			if !a.Acknowledged {
+				fresh = append(fresh, a.Ack)
+			}
+		}
+		return AckResult{}, &Error{Code: CodeStale, Message: err.Error(), Servers: fresh}
+	case errors.As(err, &rule):
+		return AckResult{}, &Error{Code: CodeRefused, Message: rule.Reason, Names: rule.Names}
+	case errors.Is(err, runtime.ErrTarget), errors.Is(err, assign.ErrNotFound):
+		return AckResult{}, &Error{Code: CodeNotFound, Message: err.Error()}
+	case err != nil:
+		return AckResult{}, &Error{Code: CodeIO, Message: err.Error()}
+	}
+	return AckResult{Target: id, Acknowledged: acks, History: hid}, nil
 }

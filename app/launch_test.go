@@ -26,7 +26,7 @@ func TestLaunchOpensTheTerminal(t *testing.T) {
 	env := map[string]string{"TERMINAL": term}
 	svc.getenv = func(k string) string { return env[k] }
 
-	res, err := svc.Launch("agent:coder", "")
+	res, err := svc.Launch("agent:coder", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestLaunchOpensTheTerminal(t *testing.T) {
 
 	// A colliding set is refused before any terminal opens, naming the names.
 	os.Remove(record)
-	_, err = svc.Launch("agent:clash", "pi")
+	_, err = svc.Launch("agent:clash", "pi", false)
 	var e *Error
 	if !errors.As(err, &e) || e.Code != CodeRefused || len(e.Collisions) != 1 || e.Names[0] != "check" {
 		t.Errorf("clash: %v", err)
@@ -59,12 +59,12 @@ func TestLaunchOpensTheTerminal(t *testing.T) {
 	if _, err := os.Stat(record); err == nil {
 		t.Error("a refused launch opened a terminal")
 	}
-	if _, err = svc.Launch("agent:nobody", ""); !errors.As(err, &e) || e.Code != CodeNotFound {
+	if _, err = svc.Launch("agent:nobody", "", false); !errors.As(err, &e) || e.Code != CodeNotFound {
 		t.Errorf("unknown target: %v", err)
 	}
 	// No terminal: the command to run by hand is in the message.
 	env["TERMINAL"] = filepath.Join(t.TempDir(), "no-such-terminal")
-	if _, err = svc.Launch("agent:coder", ""); !errors.As(err, &e) || e.Code != CodeNoTerminal || !strings.Contains(e.Message, "launch agent:coder") {
+	if _, err = svc.Launch("agent:coder", "", false); !errors.As(err, &e) || e.Code != CodeNoTerminal || !strings.Contains(e.Message, "launch agent:coder") {
 		t.Errorf("no terminal: %v", err)
 	}
 }

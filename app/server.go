@@ -17,6 +17,7 @@ import (
 
 	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/runtime"
 	"github.com/plugboard/plugboard/backend/settings"
 )
 
@@ -256,8 +257,15 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		result, err = s.svc.PickFolder()
 	case "Launch":
 		var target, backend string
-		if err = decodeArgs(arg, &target, &backend); err == nil {
-			result, err = s.svc.Launch(target, backend)
+		var requireAck bool
+		if err = decodeArgs(arg, &target, &backend, &requireAck); err == nil {
+			result, err = s.svc.Launch(target, backend, requireAck)
+		}
+	case "Acknowledge":
+		var target string
+		var servers []runtime.AckRef
+		if err = decodeArgs(arg, &target, &servers); err == nil {
+			result, err = s.svc.Acknowledge(target, servers)
 		}
 	default:
 		writeError(w, http.StatusNotFound, &Error{Code: CodeNotFound, Message: "no method " + r.PathValue("method")})

@@ -68,7 +68,7 @@ func printAcks(w io.Writer, acks []assign.Ack) {
 
 // printNeedAck explains a launch stopped by --require-ack.
 func printNeedAck(w io.Writer, e *runtime.AckError) {
-	fmt.Fprintf(w, "plugboard launch: %s, so nothing was started; these MCP servers are not acknowledged for %s as they are now (they run local code or send data over the network):\n", runtime.ErrNotAcknowledged, e.Target)
+	fmt.Fprintf(w, "plugboard launch: nothing was started: these MCP servers are not acknowledged for %s as they are now (they run local code or send data over the network):\n", e.Target)
 	printAcks(w, e.Servers)
 	fmt.Fprintf(w, "acknowledge them with: plugboard ack %s\n", e.Target)
 }

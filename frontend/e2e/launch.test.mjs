@@ -5,6 +5,7 @@
 // be told to run `plugboard launch` for the target.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -26,6 +27,11 @@ const noBins = { PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' };
 
 before(async () => {
   fx = makeRuntimeFixture();
+  // The fixture's MCP servers are acknowledged for the targets launched here (ack.test.mjs shows
+  // what the page does without).
+  for (const target of ['agent:coder', 'agent:pi-coder', 'template:team/coder']) {
+    execFileSync(pluginBin(), ['ack', target, '--home', fx.pbHome], { env: { ...process.env, HOME: fx.home } });
+  }
   record = join(fx.dir, 'terminal-argv.txt');
   // A stand-in for a terminal emulator: it writes the arguments it was started with, one a line,
   // to a file the test reads, and exits. It runs nothing.

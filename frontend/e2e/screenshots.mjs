@@ -110,6 +110,9 @@ try {
     await page.click('[data-testid="tab-assign"]');
     await page.click('[data-testid="target"][data-id="agent:coder"]');
     await page.click('[data-testid="launch-button"]');
+    // nothing is acknowledged in the fixture: the launch asks first (ack.test.mjs)
+    await page.waitForSelector('[data-testid="ack-dialog"]');
+    await page.click('[data-testid="ack-confirm"]');
     await page.waitForSelector('[data-testid="launch-command"]');
     await shot(page, 'launch.png');
 

@@ -7,6 +7,8 @@
 // `GET /api/events` (server-sent events). Every failure becomes an ApiError with a code.
 
 import type {
+  AckRef,
+  AckResult,
   ApiErrorBody,
   AssignChange,
   AssignResult,
@@ -38,6 +40,7 @@ type Method =
   | 'History'
   | 'Revert'
   | 'Launch'
+  | 'Acknowledge'
   | 'WatchState'
   | 'PauseWatching'
   | 'Links'
@@ -245,8 +248,14 @@ export const api = {
   history: (target: string) => call<HistoryEntry[]>('History', target),
   revert: (id: number, ack: boolean) => call<AssignResult>('Revert', id, ack),
   setDraftDirty: (dirty: boolean) => call<null>('SetDraftDirty', dirty),
-  /** backend "" is the agent's own. */
-  launch: (target: string, backend: string) => call<LaunchResult>('Launch', target, backend),
+  /**
+   * backend "" is the agent's own. requireAck: MCP servers not acknowledged for the target stop the
+   * launch with `ack-needed` (servers listed); without it they are left out (dropped, with `ack`).
+   */
+  launch: (target: string, backend: string, requireAck: boolean) =>
+    call<LaunchResult>('Launch', target, backend, requireAck),
+  /** Records the acknowledgment of servers as shown (digests); `stale` when one changed since. */
+  acknowledge: (target: string, servers: AckRef[]) => call<AckResult>('Acknowledge', target, servers),
   watchState: () => call<WatchState>('WatchState'),
   pauseWatching: (paused: boolean) => call<WatchState>('PauseWatching', paused),
   links: () => call<LinkResult[]>('Links'),

@@ -306,6 +306,30 @@ export interface AckServer {
   server: string;
   type: McpType;
   summary: McpSummary;
+  /** What the server runs (sha256 of names and counts, never a value); an acknowledgment records it. */
+  digest: string;
+}
+
+/** A server to acknowledge, with the digest the user was shown (Acknowledge). */
+export interface AckRef {
+  plugin: string;
+  server: string;
+  digest: string;
+}
+
+/** What Acknowledge recorded: nothing (history 0) when every server named was acknowledged already. */
+export interface AckResult {
+  target: string;
+  acknowledged: AckServer[];
+  history: number;
+}
+
+/** One acknowledgment a history entry recorded. */
+export interface HistoryAck {
+  plugin: string;
+  server: string;
+  type?: string;
+  digest: string;
 }
 
 export interface AssignResult {
@@ -327,6 +351,10 @@ export interface HistoryEntry {
   acknowledged: string[];
   revertOf?: number;
   actor: string;
+  /** "ack" for an acknowledgment on its own (it changed no file); absent for a save. */
+  kind?: string;
+  /** What the entry acknowledged, with digests (empty for entries from before digests were recorded). */
+  acks?: HistoryAck[];
 }
 
 export interface ProgressEvent {
@@ -368,6 +396,8 @@ export interface Drop {
   what: 'plugin' | 'skill' | 'server' | 'mcp' | string;
   name?: string;
   reason: string;
+  /** A server left out as not acknowledged: what to acknowledge (Acknowledge). */
+  ack?: AckServer;
 }
 
 /** A launch ready to start. It carries environment key names, never a value. */

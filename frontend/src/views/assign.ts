@@ -2,8 +2,10 @@
 // the targets (Targets); the right pane is the selected target's checklist, edited as a local draft
 // and saved with Assign(target, {set}, hash, ack). The backend decides: ack-needed opens the MCP
 // acknowledgment dialog, refused shows its rule and names, stale keeps the draft and blocks Save
-// until Reset. History lists the target's saves with a Revert each. The Launch card (views/launch.ts)
-// opens the target's agent in a terminal.
+// until Reset. History lists the target's saves with a Revert each, and its acknowledgments with their
+// digests. The Launch card (views/launch.ts) opens the target's agent in a terminal; it asks through
+// the same acknowledgment dialog for MCP servers that are not acknowledged for the target as they are
+// now (a plugin that gained or changed a server after it was assigned).
 
 import { api, ApiError, errorText } from '../bridge';
 import { claudeOnly, claudeOnlySentence, launchesAsClaude } from '../clients';
@@ -13,7 +15,7 @@ import { isRemote, issueLine, mcpSummary, typeBadge } from '../render';
 import type { CatalogIndex } from '../search';
 import type { AckServer, AssignResult, HistoryEntry, Issue, Plugin, Target, TargetKind } from '../types';
 import type { Ctx } from './ctx';
-import { LaunchPanel } from './launch';
+import { type AckMode, LaunchPanel, shortDigest } from './launch';
 
 const KIND_LABEL: Record<TargetKind, string> = {
   agent: 'agent',
@@ -67,7 +69,10 @@ export class AssignView {
   private notice: { kind: 'ok' | 'error' | 'stale'; text: string; names?: string[] } | null = null;
   private history: HistoryEntry[] = [];
   private historyError = '';
-  private readonly launch = new LaunchPanel();
+  private readonly launch = new LaunchPanel(
+    (servers, mode) => this.ackDialog(servers, mode),
+    () => void this.loadHistory(),
+  );
 
   constructor(ctx: Ctx) {
     this.ctx = ctx;
@@ -221,7 +226,7 @@ export class AssignView {
         if (!(e instanceof ApiError) || e.code !== 'ack-needed') throw e;
         this.busy = false;
         this.render();
-        if (!(await this.acknowledge(e.body.servers ?? []))) {
+        if ((await this.ackDialog(e.body.servers ?? [], 'save')) !== 'ack') {
           this.notice = { kind: 'error', text: 'Not saved: the MCP servers were not acknowledged.' };
           return;
         }
@@ -270,8 +275,12 @@ export class AssignView {
     this.notice = { kind: 'error', text: `Not saved: ${e.message}` };
   }
 
-  /** The MCP acknowledgment dialog; true when acknowledged. */
-  private async acknowledge(servers: AckServer[]): Promise<boolean> {
+  /**
+   * The MCP acknowledgment dialog. For a save: Acknowledge and save / Cancel. For a launch: Acknowledge
+   * and launch / Launch without them / Cancel. After a launch: Acknowledge / Cancel. Resolves with
+   * `ack`, `without` or `cancel`.
+   */
+  private ackDialog(servers: AckServer[], mode: AckMode): Promise<string> {
     const rows = servers.map((s) =>
       h(
         'li',
@@ -284,9 +293,13 @@ export class AssignView {
           badge(isRemote(s.type, s.summary) ? 'remote' : 'local', 'info'),
         ),
         mcpSummary(s.type, s.summary ?? {}),
+        s.digest
+          ? h('div', { class: 'muted small mono', 'data-testid': 'ack-digest' }, `digest ${shortDigest(s.digest)}`)
+          : null,
       ),
     );
-    const v = await openModal({
+    const confirm = { save: 'Acknowledge and save', launch: 'Acknowledge and launch', later: 'Acknowledge' }[mode];
+    return openModal({
       title: `Acknowledge ${plural(servers.length, 'MCP server')}`,
       testid: 'ack-dialog',
       body: [
@@ -295,11 +308,11 @@ export class AssignView {
       ],
       actions: [
         { label: 'Cancel', value: 'cancel', testid: 'ack-cancel' },
-        { label: 'Acknowledge and save', value: 'ack', primary: true, testid: 'ack-confirm' },
+        ...(mode === 'launch' ? [{ label: 'Launch without them', value: 'without', testid: 'ack-without' }] : []),
+        { label: confirm, value: 'ack', primary: true, testid: 'ack-confirm' },
       ],
       cancel: 'cancel',
     });
-    return v === 'ack';
   }
 
   // ---- rendering -------------------------------------------------------------------------------
@@ -689,29 +702,50 @@ export class AssignView {
                   h('time', { datetime: e.time, class: 'muted small' }, new Date(e.time).toLocaleString()),
                   h('span', { class: 'muted small' }, e.actor),
                   e.revertOf ? badge(`revert of #${e.revertOf}`, 'info') : null,
+                  e.kind === 'ack' ? badge('acknowledgment', 'info') : null,
                   h('span', { class: 'grow' }),
-                  h(
-                    'button',
-                    {
-                      type: 'button',
-                      class: 'btn btn-small',
-                      'data-testid': 'history-revert',
-                      disabled: !canRevert,
-                      title: this.dirty ? 'Save or reset the draft first' : `Restore the entries before #${e.id}`,
-                      onclick: () => void this.revert(e),
-                    },
-                    'Revert',
-                  ),
+                  e.kind === 'ack'
+                    ? null
+                    : h(
+                        'button',
+                        {
+                          type: 'button',
+                          class: 'btn btn-small',
+                          'data-testid': 'history-revert',
+                          disabled: !canRevert,
+                          title: this.dirty ? 'Save or reset the draft first' : `Restore the entries before #${e.id}`,
+                          onclick: () => void this.revert(e),
+                        },
+                        'Revert',
+                      ),
                 ),
-                h(
-                  'div',
-                  { class: 'mono small history-change', 'data-testid': 'history-change' },
-                  fmt(e.before, e.beforeUnset),
-                  ' → ',
-                  fmt(e.after, e.afterUnset),
-                ),
+                e.kind === 'ack'
+                  ? null
+                  : h(
+                      'div',
+                      { class: 'mono small history-change', 'data-testid': 'history-change' },
+                      fmt(e.before, e.beforeUnset),
+                      ' → ',
+                      fmt(e.after, e.afterUnset),
+                    ),
                 e.acknowledged?.length
                   ? h('div', { class: 'small muted' }, `acknowledged: ${e.acknowledged.join(', ')}`)
+                  : null,
+                e.acks?.length
+                  ? h(
+                      'ul',
+                      { class: 'plain small muted history-acks', 'data-testid': 'history-acks' },
+                      ...e.acks.map((a) =>
+                        h(
+                          'li',
+                          { 'data-testid': 'history-ack', 'data-plugin': a.plugin, 'data-server': a.server },
+                          h('code', null, `${a.plugin}/${a.server}`),
+                          a.type ? ` (${a.type})` : '',
+                          ' digest ',
+                          h('code', { title: a.digest }, shortDigest(a.digest)),
+                        ),
+                      ),
+                    )
                   : null,
               ),
             ),

@@ -3,10 +3,33 @@
 // card shows the agent's exact command (copyable) and what the launch loads, or why it did not
 // start: a refusal naming the colliding names, or, without a terminal, the command to run by hand.
 // The backend reads the target from disk at spawn, so an unsaved draft is not what launches.
+//
+// MCP acknowledgments: the card launches with requireAck, so a portable MCP server that is not
+// acknowledged for the target as it is now (a plugin that gained an mcp.json after it was assigned,
+// a server whose command changed) stops the launch before any terminal opens, and the assignment
+// view's acknowledgment dialog shows it (names and counts, never a value): Acknowledge and launch
+// records it (Acknowledge, with the digest shown) and launches again; Launch without them launches
+// with those servers left out, and the card lists them with an Acknowledge button for next time.
 
 import { api, ApiError, errorText } from '../bridge';
 import { badge, h, mount, plural } from '../dom';
-import type { Collision, LaunchResult, Plan, Target } from '../types';
+import type { AckServer, Collision, LaunchResult, Plan, Target } from '../types';
+
+/** Which buttons the acknowledgment dialog offers: before a save, before a launch, after one. */
+export type AckMode = 'save' | 'launch' | 'later';
+
+/** Opens the acknowledgment dialog; resolves with `ack`, `without` (launch only) or `cancel`. */
+export type AckDialog = (servers: AckServer[], mode: AckMode) => Promise<string>;
+
+/** The first 12 hex digits of a "sha256:…" digest, for people. */
+export function shortDigest(d: string): string {
+  return d.replace(/^sha256:/, '').slice(0, 12);
+}
+
+/** The servers a plan left out as not acknowledged, with what to acknowledge. */
+export function unacknowledged(p: Plan): AckServer[] {
+  return (p.dropped ?? []).flatMap((d) => (d.ack ? [d.ack] : []));
+}
 
 /** The backends the user can pick; "" is the agent's own (its file's "backend", else claude). */
 const BACKENDS: Array<{ value: string; label: string }> = [
@@ -72,8 +95,14 @@ export class LaunchPanel {
   private dirty = false;
   private busy = false;
   private outcome: Outcome | null = null;
+  /** What the card acknowledged after a launch without them: keys plugin/server. */
+  private acked = new Set<string>();
+  private ackError = '';
 
-  constructor() {
+  constructor(
+    private readonly ask: AckDialog,
+    private readonly onAcknowledged: () => void = () => {},
+  ) {
     this.select = h(
       'select',
       { 'aria-label': 'Backend', 'data-testid': 'launch-backend', id: 'launch-backend' },
@@ -108,6 +137,8 @@ export class LaunchPanel {
     if (this.target?.id !== t.id) {
       this.outcome = null;
       this.select.value = '';
+      this.acked.clear();
+      this.ackError = '';
     }
     this.target = t;
     this.dirty = dirty;
@@ -132,10 +163,13 @@ export class LaunchPanel {
     const backend = this.select.value;
     this.busy = true;
     this.outcome = null;
+    this.acked.clear();
+    this.ackError = '';
     this.setTarget(t, this.dirty);
     try {
-      const res = await api.launch(t.id, backend);
-      this.outcome = { target: t.id, backend, res };
+      const res = await this.launchAsking(t, backend);
+      this.outcome = res ? { target: t.id, backend, res } : null;
+      if (!res) this.ackError = 'Not launched: the MCP servers were not acknowledged.';
     } catch (e) {
       const err = e instanceof ApiError ? e : new ApiError('transport', errorText(e));
       this.outcome = {
@@ -149,6 +183,53 @@ export class LaunchPanel {
     }
   }
 
+  /**
+   * Launches with requireAck; when servers are not acknowledged, asks. Returns null when the user
+   * cancelled (nothing started).
+   */
+  private async launchAsking(t: Target, backend: string): Promise<LaunchResult | null> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await api.launch(t.id, backend, true);
+      } catch (e) {
+        if (!(e instanceof ApiError) || e.code !== 'ack-needed' || attempt > 2) throw e;
+        const servers = e.body.servers ?? [];
+        const choice = await this.ask(servers, 'launch');
+        if (choice === 'without') return api.launch(t.id, backend, false);
+        if (choice !== 'ack') return null;
+        try {
+          await this.record(t.id, servers);
+        } catch (err) {
+          // a server changed after it was shown: launch again, which asks about it as it is now
+          if (!(err instanceof ApiError) || err.code !== 'stale') throw err;
+        }
+      }
+    }
+  }
+
+  /** Records the acknowledgment of servers as shown; a server changed since is asked again. */
+  private async record(target: string, servers: AckServer[]): Promise<void> {
+    await api.acknowledge(
+      target,
+      servers.map((s) => ({ plugin: s.plugin, server: s.server, digest: s.digest })),
+    );
+    for (const s of servers) this.acked.add(`${s.plugin}/${s.server}`);
+    this.onAcknowledged();
+  }
+
+  /** Acknowledges, after a launch without them, the servers it left out: the next launch starts them. */
+  private async acknowledgeLater(servers: AckServer[]): Promise<void> {
+    const t = this.target;
+    if (!t || (await this.ask(servers, 'later')) !== 'ack') return;
+    try {
+      await this.record(t.id, servers);
+      this.ackError = '';
+    } catch (e) {
+      this.ackError = `Not acknowledged: ${errorText(e)}`;
+    }
+    this.render();
+  }
+
   private render(): void {
     const o = this.outcome;
     if (this.busy) {
@@ -156,7 +237,12 @@ export class LaunchPanel {
       return;
     }
     if (!o || o.target !== this.target?.id) {
-      mount(this.result);
+      mount(
+        this.result,
+        this.ackError
+          ? h('p', { class: 'notice notice-error', 'data-testid': 'launch-not-acked', role: 'alert' }, this.ackError)
+          : null,
+      );
       return;
     }
     if (o.res) {
@@ -210,6 +296,7 @@ export class LaunchPanel {
   private started(r: LaunchResult): Array<Node | null> {
     const p = r.plan;
     return [
+      ...this.leftOut(p),
       h(
         'p',
         { class: 'notice notice-ok', 'data-testid': 'launch-started', role: 'status' },
@@ -226,6 +313,36 @@ export class LaunchPanel {
           )
         : null,
       planDetails(p),
+    ];
+  }
+
+  /** The servers a launch left out as not acknowledged, with a way to acknowledge them for next time. */
+  private leftOut(p: Plan): Array<Node | null> {
+    const servers = unacknowledged(p);
+    if (!servers.length) return [];
+    const pending = servers.filter((s) => !this.acked.has(`${s.plugin}/${s.server}`));
+    const names = servers.map((s) => `${s.plugin}/${s.server}`).join(', ');
+    return [
+      h(
+        'div',
+        { class: 'notice notice-info', 'data-testid': 'launch-unacked', role: 'status' },
+        pending.length
+          ? `Started without ${plural(servers.length, 'MCP server')} not acknowledged for ${p.target}: ${names}. `
+          : `Acknowledged ${names}: the next launch starts ${servers.length === 1 ? 'it' : 'them'}. `,
+        pending.length
+          ? h(
+              'button',
+              {
+                type: 'button',
+                class: 'btn btn-small',
+                'data-testid': 'launch-ack',
+                onclick: () => void this.acknowledgeLater(pending),
+              },
+              'Acknowledge…',
+            )
+          : null,
+      ),
+      this.ackError ? h('p', { class: 'notice notice-error', role: 'alert' }, this.ackError) : null,
     ];
   }
 }
