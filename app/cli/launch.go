@@ -107,6 +107,8 @@ func printPlan(w io.Writer, p *runtime.Plan) {
 	reused := "new"
 	if p.Reused {
 		reused = "reused"
+	} else if p.Rebuilt != "" {
+		reused = "made anew: " + p.Rebuilt
 	}
 	fmt.Fprintf(w, "%s\n", runtime.ShellQuote(p.Argv))
 	fmt.Fprintf(w, "  backend %s, target %s\n  projection %s (%s)\n  fingerprint %s\n", p.Backend, p.Target, p.Projection, reused, p.Fingerprint)

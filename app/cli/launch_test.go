@@ -172,3 +172,38 @@ func TestMCPStdioStartsInItsFolder(t *testing.T) {
 		t.Errorf("missing folder: %q, %v", out, err)
 	}
 }
+
+// The text of a dry run says whether the projection is new, reused, or made anew because
+// its files no longer match its seal (and why); the dry run itself writes nothing.
+func TestLaunchDryRunSaysReusedOrMadeAnew(t *testing.T) {
+	pb, env := launchHome(t)
+	line := func() string {
+		t.Helper()
+		code, out, errOut := runLaunchCmd(t, env, "coder", "--dry-run")
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		return strings.Split(out, "\n")[2]
+	}
+	if l := line(); !strings.HasSuffix(l, "(new)") {
+		t.Errorf("first dry run: %q", l)
+	}
+	if _, err := os.Lstat(filepath.Join(pb, "runtime")); !os.IsNotExist(err) {
+		t.Fatalf("the dry run wrote the runtime folder: %v", err)
+	}
+	env["PLUGBOARD_CLAUDE_BIN"] = "/bin/true"
+	if code, _, errOut := runLaunchCmd(t, env, "coder"); code != ExitOK {
+		t.Fatalf("launch with /bin/true: %d %s", code, errOut)
+	}
+	if l := line(); !strings.HasSuffix(l, "(reused)") {
+		t.Errorf("after the launch: %q", l)
+	}
+	skills, _ := filepath.Glob(filepath.Join(pb, "runtime", "claude", "*", "plugins", "review", "skills", "check", "SKILL.md"))
+	if len(skills) != 1 {
+		t.Fatalf("projected SKILL.md: %v", skills)
+	}
+	os.Remove(skills[0])
+	if l := line(); !strings.Contains(l, "(made anew: plugins/review/skills/check/SKILL.md is missing)") {
+		t.Errorf("after a deleted SKILL.md: %q", l)
+	}
+}
