@@ -8,13 +8,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/plugboard/plugboard/backend/pathsafe"
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 func write(t *testing.T, root string, files map[string]string) {
@@ -214,26 +212,7 @@ func TestSwappedFolderNeverLeaksOutsideBytes(t *testing.T) {
 	link := filepath.Join(root, "swap") // in the plugin, outside the skill folder walked
 	symlink(t, outside, link)
 
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var once sync.Once
-	halt := func() { once.Do(func() { close(stop); wg.Wait() }) }
-	defer halt() // also when a check fails the test half-way
-	wg.Add(1)
-	go func() { // the swapper
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if err := unix.Renameat2(unix.AT_FDCWD, real, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE); err != nil {
-				t.Error(err)
-				return
-			}
-		}
-	}()
+	halt := testhome.Swap(t, real, link)
 	const tries = 2000
 	var walked, copied, refused int
 	for i := 0; i < tries; i++ {

@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 // A folder of the package swapped again and again with a link to a folder outside it
@@ -28,26 +27,7 @@ func TestCopySyncUnderSwapperTakesNothingFromOutside(t *testing.T) {
 	if err := os.Symlink(outside, swap); err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var once sync.Once
-	halt := func() { once.Do(func() { close(stop); wg.Wait() }) }
-	defer halt()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if err := unix.Renameat2(unix.AT_FDCWD, docs, unix.AT_FDCWD, swap, unix.RENAME_EXCHANGE); err != nil {
-				t.Error(err)
-				return
-			}
-		}
-	}()
+	halt := testhome.Swap(t, docs, swap)
 	var synced, refused int
 	for i := 0; i < 300; i++ {
 		if err := Sync(r.Name, o); err != nil {

@@ -6,10 +6,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 // A dry run writes nothing (no projection, no data folder) and prints the argv and
@@ -113,26 +112,7 @@ func TestSwappedSkillFolderNeverReachesTheProjection(t *testing.T) {
 	if err := os.Symlink(outside, swap); err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var once sync.Once
-	halt := func() { once.Do(func() { close(stop); wg.Wait() }) }
-	defer halt() // also when a check fails the test half-way
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if err := unix.Renameat2(unix.AT_FDCWD, refs, unix.AT_FDCWD, swap, unix.RENAME_EXCHANGE); err != nil {
-				t.Error(err)
-				return
-			}
-		}
-	}()
+	halt := testhome.Swap(t, refs, swap)
 	var included, dropped int
 	for i := 0; i < 60; i++ {
 		os.RemoveAll(RuntimeDir(pb)) // every try copies afresh
