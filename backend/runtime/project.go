@@ -113,7 +113,7 @@ func materialise(dir string, l layout) (reused bool, rebuilt string, err error) 
 	if err := l.write(tmp); err != nil {
 		return false, "", fmt.Errorf("projection %s: %w", dir, err)
 	}
-	if err := writeSeal(tmp); err != nil {
+	if err := writeSeal(tmp, l); err != nil {
 		return false, "", fmt.Errorf("projection %s: %w", dir, err)
 	}
 	if rebuilt != "" {

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"slices"
@@ -54,6 +56,18 @@ func TestDryRunPredictsDataFolderDrops(t *testing.T) {
 func TestSealedProjectionRebuildsWhenTouched(t *testing.T) {
 	pb := home(t)
 	first := build(t, request(pb, "coder"))
+	// The seal names every file with the hash of what is in it.
+	var sl seal
+	readJSON(t, filepath.Join(first.Projection, sealFile), &sl)
+	if len(sl.Files) < 4 {
+		t.Fatalf("the seal lists %d files", len(sl.Files))
+	}
+	for _, f := range sl.Files {
+		b, err := os.ReadFile(filepath.Join(first.Projection, filepath.FromSlash(f.Path)))
+		if sum := sha256.Sum256(b); err != nil || hex.EncodeToString(sum[:]) != f.SHA256 || int64(len(b)) != f.Size {
+			t.Errorf("seal entry %s does not match the file (%v)", f.Path, err)
+		}
+	}
 	skill := filepath.Join(first.Projection, "plugins", "review", "skills", "check", "SKILL.md")
 	want, err := os.ReadFile(skill)
 	if err != nil {

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -34,19 +36,36 @@ type sealItem struct {
 
 func skipSeal(rel string) bool { return rel == sealFile }
 
-// writeSeal seals the projection built at dir.
-func writeSeal(dir string) error {
+// writeSeal seals the projection that l was just written into at dir. The hashes are
+// those of what was written (each skill file was hashed as it was copied, the other files
+// are in l); the listing adds each file's size, mode and ctime, and a file the layout did
+// not write fails the seal.
+func writeSeal(dir string, l layout) error {
 	root, err := pathsafe.Root(dir)
 	if err != nil {
 		return err
 	}
-	t, err := ctree.Walk(root, root, ctree.Options{Skip: skipSeal})
+	sums := map[string]string{}
+	for rel, t := range l.trees {
+		for _, f := range t.Files {
+			sums[rel+"/"+f.Rel] = f.Sum
+		}
+	}
+	for rel, data := range l.files {
+		sum := sha256.Sum256(data)
+		sums[rel] = hex.EncodeToString(sum[:])
+	}
+	t, err := ctree.Walk(root, root, ctree.Options{Skip: skipSeal, NoHash: true})
 	if err != nil {
 		return err
 	}
 	s := seal{V: 1, Files: make([]sealItem, len(t.Files))}
 	for i, f := range t.Files {
-		s.Files[i] = sealItem{Path: f.Rel, Size: f.Size, Mode: f.Mode, CTime: f.CTime, SHA256: f.Sum}
+		sum, ok := sums[f.Rel]
+		if !ok {
+			return fmt.Errorf("%s is in the projection but not in its layout", f.Rel)
+		}
+		s.Files[i] = sealItem{Path: f.Rel, Size: f.Size, Mode: f.Mode, CTime: f.CTime, SHA256: sum}
 	}
 	data, err := json.Marshal(s)
 	if err != nil {
