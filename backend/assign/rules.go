@@ -59,7 +59,7 @@ func (ps plugins) check(before, written, after []string, ack bool) ([]Ack, error
 	acks := []Ack{}
 	for _, id := range after {
 		if added[id] {
-			acks = append(acks, ps.mcpAcks(id)...)
+			acks = append(acks, PluginAcks(ps[id])...)
 		}
 	}
 	if len(acks) > 0 && !ack {
@@ -76,17 +76,17 @@ func set(ids []string) map[string]bool {
 	return m
 }
 
-// mcpAcks lists the valid servers of a valid portable plugin's valid mcp.json, sanitised.
-// Legacy .mcp.json files are not catalogued and need no acknowledgment (F5).
-func (ps plugins) mcpAcks(id string) []Ack {
-	p := ps[id]
+// PluginAcks lists the servers of p that need an acknowledgment, sanitised: the valid
+// servers of a valid portable plugin's valid mcp.json. Legacy .mcp.json files are not
+// catalogued and need none (F5). The assignment rule and the launch check both use it.
+func PluginAcks(p *catalog.Plugin) []Ack {
 	if p == nil || !p.Valid || p.Format != manifest.FormatPortable || p.MCP == nil || !p.MCP.Valid {
 		return nil
 	}
 	var out []Ack
 	for _, s := range p.MCP.Servers {
 		if s.Valid {
-			out = append(out, NewAck(id, s))
+			out = append(out, NewAck(p.ID, s))
 		}
 	}
 	return out

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/plugboard/plugboard/backend/assign"
-	"github.com/plugboard/plugboard/backend/manifest"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
 	"github.com/plugboard/plugboard/backend/settings"
 )
@@ -174,14 +173,8 @@ func LaunchServers(req Request) (string, []AckState, error) {
 	st, _, _ := settings.Read(req.PlugboardHome)
 	out := []AckState{}
 	for _, u := range readUnits(dirs, req.Home, st, backend, func(Drop) {}) {
-		if u.p.Format != manifest.FormatPortable || u.p.MCP == nil || !u.p.MCP.Valid {
-			continue
-		}
-		for _, s := range u.p.MCP.Servers {
-			if s.Valid {
-				a := assign.NewAck(u.p.ID, s)
-				out = append(out, AckState{Ack: a, Acknowledged: acked(t.ID, a.Plugin, a.Server, a.Digest)})
-			}
+		for _, a := range assign.PluginAcks(&u.p) {
+			out = append(out, AckState{Ack: a, Acknowledged: acked(t.ID, a.Plugin, a.Server, a.Digest)})
 		}
 	}
 	return t.ID, out, nil
