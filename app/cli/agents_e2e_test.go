@@ -630,20 +630,9 @@ func TestClaudeRunsTheProjectionEndToEnd(t *testing.T) {
 	claude := client(t, ".bin/claude")
 	skills := []struct{ id, name string }{
 		{e2eKit + ":" + e2eKitSkill, e2eKitSkill}, {e2eCursor + ":" + e2eCurSk, e2eCurSk}, {e2eOld + ":" + e2eOldSkill, e2eOldSkill}}
-	type call struct{ id, tool string }
-	var mu sync.Mutex
-	var calls []call
+	calls := &toolCalls{client: "claude"}
 	use := func(tool string, input any) scriptmodel.Step {
-		return func(r *scriptmodel.Request) (scriptmodel.Reply, error) {
-			if !r.HasTool(tool) {
-				return scriptmodel.Reply{}, fmt.Errorf("claude does not offer %s; it offers %v", tool, r.ToolNames())
-			}
-			id := fmt.Sprintf("toolu_e2e_%d", r.Step)
-			mu.Lock()
-			calls = append(calls, call{id, tool})
-			mu.Unlock()
-			return scriptmodel.Reply{Blocks: []scriptmodel.Block{scriptmodel.ToolUse(id, tool, input)}}, nil
-		}
+		return func(r *scriptmodel.Request) (scriptmodel.Reply, error) { return calls.use(r, tool, tool, input) }
 	}
 	script := func(e2eHome, runtime.Plan) []scriptmodel.Step {
 		var steps []scriptmodel.Step
@@ -716,7 +705,7 @@ func TestClaudeRunsTheProjectionEndToEnd(t *testing.T) {
 		e2eOldSkill: filepath.Join(r.h.old, "skills", e2eOldSkill), // legacy: as it is (R1)
 	}
 	answers := map[string]string{}
-	for i, c := range calls {
+	for i, c := range calls.all() {
 		a := last.Answer(c.id)
 		if i < len(skills) {
 			s := skills[i]
@@ -726,7 +715,7 @@ func TestClaudeRunsTheProjectionEndToEnd(t *testing.T) {
 			}
 			continue
 		}
-		answers[strings.Split(c.tool, "__")[1]] = a
+		answers[strings.Split(c.label, "__")[1]] = a
 	}
 	r.checkMCP(t, "claude", answers)
 	r.checkNoReadOutside(t, []string{filepath.Join(dirs[e2eKitSkill], "SKILL.md"), filepath.Join(dirs[e2eCurSk], "SKILL.md")},
@@ -742,27 +731,15 @@ func TestClaudeRunsTheProjectionEndToEnd(t *testing.T) {
 func TestPIRunsTheProjectionEndToEnd(t *testing.T) {
 	pi := client(t, ".bin/pi")
 	adapter := client(t, "pi-mcp-adapter/index.ts")
-	type call struct{ id, what string }
-	var mu sync.Mutex
-	var calls []call
+	calls := &toolCalls{client: "pi"}
 	names := []string{e2eKitSkill, e2eCurSk, e2eOldSkill}
-	add := func(r *scriptmodel.Request, what, tool string, input any) (scriptmodel.Reply, error) {
-		if !r.HasTool(tool) {
-			return scriptmodel.Reply{}, fmt.Errorf("pi does not offer %s; it offers %v", tool, r.ToolNames())
-		}
-		id := fmt.Sprintf("toolu_e2e_%d", r.Step)
-		mu.Lock()
-		calls = append(calls, call{id, what})
-		mu.Unlock()
-		return scriptmodel.Reply{Blocks: []scriptmodel.Block{scriptmodel.ToolUse(id, tool, input)}}, nil
-	}
 	script := func(_ e2eHome, plan runtime.Plan) []scriptmodel.Step {
 		var steps []scriptmodel.Step
 		for _, name := range names {
 			steps = append(steps, func(r *scriptmodel.Request) (scriptmodel.Reply, error) {
 				for _, s := range r.AvailableSkills() {
 					if s.Name == name {
-						return add(r, "skill:"+name, "read", map[string]string{"path": s.Location})
+						return calls.use(r, "skill:"+name, "read", map[string]string{"path": s.Location})
 					}
 				}
 				return scriptmodel.Reply{}, fmt.Errorf("pi's system prompt lists no skill %s: %+v", name, r.AvailableSkills())
@@ -770,7 +747,7 @@ func TestPIRunsTheProjectionEndToEnd(t *testing.T) {
 		}
 		mcpCall := func(server, tool string, args map[string]string) scriptmodel.Step {
 			return func(r *scriptmodel.Request) (scriptmodel.Reply, error) {
-				return add(r, server, "mcp", map[string]any{"tool": server + "_" + tool, "args": args})
+				return calls.use(r, server, "mcp", map[string]any{"tool": server + "_" + tool, "args": args})
 			}
 		}
 		steps = append(steps, mcpCall(e2eStdio, e2eRecordTool, map[string]string{"note": "pi"}),
@@ -812,17 +789,46 @@ func TestPIRunsTheProjectionEndToEnd(t *testing.T) {
 	last := r.last(t)
 	answers := map[string]string{}
 	var projected []string
-	for _, c := range calls {
+	for _, c := range calls.all() {
 		a := last.Answer(c.id)
-		if name, ok := strings.CutPrefix(c.what, "skill:"); ok {
+		if name, ok := strings.CutPrefix(c.label, "skill:"); ok {
 			if !strings.Contains(a, skillBody(name)) {
 				t.Errorf("pi's read of %s answered %q; want its body", locations[name], a)
 			}
 			projected = append(projected, locations[name])
 			continue
 		}
-		answers[c.what] = a
+		answers[c.label] = a
 	}
 	r.checkMCP(t, "pi", answers)
 	r.checkNoReadOutside(t, projected, r.h.kit, r.h.cursor, r.h.old)
+}
+
+// toolCalls records, in order, each tool_use a script answers with, under the label a
+// test reads its answer by. Steps run one at a time; the lock keeps the race detector
+// honest across the model server's goroutines.
+type toolCalls struct {
+	client string
+	mu     sync.Mutex
+	list   []toolCall
+}
+
+type toolCall struct{ id, label string }
+
+// use answers r with a call of tool (which the client must offer) and records it as label.
+func (c *toolCalls) use(r *scriptmodel.Request, label, tool string, input any) (scriptmodel.Reply, error) {
+	if !r.HasTool(tool) {
+		return scriptmodel.Reply{}, fmt.Errorf("%s does not offer %s; it offers %v", c.client, tool, r.ToolNames())
+	}
+	id := fmt.Sprintf("toolu_e2e_%d", r.Step)
+	c.mu.Lock()
+	c.list = append(c.list, toolCall{id, label})
+	c.mu.Unlock()
+	return scriptmodel.Reply{Blocks: []scriptmodel.Block{scriptmodel.ToolUse(id, tool, input)}}, nil
+}
+
+func (c *toolCalls) all() []toolCall {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.list)
 }
