@@ -191,11 +191,32 @@ func (t *Tree) copyFile(rootfd int, f File, to string, mode fs.FileMode, buf []b
 // Read returns f's content, read beneath the root with no link followed; content other
 // than the walk's fails with ErrChanged.
 func (t *Tree) Read(f File) ([]byte, error) {
+	var data []byte
+	err := t.ReadEach([]File{f}, func(_ File, b []byte) error { data = b; return nil })
+	return data, err
+}
+
+// ReadEach reads each of files as Read does, opening the root once, and hands its
+// content to fn; it stops at the first error, fn's included.
+func (t *Tree) ReadEach(files []File, fn func(File, []byte) error) error {
 	rootfd, err := openRoot(t.root)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer unix.Close(rootfd)
+	for _, f := range files {
+		data, err := t.read(rootfd, f)
+		if err != nil {
+			return err
+		}
+		if err := fn(f, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *Tree) read(rootfd int, f File) ([]byte, error) {
 	fd, err := t.open(rootfd, f)
 	if err != nil {
 		return nil, err

@@ -533,20 +533,20 @@ func syncCopy(src, dest string) ([]string, error) {
 			return nil, err
 		}
 	}
-	for _, f := range t.Files {
+	err = t.ReadEach(t.Files, func(f ctree.File, want []byte) error {
 		to := filepath.Join(dest, filepath.FromSlash(f.Rel))
-		want, err := t.Read(f)
-		if err != nil {
-			return nil, fmt.Errorf("sync %s: %w", to, err)
-		}
 		if st, err := os.Lstat(to); err == nil && st.Mode().Perm() == f.Mode && st.Size() == int64(len(want)) {
 			if have, err := os.ReadFile(to); err == nil && bytes.Equal(have, want) {
-				continue
+				return nil
 			}
 		}
 		if err := jsonfile.WriteAtomic(to, want, f.Mode); err != nil {
-			return nil, fmt.Errorf("sync %s: %w", to, err)
+			return fmt.Errorf("%s: %w", f.Rel, err)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sync %s: %w", dest, err)
 	}
 	return skippedOf(t), nil
 }
