@@ -15,6 +15,7 @@ import (
 	"github.com/plugboard/plugboard/backend/manifest"
 	"github.com/plugboard/plugboard/backend/pathsafe"
 	"github.com/plugboard/plugboard/backend/settings"
+	"github.com/plugboard/plugboard/backend/skill"
 )
 
 // Backends.
@@ -109,7 +110,7 @@ type Suppressed struct {
 // Drop is one component left out of the launch, alone (R5), and why.
 type Drop struct {
 	Plugin string `json:"plugin"`
-	What   string `json:"what"` // "plugin", "skill", "server" or "mcp"
+	What   string `json:"what"` // "plugin", "skill", "file" (of a skill), "server" or "mcp"
 	Name   string `json:"name,omitempty"`
 	Reason string `json:"reason"`
 	// Code is the issue code inspect and catalog report for the same cause, when there is
@@ -378,11 +379,11 @@ func projectableSkills(u *unit, backend string, st settings.Settings, drop func(
 		}
 		t, err := hashTree(u.root, s.Dir)
 		if err != nil {
-			drop(Drop{Plugin: u.p.ID, What: "skill", Name: s.Name, Reason: err.Error(), Code: dropCode(err)})
+			drop(Drop{Plugin: u.p.ID, What: "skill", Name: s.Name, Reason: err.Error(), Code: skill.TreeCode(err)})
 			continue
 		}
 		for _, e := range t.Skipped {
-			drop(Drop{Plugin: u.p.ID, What: "file", Name: s.Name + "/" + e.Rel, Reason: e.Error() + "; it is left out of the projection", Code: dropCode(e)})
+			drop(Drop{Plugin: u.p.ID, What: "file", Name: s.Name + "/" + e.Rel, Reason: e.Error() + "; it is left out of the projection", Code: skill.TreeCode(e)})
 		}
 		out = append(out, projSkill{name: s.Name, t: t})
 	}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/plugboard/plugboard/backend/ctree"
 )
 
 // layout is what a projection holds, relative to its folder.
@@ -175,7 +177,7 @@ func (l layout) write(root string) error {
 	sort.Strings(names)
 	for _, rel := range names {
 		if err := copyTree(l.trees[rel], filepath.Join(root, filepath.FromSlash(rel))); err != nil {
-			if errors.Is(err, errChanged) {
+			if errors.Is(err, ctree.ErrChanged) {
 				return &changedError{owner: l.owners[rel], err: err}
 			}
 			return err

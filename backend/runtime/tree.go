@@ -23,7 +23,7 @@ func hashTree(root, dir string) (tree, error) {
 
 // copyTree writes t under dest (which must not exist yet), executable files 0700 and the
 // rest 0600, each checked against the hash the walk took: a file edited in between fails
-// with errChanged rather than give a projection whose content differs from its
+// with ctree.ErrChanged rather than give a projection whose content differs from its
 // fingerprint.
 func copyTree(t tree, dest string) error {
 	return t.CopyTo(dest, 0o700, func(f ctree.File) fs.FileMode {
@@ -33,10 +33,3 @@ func copyTree(t tree, dest string) error {
 		return 0o600
 	})
 }
-
-// errChanged says a source file changed while it was being projected.
-var errChanged = ctree.ErrChanged
-
-// dropCode is the issue code a skill dropped for err carries: the catalog reports the
-// same code for the same folder ("skill.tree-<kind>").
-func dropCode(err error) string { return skill.TreeCode(err) }
