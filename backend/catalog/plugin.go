@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/plugboard/plugboard/backend/clients"
+	"github.com/plugboard/plugboard/backend/ctree"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/manifest"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
@@ -157,6 +158,12 @@ func readDirNoFollow(dir string) ([]os.DirEntry, error) {
 // found at at and resolved to resolved.
 func loadSkillEntries(root, rel, at, resolved, home string, entries []os.DirEntry, issues *issue.List) []skill.Skill {
 	var out []skill.Skill
+	var tree *ctree.Root // opened at the first valid skill, for every skill folder's check
+	defer func() {
+		if tree != nil {
+			tree.Close()
+		}
+	}()
 	for _, e := range entries {
 		dir := filepath.Join(at, e.Name())
 		// The listing already says what a plain folder is; only links need a Stat.
@@ -174,7 +181,12 @@ func loadSkillEntries(root, rel, at, resolved, home string, entries []os.DirEntr
 			(*issues)[len(*issues)-1].Line = 1
 			continue
 		}
-		skill.CheckTree(&s, root) // what a launch would leave out is said here first
+		if s.Valid && tree == nil {
+			tree, _ = ctree.OpenRoot(root)
+		}
+		if tree != nil {
+			skill.CheckTree(&s, tree) // what a launch would leave out is said here first
+		}
 		out = append(out, s)
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Folder < out[b].Folder })

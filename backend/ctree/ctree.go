@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -83,25 +84,44 @@ type Tree struct {
 // filesystem-resolved (pathsafe.Root), dir absolute; dir may reach its folder through
 // links inside root.
 func Walk(root, dir string, o Options) (*Tree, error) {
-	resolved, err := pathsafe.ResolveAbs(dir)
+	r, err := OpenRoot(root)
 	if err != nil {
 		return nil, err
 	}
-	if !pathsafe.Within(root, resolved) {
-		return nil, &Error{Kind: KindOutside, msg: "the folder resolves outside the plugin folder"}
-	}
-	rootfd, err := openRoot(root)
+	defer r.Close()
+	return r.Walk(dir, o)
+}
+
+// Root is an opened package root, for walking several of its folders (a plugin's skills)
+// with one open. Not safe for concurrent use.
+type Root struct {
+	path string
+	fd   int
+}
+
+// OpenRoot opens the filesystem-resolved root for walks; Close releases it.
+func OpenRoot(root string) (*Root, error) {
+	fd, err := openRoot(root)
 	if err != nil {
 		return nil, err
 	}
-	defer unix.Close(rootfd)
-	from := pathsafe.Rel(root, resolved)
-	fd, err := openPath(rootfd, root, from, unix.O_RDONLY|unix.O_DIRECTORY)
+	return &Root{path: root, fd: fd}, nil
+}
+
+// Close releases the root.
+func (r *Root) Close() error { return unix.Close(r.fd) }
+
+// Walk is the package's Walk of dir inside this root.
+func (r *Root) Walk(dir string, o Options) (*Tree, error) {
+	fd, from, err := openTop(r.fd, r.path, dir)
 	if err != nil {
-		return nil, openError("", "the folder", err)
+		return nil, err
 	}
-	w := &walker{o: o, root: root, rootfd: rootfd, t: &Tree{root: root}, buf: make([]byte, 32<<10), h: sha256.New()}
-	if err := w.dir(fd, from, ""); err != nil {
+	w := &walker{o: o, root: r.path, rootfd: r.fd, t: &Tree{root: r.path}}
+	if !o.NoHash {
+		w.buf, w.h = make([]byte, 32<<10), sha256.New()
+	}
+	if err := w.dir(fd, from, "", false); err != nil {
 		return nil, err
 	}
 	sort.Slice(w.t.Files, func(a, b int) bool { return w.t.Files[a].Rel < w.t.Files[b].Rel })
@@ -109,6 +129,32 @@ func Walk(root, dir string, o Options) (*Tree, error) {
 		w.t.Sum = sumOf(w.t.Files)
 	}
 	return w.t, nil
+}
+
+// openTop opens the walked folder dir beneath the root. A dir lexically inside the root
+// with no link on the way (the catalog's common case) opens in one call; otherwise it is
+// resolved first, and must resolve inside the root.
+func openTop(rootfd int, root, dir string) (fd int, from string, err error) {
+	if rel, ok := strings.CutPrefix(dir, root+"/"); ok && clean(rel) || dir == root {
+		if dir == root {
+			rel = "."
+		}
+		if fd, err = openPath(rootfd, root, rel, unix.O_RDONLY|unix.O_DIRECTORY); err == nil {
+			return fd, rel, nil
+		}
+	}
+	resolved, err := pathsafe.ResolveAbs(dir)
+	if err != nil {
+		return -1, "", err
+	}
+	if !pathsafe.Within(root, resolved) {
+		return -1, "", &Error{Kind: KindOutside, msg: "the folder resolves outside the plugin folder"}
+	}
+	from = pathsafe.Rel(root, resolved)
+	if fd, err = openPath(rootfd, root, from, unix.O_RDONLY|unix.O_DIRECTORY); err != nil {
+		return -1, "", openError("", "the folder", err)
+	}
+	return fd, from, nil
 }
 
 func sumOf(files []File) string {
@@ -125,33 +171,52 @@ func sumOf(files []File) string {
 
 type devIno struct{ dev, ino uint64 }
 
+// frame is a folder on the walk's current path; its identity is read only when a link is
+// followed, the one way a walk can come back to a folder it is inside.
+type frame struct {
+	fd    int
+	id    devIno
+	known bool
+}
+
 type walker struct {
 	o      Options
 	root   string
 	rootfd int
 	t      *Tree
 	bytes  int64
-	stack  []devIno // folders on the current path, against link loops
-	buf    []byte
+	stack  []frame // folders on the current path, against link loops
+	buf    []byte  // file reads (hashing)
+	dbuf   []byte  // folder listings
 	h      hash.Hash
 }
 
-// dir walks the open folder fd (taken over: closed here) found at from beneath the root.
-func (w *walker) dir(fd int, from, rel string) error {
-	f := os.NewFile(uintptr(fd), from)
-	defer f.Close()
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return err
+// dir walks the open folder fd (taken over: closed here) found at from beneath the root;
+// linked says a link was followed to reach it.
+func (w *walker) dir(fd int, from, rel string, linked bool) error {
+	defer unix.Close(fd)
+	if linked {
+		id, err := fdID(fd)
+		if err != nil {
+			return err
+		}
+		for i := range w.stack {
+			f := &w.stack[i]
+			if !f.known {
+				if f.id, err = fdID(f.fd); err != nil {
+					return err
+				}
+				f.known = true
+			}
+			if f.id == id {
+				w.t.Dirs = slices.DeleteFunc(w.t.Dirs, func(d string) bool { return d == rel })
+				return w.refuse(&Error{Kind: KindLoop, Rel: rel, msg: fmt.Sprintf("%s is a symbolic link to a folder it is inside (a loop); remove the link", show(rel))})
+			}
+		}
 	}
-	id := devIno{uint64(st.Dev), st.Ino}
-	if slices.Contains(w.stack, id) {
-		w.t.Dirs = slices.DeleteFunc(w.t.Dirs, func(d string) bool { return d == rel })
-		return w.refuse(&Error{Kind: KindLoop, Rel: rel, msg: fmt.Sprintf("%s is a symbolic link to a folder it is inside (a loop); remove the link", show(rel))})
-	}
-	w.stack = append(w.stack, id)
+	w.stack = append(w.stack, frame{fd: fd})
 	defer func() { w.stack = w.stack[:len(w.stack)-1] }()
-	names, err := f.Readdirnames(-1)
+	names, err := w.names(fd)
 	if err != nil {
 		return w.openFailed(rel, err)
 	}
@@ -168,6 +233,42 @@ func (w *walker) dir(fd int, from, rel string) error {
 	return nil
 }
 
+func fdID(fd int) (devIno, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return devIno{}, err
+	}
+	return devIno{uint64(st.Dev), st.Ino}, nil
+}
+
+// direntBufs holds the listing buffers of walks: the catalog walks ten thousand skill
+// folders, and a buffer each would be garbage to collect.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 8<<10); return &b }}
+
+// names lists the open folder fd with raw getdents, "." and ".." left out.
+func (w *walker) names(fd int) ([]string, error) {
+	if w.dbuf == nil {
+		b := direntBufs.Get().(*[]byte)
+		defer direntBufs.Put(b)
+		w.dbuf = *b
+		defer func() { w.dbuf = nil }()
+	}
+	var names []string
+	for {
+		n, err := unix.ReadDirent(fd, w.dbuf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = unix.ParseDirent(w.dbuf[:n], -1, names)
+	}
+}
+
 // entry handles one name of the folder dirfd: a folder or file is opened with no link
 // followed; a link is followed by the kernel from the root, never out of it.
 func (w *walker) entry(dirfd int, name, from, rel string) error {
@@ -182,8 +283,16 @@ func (w *walker) entry(dirfd int, name, from, rel string) error {
 			return w.openFailed(rel, err)
 		}
 		w.t.Dirs = append(w.t.Dirs, rel)
-		return w.dir(fd, from, rel)
+		return w.dir(fd, from, rel, false)
 	case unix.S_IFREG:
+		if w.o.NoHash {
+			// Nothing is read: whether it could be is one access check, and the stat
+			// above has the rest.
+			if err := unix.Faccessat(dirfd, name, unix.R_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				return w.openFailed(rel, err)
+			}
+			return w.add(&st, from, rel)
+		}
 		fd, err := openName(dirfd, name, unix.O_RDONLY|unix.O_NONBLOCK)
 		if err != nil {
 			return w.openFailed(rel, err)
@@ -236,7 +345,7 @@ func (w *walker) link(from, rel string) error {
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
 		w.t.Dirs = append(w.t.Dirs, rel)
-		return w.dir(fd, realFrom, rel)
+		return w.dir(fd, realFrom, rel, true)
 	case unix.S_IFREG:
 		return w.file(fd, realFrom, rel)
 	}
@@ -251,22 +360,28 @@ func (w *walker) file(fd int, from, rel string) error {
 	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return fmt.Errorf("%s: %w", rel, ErrChanged)
 	}
+	if err := w.add(&st, from, rel); err != nil || w.o.NoHash {
+		return err
+	}
+	f := &w.t.Files[len(w.t.Files)-1]
+	sum, n, err := hashFD(fd, w.h, w.buf)
+	if err != nil {
+		return w.openFailed(rel, err)
+	}
+	if n != st.Size {
+		return fmt.Errorf("%s: %w", rel, ErrChanged)
+	}
+	f.Sum = sum
+	return nil
+}
+
+// add records the regular file st found at from, within the limits.
+func (w *walker) add(st *unix.Stat_t, from, rel string) error {
 	w.bytes += st.Size
 	if w.o.MaxFiles > 0 && len(w.t.Files) >= w.o.MaxFiles || w.o.MaxBytes > 0 && w.bytes > w.o.MaxBytes {
 		return &Error{Kind: KindTooLarge, msg: fmt.Sprintf("the folder holds more than %d files or %d MiB; move large data out of it", w.o.MaxFiles, w.o.MaxBytes>>20)}
 	}
-	f := File{Rel: rel, Mode: fs.FileMode(st.Mode & 0o777), Size: st.Size, CTime: st.Ctim.Nano(), from: from}
-	if !w.o.NoHash {
-		sum, n, err := hashFD(fd, w.h, w.buf)
-		if err != nil {
-			return w.openFailed(rel, err)
-		}
-		if n != st.Size {
-			return fmt.Errorf("%s: %w", rel, ErrChanged)
-		}
-		f.Sum = sum
-	}
-	w.t.Files = append(w.t.Files, f)
+	w.t.Files = append(w.t.Files, File{Rel: rel, Mode: fs.FileMode(st.Mode & 0o777), Size: st.Size, CTime: st.Ctim.Nano(), from: from})
 	return nil
 }
 

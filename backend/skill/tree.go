@@ -51,15 +51,15 @@ func TreeOptions(noHash bool) ctree.Options {
 		Leave: []string{ctree.KindOutside, ctree.KindSpecial, ctree.KindLoop, ctree.KindDangling, ctree.KindUnreadable}}
 }
 
-// CheckTree walks the folder of the valid skill s inside the resolved plugin root and
-// adds the issues a launch would act on: a warning for each entry left out, an error
-// (the skill cannot be projected) for a folder beyond the limits. Nothing is read but
-// the listing; each file is opened, so one that cannot be read is found.
-func CheckTree(s *Skill, root string) {
+// CheckTree walks the folder of the valid skill s inside the opened plugin root and adds
+// the issues a launch would act on: a warning for each entry left out, an error (the
+// skill cannot be projected) for a folder beyond the limits. Nothing is read but the
+// listing; each file is checked for reading, so one that cannot be read is found.
+func CheckTree(s *Skill, root *ctree.Root) {
 	if !s.Valid || s.Dir == "" {
 		return
 	}
-	t, err := ctree.Walk(root, s.Dir, TreeOptions(true))
+	t, err := root.Walk(s.Dir, TreeOptions(true))
 	dir := path.Dir(s.Path)
 	if code := TreeCode(err); code != "" {
 		s.Issues.Errorf(code, dir, "", "%s; the skill cannot be launched", err)
