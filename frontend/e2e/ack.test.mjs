@@ -6,7 +6,7 @@
 // changes (a git pull) is asked about again; "Launch without them" launches and offers the dialog.
 
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
@@ -15,6 +15,7 @@ import {
   newPage,
   selectTarget,
   startServe,
+  terminalStandIn,
   waitFor,
   waitReady,
 } from './harness.mjs';
@@ -23,10 +24,8 @@ let fx, srv, browser, page, record;
 
 before(async () => {
   fx = makeRuntimeFixture();
-  record = join(fx.dir, 'terminal-argv.txt');
-  const stand = join(fx.dir, 'terminal-stand-in.sh');
-  writeFileSync(stand, `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}.tmp' && mv '${record}.tmp' '${record}'\n`);
-  chmodSync(stand, 0o755);
+  let stand;
+  ({ stand, record } = terminalStandIn(fx.dir));
   srv = await startServe({ ...fx, env: { TERMINAL: stand, PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' } });
   browser = await launchBrowser();
   page = await newPage(browser);

@@ -2,7 +2,7 @@
 // (`$PLUGBOARD_BIN serve`), and Debian's Chromium driven by playwright-core.
 
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -72,6 +72,18 @@ export function makeRuntimeFixture() {
   const home = join(dir, 'home');
   mkdirSync(home);
   return { dir, home, pbHome, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A stand-in for a terminal emulator in dir: it writes the arguments it was started with, one a
+ * line, to record (atomically, so a reader never sees half of them) and exits. It runs nothing.
+ */
+export function terminalStandIn(dir) {
+  const record = join(dir, 'terminal-argv.txt');
+  const stand = join(dir, 'terminal-stand-in.sh');
+  writeFileSync(stand, `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}.tmp' && mv '${record}.tmp' '${record}'\n`);
+  chmodSync(stand, 0o755);
+  return { stand, record };
 }
 
 /**

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
@@ -18,6 +18,7 @@ import {
   waitFor,
   waitReady,
   selectTarget,
+  terminalStandIn,
 } from './harness.mjs';
 
 let fx, srv, browser, page, stand, record;
@@ -32,12 +33,7 @@ before(async () => {
   for (const target of ['agent:coder', 'agent:pi-coder', 'template:team/coder']) {
     execFileSync(pluginBin(), ['ack', target, '--home', fx.pbHome], { env: { ...process.env, HOME: fx.home } });
   }
-  record = join(fx.dir, 'terminal-argv.txt');
-  // A stand-in for a terminal emulator: it writes the arguments it was started with, one a line,
-  // to a file the test reads, and exits. It runs nothing.
-  stand = join(fx.dir, 'terminal-stand-in.sh');
-  writeFileSync(stand, `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}.tmp' && mv '${record}.tmp' '${record}'\n`);
-  chmodSync(stand, 0o755);
+  ({ stand, record } = terminalStandIn(fx.dir));
   srv = await startServe({ ...fx, env: { TERMINAL: stand, ...noBins } });
   browser = await launchBrowser();
   page = await newPage(browser);
