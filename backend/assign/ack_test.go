@@ -59,7 +59,7 @@ func TestAcknowledgeOnItsOwn(t *testing.T) {
 	ctx := context.Background()
 	file := filepath.Join(pb, "agents", "forms.json")
 	before := readFile(t, file)
-	tools := indexPlugins(cat)["tools"]
+	tools := indexPlugins(cat).byID["tools"]
 	if tools == nil || tools.MCP == nil {
 		t.Fatal("fixture: no plugin tools with MCP")
 	}

@@ -75,7 +75,7 @@ func save(pbHome string, cat *catalog.Catalog, id string, edit editFunc, expect 
 	if err != nil {
 		return Outcome{Target: t.Target}, err
 	}
-	if dirs = normalise(dirs); t.Kind == KindAgent && t.dirs == nil && len(dirs) == 0 {
+	if dirs = h.plugins.normalise(dirs); t.Kind == KindAgent && t.dirs == nil && len(dirs) == 0 {
 		dirs = nil // an agent without the member keeps not having it
 	}
 	data, err := t.rewrite(dirs)
@@ -88,7 +88,7 @@ func save(pbHome string, cat *catalog.Catalog, id string, edit editFunc, expect 
 		BeforeDirs: t.dirs, AfterDirs: dirs, BeforeInherits: t.Inherits,
 		BeforeHash: t.Hash, AfterHash: settings.Hash(data), Acknowledged: []Ack{},
 	}
-	acks, err := h.plugins.check(t.Effective, managedIDs(dirs), after.Effective, ack)
+	acks, err := h.plugins.check(t.Effective, h.plugins.ids(dirs), after.Effective, ack)
 	if err != nil || !write {
 		return out, err
 	}
@@ -137,7 +137,7 @@ func changeEdit(ch Change) editFunc {
 			}
 		}
 		if len(bad) > 0 {
-			return nil, &RuleError{Code: RuleUnknown, Reason: "not a plugin id (the name of a folder in $PLUGBOARD_HOME/plugins)", Names: bad}
+			return nil, &RuleError{Code: RuleUnknown, Reason: "not a plugin id (plugboard catalog lists them)", Names: bad}
 		}
 		if ch.Defaults {
 			if t.Kind != KindSlot {
@@ -150,11 +150,11 @@ func changeEdit(ch Change) editFunc {
 		case err != nil:
 			return nil, err
 		case ch.Set != nil:
-			return setIDs(base, dedupe(ch.Set)), nil
+			return h.plugins.setIDs(base, dedupe(ch.Set)), nil
 		case len(ch.Add) > 0:
-			return addIDs(base, ch.Add), nil
+			return h.plugins.addIDs(base, ch.Add), nil
 		}
-		return removeIDs(base, dedupe(ch.Remove))
+		return h.plugins.removeIDs(base, dedupe(ch.Remove))
 	}
 }
 

@@ -35,12 +35,12 @@ func SetLaunchAs(ctx context.Context, pbHome string, cat *catalog.Catalog, id, c
 	}
 	var p *catalog.Plugin
 	for i := range cat.Plugins {
-		if cat.Plugins[i].ID == id && cat.Plugins[i].Source == catalog.SourceManaged {
+		if cat.Plugins[i].ID == id && p == nil {
 			p = &cat.Plugins[i]
 		}
 	}
 	if p == nil {
-		return 0, nil, &RuleError{Code: RuleUnknown, Reason: "no such plugin in $PLUGBOARD_HOME/plugins", Names: []string{id}}
+		return 0, nil, &RuleError{Code: RuleUnknown, Reason: "no such plugin in the catalog", Names: []string{id}}
 	}
 	if client != "" {
 		switch {

@@ -11,7 +11,7 @@ import (
 const (
 	CollisionSkill     = "skill"      // a portable skill name in two portable plugins
 	CollisionNamespace = "namespace"  // a manifest name (the runtime namespace) in two plugins
-	CollisionMCP       = "mcp-server" // an MCP runtime server name in two portable plugins
+	CollisionMCP       = "mcp-server" // an MCP runtime server name in two plugins whose servers launch
 )
 
 // check applies the rules of A4 and R6 to a change whose effective set goes from before
@@ -30,7 +30,7 @@ func (ps plugins) check(before, written, after []string, ack bool) ([]Ack, error
 		if had[id] {
 			continue
 		}
-		switch p := ps[id]; {
+		switch p := ps.byID[id]; {
 		case p == nil:
 			unknown = append(unknown, id)
 		case !p.Valid:
@@ -38,7 +38,7 @@ func (ps plugins) check(before, written, after []string, ack bool) ([]Ack, error
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, &RuleError{Code: RuleUnknown, Reason: "no such plugin in $PLUGBOARD_HOME/plugins, so it cannot be assigned", Names: unknown}
+		return nil, &RuleError{Code: RuleUnknown, Reason: "no such plugin in the catalog, so it cannot be assigned", Names: unknown}
 	}
 	if len(invalid) > 0 {
 		return nil, &RuleError{Code: RuleInvalid, Reason: "the plugin is invalid, so it cannot be newly assigned (fix its issues first; an invalid plugin already assigned can only be removed)", Names: invalid}
@@ -59,7 +59,7 @@ func (ps plugins) check(before, written, after []string, ack bool) ([]Ack, error
 	acks := []Ack{}
 	for _, id := range after {
 		if added[id] {
-			acks = append(acks, PluginAcks(ps[id])...)
+			acks = append(acks, PluginAcks(ps.byID[id])...)
 		}
 	}
 	if len(acks) > 0 && !ack {
@@ -77,10 +77,11 @@ func set(ids []string) map[string]bool {
 }
 
 // PluginAcks lists the servers of p that need an acknowledgment, sanitised: the valid
-// servers of a valid portable plugin's valid mcp.json. Legacy .mcp.json files are not
-// catalogued and need none (F5). The assignment rule and the launch check both use it.
+// servers of a valid portable plugin's valid mcp.json, and of a Cursor plugin's MCP file
+// (a launch starts both). Legacy .mcp.json files are not catalogued and need none (F5).
+// The assignment rule and the launch check both use it.
 func PluginAcks(p *catalog.Plugin) []Ack {
-	if p == nil || !p.Valid || p.Format != manifest.FormatPortable || p.MCP == nil || !p.MCP.Valid {
+	if p == nil || !p.Valid || !LaunchesMCP(p.Format) || p.MCP == nil || !p.MCP.Valid {
 		return nil
 	}
 	var out []Ack
@@ -90,6 +91,12 @@ func PluginAcks(p *catalog.Plugin) []Ack {
 		}
 	}
 	return out
+}
+
+// LaunchesMCP reports whether a launch starts the catalogued MCP servers of a package of
+// format f: portable mcp.json and a Cursor plugin's MCP file.
+func LaunchesMCP(f manifest.Format) bool {
+	return f == manifest.FormatPortable || f == manifest.FormatCursor
 }
 
 // collisions finds the names provided by more than one of the valid plugins ids, keeping
@@ -104,22 +111,21 @@ func (ps plugins) collisions(ids []string, added map[string]bool) []Collision {
 		}
 	}
 	for _, id := range ids {
-		p := ps[id]
+		p := ps.byID[id]
 		if p == nil || !p.Valid {
 			continue
 		}
 		if p.Name != "" {
 			note(CollisionNamespace, p.Name, id)
 		}
-		if p.Format != manifest.FormatPortable {
-			continue
-		}
-		for _, s := range p.Skills {
-			if s.Valid {
-				note(CollisionSkill, s.Name, id)
+		if p.Format == manifest.FormatPortable {
+			for _, s := range p.Skills {
+				if s.Valid {
+					note(CollisionSkill, s.Name, id)
+				}
 			}
 		}
-		if p.MCP != nil && p.MCP.Valid {
+		if LaunchesMCP(p.Format) && p.MCP != nil && p.MCP.Valid {
 			for _, s := range p.MCP.Servers {
 				if s.Valid {
 					note(CollisionMCP, s.Name, id)
@@ -150,10 +156,10 @@ func (ps plugins) collisions(ids []string, added map[string]bool) []Collision {
 // names, among the valid ones. The launcher runs it over the set it is about to start
 // and fails closed on any result.
 func Collisions(list []*catalog.Plugin) []Collision {
-	ps := plugins{}
+	ps := plugins{byID: map[string]*catalog.Plugin{}}
 	ids := make([]string, 0, len(list))
 	for _, p := range list {
-		ps[p.ID] = p
+		ps.byID[p.ID] = p
 		ids = append(ids, p.ID)
 	}
 	return ps.collisions(ids, set(ids))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/plugboard/plugboard/backend/capread"
 	"github.com/plugboard/plugboard/backend/jsondoc"
@@ -126,8 +127,8 @@ func (h *home) readBindings() []*located {
 // finish fills the entry lists and effective set of a target and reports its entries.
 func (h *home) finish(t *located) {
 	t.Entries = h.plugins.entries(t.dirs)
-	t.Managed = managedIDs(t.dirs)
-	t.Unmanaged = unmanaged(t.dirs)
+	t.Managed = h.plugins.ids(t.dirs)
+	t.Unmanaged = h.plugins.unassigned(t.dirs)
 	t.Effective = h.effective(&t.Target, t.dirs)
 	if a := h.agents[t.Ref]; t.Kind != KindAgent && a != nil {
 		t.Backend = a.Backend // a slot or binding runs its agent
@@ -141,9 +142,9 @@ func (h *home) finish(t *located) {
 		ptr := t.ptr + "/pluginDirs/" + strconv.Itoa(i)
 		n := len(h.issues)
 		switch {
-		case !e.Managed && !filepath.IsAbs(e.Dir):
+		case e.ID == "" && !filepath.IsAbs(e.Dir) && !strings.HasPrefix(e.Dir, "~/"):
 			h.issues.Warnf(CodeNotManaged, t.File, ptr, "%s: %q is kept as written but is not a catalog entry: managed entries are plugins/<id> (relative to $PLUGBOARD_HOME)", t.ID, e.Dir)
-		case e.Managed && seen[e.ID]:
+		case e.ID != "" && seen[e.ID]:
 			h.issues.Warnf(CodeDuplicateEntry, t.File, ptr, "%s: plugin %q is listed twice; the next save keeps the first", t.ID, e.ID)
 		case e.Managed && !e.Known:
 			h.issues.Warnf(CodeUnknownPlugin, t.File, ptr, "%s: %q names no plugin in $PLUGBOARD_HOME/plugins; install it or remove the entry", t.ID, e.Dir)
@@ -151,7 +152,7 @@ func (h *home) finish(t *located) {
 		if len(h.issues) > n {
 			h.issues[n].Line = jsondoc.Line(t.data, ptr)
 		}
-		seen[e.ID] = seen[e.ID] || e.Managed
+		seen[e.ID] = seen[e.ID] || e.ID != ""
 	}
 }
 
@@ -160,10 +161,10 @@ func (h *home) finish(t *located) {
 // __active__ slot's agent is chosen at run time, so what it inherits is not known here.
 func (h *home) effective(t *Target, dirs []string) []string {
 	if !t.Inherits {
-		return managedIDs(dirs)
+		return h.plugins.ids(dirs)
 	}
 	if a := h.agents[t.Ref]; a != nil && t.Ref != ActiveRef {
-		return managedIDs(a.dirs)
+		return h.plugins.ids(a.dirs)
 	}
 	return []string{}
 }

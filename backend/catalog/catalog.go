@@ -151,6 +151,7 @@ func assemble(o Options, st Settings, s *scan, plugins []Plugin) *Catalog {
 		c.WorkspaceTrusted = c.Settings.Trusts(o.Workspace, o.Home)
 	}
 	c.checkDuplicates()
+	c.checkIDs()
 
 	n := len(s.builtin)
 	for _, rs := range [][]rootScan{s.user, s.project} {
@@ -264,9 +265,10 @@ func loadAll(locs []location, o Options) []Plugin {
 func loadLocation(l location, home string) Plugin {
 	p := loadPlugin(l, home)
 	p.Marketplace, p.Revision = l.marketplace, l.revision
-	if l.source == SourceCursorCache {
-		p.ID = filepath.Base(filepath.Dir(l.dir))
+	if l.id != "" {
+		p.ID = l.id
 	}
+	p.Entry = l.entry
 	p.Unsupported = appendNew(p.Unsupported, l.unsupported...)
 	p.Issues = append(p.Issues, l.notes...)
 	p.finish()

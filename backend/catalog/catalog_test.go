@@ -49,14 +49,14 @@ func TestLoadFullHome(t *testing.T) {
 		valid          bool
 		skills         int
 	}{
-		"alpha":        {SourceManaged, "portable", true, 3},
-		"legacy-one":   {SourceManaged, "legacy", true, 1},
-		"broken":       {SourceManaged, "portable", false, 0},
-		"empty-folder": {SourceManaged, "none", false, 0},
-		"hf-skills":    {SourceCursorLocal, "cursor", true, 2},
-		"tool":         {SourceCursorCache, "cursor", true, 1},
-		"solo":         {SourceCursorCache, "cursor", true, 0},
-		"plug":         {SourcePluginPath, "cursor", true, 1},
+		"alpha":                  {SourceManaged, "portable", true, 3},
+		"legacy-one":             {SourceManaged, "legacy", true, 1},
+		"broken":                 {SourceManaged, "portable", false, 0},
+		"empty-folder":           {SourceManaged, "none", false, 0},
+		"hf-skills@cursor-local": {SourceCursorLocal, "cursor", true, 2},
+		"tool@acme":              {SourceCursorCache, "cursor", true, 1},
+		"solo@other":             {SourceCursorCache, "cursor", true, 0},
+		"plug@plugin-path":       {SourcePluginPath, "cursor", true, 1},
 	}
 	if len(c.Plugins) != len(wantPlugins) {
 		t.Errorf("got %d plugins, want %d", len(c.Plugins), len(wantPlugins))
@@ -71,12 +71,12 @@ func TestLoadFullHome(t *testing.T) {
 			t.Errorf("plugin %s = source %s format %s valid %v skills %d; want %+v\n%v", id, p.Source, p.Format, p.Valid, len(p.Skills), w, p.AllIssues())
 		}
 	}
-	if tool := findPlugin(c, "tool"); tool == nil || tool.Revision != "aaa111" || tool.Marketplace != "acme" || tool.Version != "1.0.0" {
+	if tool := findPlugin(c, "tool@acme"); tool == nil || tool.Revision != "aaa111" || tool.Marketplace != "acme" || tool.Version != "1.0.0" {
 		t.Errorf("cursor cache: want revision aaa111 from the index, got %+v", tool)
 	} else if !strings.Contains(codesOf(tool.Issues), CodeCursorVersions) || !contains(tool.Unsupported, "commands") {
 		t.Errorf("cursor cache: want older-versions note and commands unsupported, got %v %v", tool.Issues, tool.Unsupported)
 	}
-	if hf := findPlugin(c, "hf-skills"); hf != nil && (hf.MCP == nil || len(hf.MCP.Servers) != 2 || !contains(hf.Unsupported, "commands")) {
+	if hf := findPlugin(c, "hf-skills@cursor-local"); hf != nil && (hf.MCP == nil || len(hf.MCP.Servers) != 2 || !contains(hf.Unsupported, "commands")) {
 		t.Errorf("hf-skills: want 2 MCP servers and commands unsupported, got %+v", hf)
 	}
 	if lg := findPlugin(c, "legacy-one"); lg != nil && (lg.MCP != nil || !strings.Contains(codesOf(lg.Issues), CodeLegacyMCP)) {

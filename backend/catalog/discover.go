@@ -23,6 +23,8 @@ type location struct {
 	notes        issue.List // issues found while discovering it (older cached versions)
 	unsupported  []string   // capability kinds the Cursor index lists for it
 	root         string     // the resolved folder, when discovery already knows it
+	id           string     // the plugin id (identity.go)
+	entry        string     // the pluginDirs entry that assigns it (identity.go)
 }
 
 // found is a child folder and whether it is a plain folder (not reached through a link).
@@ -71,7 +73,7 @@ func managedLocations(dir string, issues *issue.List) []location {
 	var locs []location
 	resolvedDir, err := pathsafe.Root(dir)
 	for _, f := range listFolders(dir, issues) {
-		l := location{dir: f.path, source: SourceManaged}
+		l := managedLocation(f.path)
 		if err == nil && f.plain {
 			l.root = filepath.Join(resolvedDir, filepath.Base(f.path))
 		}
@@ -87,6 +89,7 @@ type pluginRoots struct {
 	cursorLocal string   // ~/.cursor/plugins/local: children are packages (often links)
 	cursorCache string   // ~/.cursor/plugins/cache: <marketplace>/<plugin>/<revision>/
 	paths       []string // skillPluginPaths entries, expanded: each is itself a package
+	written     []string // the same entries as written in settings.json
 }
 
 // pluginRootsOf returns the package roots for o and settings s; a relative
@@ -102,7 +105,7 @@ func pluginRootsOf(o Options, s Settings, issues *issue.List) pluginRoots {
 				"skillPluginPaths entry %q is relative; use an absolute path or one starting with ~/", p)
 			continue
 		}
-		r.paths = append(r.paths, full)
+		r.paths, r.written = append(r.paths, full), append(r.written, p)
 	}
 	return r
 }
@@ -129,58 +132,68 @@ func discoverPlugins(o Options, s Settings, issues *issue.List) []location {
 	r := pluginRootsOf(o, s, &pathIssues)
 	locs := managedLocations(r.managed, issues)
 	for _, d := range listDirs(r.cursorLocal, issues) {
-		locs = append(locs, location{dir: d, source: SourceCursorLocal, preferCursor: true})
+		locs = append(locs, cursorLocalLocation(d))
 	}
 	locs = append(locs, discoverCursorCache(r.cursorCache, issues)...)
-	for _, full := range r.paths {
-		locs = append(locs, location{dir: full, source: SourcePluginPath, preferCursor: true})
+	for i, full := range r.paths {
+		locs = append(locs, pluginPathLocation(full, r.written[i]))
 	}
 	*issues = append(*issues, pathIssues...)
 	return locs
 }
 
 // discoverCursorCache picks one installed version of each cached Cursor plugin:
-// cache/<marketplace>/<plugin>/<revision>/. The version Cursor's install index names
-// wins; without an index entry the most recently modified folder does.
+// cache/<marketplace>/<plugin>/<revision>/ (cacheLocation).
 func discoverCursorCache(cache string, issues *issue.List) []location {
 	index := readCursorIndex(filepath.Join(cache, cursorIndexFile), issues)
 	var locs []location
 	for _, market := range listDirs(cache, issues) {
 		for _, plugin := range listDirs(market, issues) {
-			revs := listDirs(plugin, issues)
-			if len(revs) == 0 {
-				continue
+			if loc, ok := cacheLocation(cache, plugin, index, issues); ok {
+				locs = append(locs, loc)
 			}
-			key := filepath.Base(market) + "/" + filepath.Base(plugin)
-			entry, indexed := index[key]
-			chosen := ""
-			if indexed && entry.Revision != "" {
-				for _, r := range revs {
-					if filepath.Base(r) == entry.Revision {
-						chosen = r
-					}
-				}
-			}
-			if chosen == "" {
-				chosen = newest(revs)
-			}
-			loc := location{dir: chosen, source: SourceCursorCache, preferCursor: true,
-				marketplace: filepath.Base(market), revision: filepath.Base(chosen), unsupported: entry.Unsupported}
-			if len(revs) > 1 {
-				how := "the most recently modified"
-				if indexed && filepath.Base(chosen) == entry.Revision {
-					how = "the one Cursor's install index names"
-				}
-				loc.notes.Add(issue.Info, CodeCursorVersions, chosen, "", "%d cached versions of %s; cataloguing %s (%s)", len(revs), key, filepath.Base(chosen), how)
-			}
-			if indexed && entry.Revision != "" && filepath.Base(chosen) != entry.Revision {
-				loc.notes.Add(issue.Warning, CodeCursorIndex, filepath.Join(cache, cursorIndexFile), "",
-					"Cursor's install index names revision %s of %s, which is not in the cache; cataloguing %s instead (reinstall the plugin in Cursor to repair the cache)", entry.Revision, key, filepath.Base(chosen))
-			}
-			locs = append(locs, loc)
 		}
 	}
 	return locs
+}
+
+// cacheLocation picks the installed version of the cached Cursor plugin whose folder is
+// plugin (cache/<marketplace>/<plugin>): the revision Cursor's install index names wins;
+// without an index entry the most recently modified revision folder does. It is false
+// when the folder holds no revision.
+func cacheLocation(cache, plugin string, index map[string]indexEntry, issues *issue.List) (location, bool) {
+	revs := listDirs(plugin, issues)
+	if len(revs) == 0 {
+		return location{}, false
+	}
+	market := filepath.Dir(plugin)
+	key := filepath.Base(market) + "/" + filepath.Base(plugin)
+	entry, indexed := index[key]
+	chosen := ""
+	if indexed && entry.Revision != "" {
+		for _, r := range revs {
+			if filepath.Base(r) == entry.Revision {
+				chosen = r
+			}
+		}
+	}
+	if chosen == "" {
+		chosen = newest(revs)
+	}
+	loc := cachedLocation(chosen)
+	loc.unsupported = entry.Unsupported
+	if len(revs) > 1 {
+		how := "the most recently modified"
+		if indexed && filepath.Base(chosen) == entry.Revision {
+			how = "the one Cursor's install index names"
+		}
+		loc.notes.Add(issue.Info, CodeCursorVersions, chosen, "", "%d cached versions of %s; cataloguing %s (%s)", len(revs), key, filepath.Base(chosen), how)
+	}
+	if indexed && entry.Revision != "" && filepath.Base(chosen) != entry.Revision {
+		loc.notes.Add(issue.Warning, CodeCursorIndex, filepath.Join(cache, cursorIndexFile), "",
+			"Cursor's install index names revision %s of %s, which is not in the cache; cataloguing %s instead (reinstall the plugin in Cursor to repair the cache)", entry.Revision, key, filepath.Base(chosen))
+	}
+	return loc, true
 }
 
 // newest returns the most recently modified folder (ties: the last by name).

@@ -54,6 +54,7 @@ const (
 	CodeMCPMissing       = "plugin.mcp-file-missing"
 	CodeLegacyMCP        = "plugin.legacy-mcp-not-catalogued"
 	CodeDuplicateName    = "catalog.duplicate-plugin-name"
+	CodeDuplicateID      = "catalog.duplicate-plugin-id"
 	CodeSettings         = settings.CodeInvalid
 	CodeCursorIndex      = "cursor.index-invalid"
 	CodeCursorVersions   = "cursor.older-versions"
@@ -68,8 +69,16 @@ type Counts struct {
 
 // Plugin is one package: the inspect object of DESIGN.md.
 type Plugin struct {
-	ID          string            `json:"id"`   // folder name: the assignment identity
-	Path        string            `json:"path"` // absolute folder as found
+	// ID is the assignment identity, unique in a catalog and stable across updates (see
+	// identity.go): the folder name of a managed package; name@cursor-local,
+	// plugin@marketplace and name@plugin-path for the other sources.
+	ID   string `json:"id"`
+	Path string `json:"path"` // absolute folder as found
+	// Entry is the pluginDirs entry that assigns the package: plugins/<id>, or a folder
+	// outside $PLUGBOARD_HOME (written with ~/ for the home folder) that a launch resolves
+	// again, so a Cursor update's new revision is the one launched. "" for a folder
+	// inspected on its own.
+	Entry       string            `json:"entry,omitempty"`
 	Source      string            `json:"source"`
 	Format      manifest.Format   `json:"format"`
 	Valid       bool              `json:"valid"` // loadable and assignable

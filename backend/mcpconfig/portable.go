@@ -30,6 +30,10 @@ type Server struct {
 	Cwd     string            `json:"-"`
 	URL     string            `json:"-"`
 	Headers map[string]string `json:"-"`
+	// Cursor's members a launch cannot honour: envFile (a file of variables) and auth
+	// (Cursor's OAuth sign-in).
+	EnvFile string `json:"-"`
+	Auth    bool   `json:"-"`
 }
 
 // Config is one MCP configuration file.

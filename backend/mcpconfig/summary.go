@@ -81,6 +81,8 @@ func fillDeclaration(s *Server, obj map[string]any) {
 	s.Command, _ = obj["command"].(string)
 	s.Cwd, _ = obj["cwd"].(string)
 	s.URL, _ = obj["url"].(string)
+	s.EnvFile, _ = obj["envFile"].(string)
+	_, s.Auth = obj["auth"]
 	if a, ok := obj["args"].([]any); ok {
 		s.Args = make([]string, 0, len(a))
 		for _, v := range a {

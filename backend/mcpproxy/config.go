@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/plugboard/plugboard/backend/mcpconfig"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -34,6 +35,10 @@ type Config struct {
 	Type    string            `json:"type"` // TypeStreamableHTTP or TypeSSE
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// EnvRefs: the url and header values hold environment references (${env:NAME},
+	// ${NAME}; a Cursor server), resolved from the proxy's environment when it reads the
+	// config, so no value sits in the file.
+	EnvRefs bool `json:"envRefs,omitempty"`
 }
 
 // ReadConfig reads and checks the file at path. It refuses a file that is not a regular
@@ -72,15 +77,16 @@ func ReadConfig(path string) (Config, error) {
 	if len(data) > maxConfigSize {
 		return refuse("larger than the %d bytes a proxy config may have", maxConfigSize)
 	}
-	cfg, err := parseConfig(data)
+	cfg, err := parseConfig(data, os.LookupEnv)
 	if err != nil {
 		return refuse("%v", err)
 	}
 	return cfg, nil
 }
 
-// parseConfig decodes exactly one Config and checks it.
-func parseConfig(data []byte) (Config, error) {
+// parseConfig decodes exactly one Config, resolves its environment references with lookup
+// when it has them, and checks it.
+func parseConfig(data []byte, lookup func(string) (string, bool)) (Config, error) {
 	var cfg Config
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -89,6 +95,12 @@ func parseConfig(data []byte) (Config, error) {
 	}
 	if dec.Decode(new(json.RawMessage)) != io.EOF {
 		return Config{}, errors.New("data after the JSON object; the file must hold one object")
+	}
+	if cfg.EnvRefs {
+		cfg.URL = mcpconfig.ExpandEnvRefs(cfg.URL, lookup)
+		for k, v := range cfg.Headers {
+			cfg.Headers[k] = mcpconfig.ExpandEnvRefs(v, lookup)
+		}
 	}
 	return cfg, cfg.check()
 }

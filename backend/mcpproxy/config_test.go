@@ -114,7 +114,7 @@ func TestReadConfigReportsEveryProblem(t *testing.T) {
 
 func parseConfigErr(t *testing.T, content string) string {
 	t.Helper()
-	_, err := parseConfig([]byte(content))
+	_, err := parseConfig([]byte(content), os.LookupEnv)
 	if err == nil {
 		t.Fatalf("parseConfig(%s) = nil error", content)
 	}

@@ -147,7 +147,7 @@ type AckRef struct {
 	Digest string `json:"digest,omitempty"`
 }
 
-// AckState is one portable MCP server of a target's launch set and whether it is
+// AckState is one MCP server (portable or Cursor) of a target's launch set and whether it is
 // acknowledged for the target as it is now.
 type AckState struct {
 	assign.Ack
@@ -172,7 +172,7 @@ func LaunchServers(req Request) (string, []AckState, error) {
 	}
 	st, _, _ := settings.Read(req.PlugboardHome)
 	out := []AckState{}
-	for _, u := range readUnits(dirs, req.Home, st, backend, func(Drop) {}) {
+	for _, u := range readUnits(dirs, req, st, backend, func(Drop) {}) {
 		for _, a := range assign.PluginAcks(&u.p) {
 			out = append(out, AckState{Ack: a, Acknowledged: acked(t.ID, a.Plugin, a.Server, a.Digest)})
 		}

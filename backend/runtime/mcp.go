@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/manifest"
@@ -31,6 +32,10 @@ type Server struct {
 	Cwd     string            `json:"cwd,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// EnvRefs is set for a Cursor server whose command, args, env values, url or headers
+	// hold ${env:NAME} or ${NAME}: mcp-stdio or mcp-proxy resolves them from its own
+	// environment when it starts (mcpconfig.ExpandEnvRefs), so no value is written here.
+	EnvRefs bool `json:"envRefs,omitempty"`
 }
 
 // Stdio reports whether the server is started as a local process.
@@ -41,28 +46,34 @@ func DataDir(pbHome, pluginID string) string {
 	return filepath.Join(pbHome, "data", "plugin-data", pluginID)
 }
 
-// mcpServers normalises the valid servers of a valid portable plugin. Servers that the
-// catalog judged invalid, and servers whose cwd or command do not resolve inside their
-// folder now, are dropped with the reason. Nothing is created here: see makeDataDirs.
-func mcpServers(p *catalog.Plugin, root, pbHome string, drop func(Drop)) []Server {
-	if p.Format == manifest.FormatCursor && p.MCP != nil && len(p.MCP.Servers) > 0 {
-		drop(Drop{Plugin: p.ID, What: "mcp", Reason: "a Cursor plugin's MCP servers are Cursor's to start (its own placeholders and defaults); Plugboard launches portable mcp.json servers only"})
-	}
-	if p.Format != manifest.FormatPortable || p.MCP == nil {
+// mcpServers normalises the valid servers of a valid package whose servers a launch
+// starts: a portable mcp.json (normalise) or a Cursor plugin's MCP file (normaliseCursor).
+// Servers that the catalog judged invalid, and servers whose cwd or command do not
+// resolve inside their folder now, are dropped with the reason. Nothing is created here:
+// see makeDataDirs.
+func mcpServers(p *catalog.Plugin, root, pbHome string, v mcpconfig.CursorVars, drop func(Drop)) []Server {
+	if !assign.LaunchesMCP(p.Format) || p.MCP == nil {
 		return nil
 	}
 	if !p.MCP.Valid {
-		drop(Drop{Plugin: p.ID, What: "mcp", Reason: "mcp.json is invalid, so MCP is disabled for this plugin: " + firstError(p.MCP.Issues)})
+		drop(Drop{Plugin: p.ID, What: "mcp", Reason: p.MCP.Path + " is invalid, so MCP is disabled for this plugin: " + firstError(p.MCP.Issues)})
 		return nil
 	}
 	data := DataDir(pbHome, p.ID)
+	v.PluginRoot = root
 	var out []Server
 	for _, s := range p.MCP.Servers {
 		if !s.Valid {
 			drop(Drop{Plugin: p.ID, What: "server", Name: s.Name, Reason: "invalid in the catalog: " + firstError(s.Issues)})
 			continue
 		}
-		n, err := normalise(s, p.ID, root, data)
+		var n Server
+		var err error
+		if p.Format == manifest.FormatCursor {
+			n, err = normaliseCursor(s, p.ID, root, data, v)
+		} else {
+			n, err = normalise(s, p.ID, root, data)
+		}
 		if err != nil {
 			drop(Drop{Plugin: p.ID, What: "server", Name: s.Name, Reason: err.Error()})
 			continue

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/manifest"
+	"github.com/plugboard/plugboard/backend/mcpconfig"
 	"github.com/plugboard/plugboard/backend/pathsafe"
 	"github.com/plugboard/plugboard/backend/settings"
 	"github.com/plugboard/plugboard/backend/skill"
@@ -58,6 +60,9 @@ type Request struct {
 	PIMCPAdapter string
 	// Args are passed to the agent after Plugboard's own arguments.
 	Args []string
+	// Workspace is ${workspaceFolder} for a Cursor plugin's MCP servers: the folder the
+	// agent works in; "" means the current folder.
+	Workspace string
 	// DryRun plans the launch and writes nothing: no projection, no data folder. The plan
 	// has the argv and fingerprint the real launch would use, and Reused says whether it
 	// would reuse the projection.
@@ -92,8 +97,11 @@ type Plan struct {
 
 // PlanPlugin is one plugin of the launch set and how the backend gets it.
 type PlanPlugin struct {
-	ID     string `json:"id"`
-	Dir    string `json:"dir"` // as assigned (absolute)
+	ID  string `json:"id"`
+	Dir string `json:"dir"` // as assigned (absolute)
+	// Path is the folder launched when it is not Dir: the revision of a cached Cursor
+	// plugin installed now.
+	Path   string `json:"path,omitempty"`
 	Format string `json:"format"`
 	// How: "projected" (a compatibility copy in the projection), "as-is" (a legacy folder
 	// Claude loads itself), "skills" (PI: its skills projected) or "dropped".
@@ -183,7 +191,7 @@ func Build(req Request) (*Plan, error) {
 	drop := func(d Drop) { plan.Dropped = append(plan.Dropped, d) }
 	st, _, _ := settings.Read(req.PlugboardHome)
 
-	units := readUnits(dirs, req.Home, st, backend, drop)
+	units := readUnits(dirs, req, st, backend, drop)
 	if cs := idCollisions(units); len(cs) > 0 {
 		plan.Collisions = cs
 		return plan, &CollisionError{Collisions: cs}
@@ -197,7 +205,7 @@ func Build(req Request) (*Plan, error) {
 	for i := range units {
 		u := &units[i]
 		u.skills = projectableSkills(u, backend, st, drop)
-		if u.p.Format == manifest.FormatPortable && u.p.MCP != nil && suppress != "" {
+		if assign.LaunchesMCP(u.p.Format) && u.p.MCP != nil && suppress != "" {
 			for _, s := range u.p.MCP.Servers {
 				if u.p.MCP.Valid && s.Valid { // an invalid one would not have launched anyway
 					plan.Suppressed = append(plan.Suppressed, Suppressed{Plugin: u.p.ID, Server: s.Name, Reason: suppress})
@@ -205,7 +213,7 @@ func Build(req Request) (*Plan, error) {
 			}
 			continue
 		}
-		u.mcp = mcpServers(&u.p, u.root, req.PlugboardHome, drop)
+		u.mcp = mcpServers(&u.p, u.root, req.PlugboardHome, cursorVars(req), drop)
 	}
 	if suppress != "" {
 		plan.Collisions = withoutMCP(plan.Collisions)
@@ -230,7 +238,11 @@ func Build(req Request) (*Plan, error) {
 		return plan, err
 	}
 	for _, u := range units {
-		plan.Plugins = append(plan.Plugins, PlanPlugin{ID: u.p.ID, Dir: u.dir, Format: string(u.p.Format), How: l.how[u.p.ID]})
+		pp := PlanPlugin{ID: u.p.ID, Dir: u.dir, Format: string(u.p.Format), How: l.how[u.p.ID]}
+		if u.p.Path != u.dir {
+			pp.Path = u.p.Path
+		}
+		plan.Plugins = append(plan.Plugins, pp)
 	}
 	sort.Strings(plan.Skills)
 	sort.Strings(plan.Servers)
@@ -300,19 +312,21 @@ func resolveTarget(req Request) (assign.Target, []string, string, error) {
 	return *t, dirs, backend, nil
 }
 
-// readUnits inspects every folder afresh; an invalid package or one that does not
-// resolve is dropped alone.
-// The same package listed twice (two entries resolving to one folder) is launched once.
-func readUnits(dirs []string, home string, st settings.Settings, backend string, drop func(Drop)) []unit {
+// readUnits reads every entry's package afresh, identified as the catalog identifies it
+// (catalog.LoadEntry: a cached Cursor plugin is the revision installed now); an invalid
+// package or one that does not resolve is dropped alone. The same package listed twice
+// (two entries resolving to one folder) is launched once.
+func readUnits(dirs []string, req Request, st settings.Settings, backend string, drop func(Drop)) []unit {
 	var out []unit
 	seen := map[string]bool{}
+	o := catalog.Options{Home: req.Home, PlugboardHome: req.PlugboardHome}
 	for _, d := range dirs {
-		root, err := pathsafe.Root(d)
+		p := catalog.LoadEntry(d, o, st)
+		root, err := pathsafe.Root(p.Path)
 		if err == nil && seen[root] {
-			drop(Drop{Plugin: filepath.Base(d), What: "plugin", Reason: d + " is the same folder as an entry before it; it is launched once"})
+			drop(Drop{Plugin: p.ID, What: "plugin", Reason: d + " is the same folder as an entry before it; it is launched once"})
 			continue
 		}
-		p := catalog.Inspect(d, home)
 		asClaude := !p.Valid && st.LaunchAsClient(p.ID) == Claude && p.Clients != nil && p.Clients.Claude.Loads
 		switch {
 		case asClaude && backend != Claude:
@@ -333,6 +347,15 @@ func readUnits(dirs []string, home string, st settings.Settings, backend string,
 		out = append(out, unit{dir: d, root: root, p: p, asClaude: asClaude})
 	}
 	return out
+}
+
+// cursorVars are the values of Cursor's folder variables for this launch.
+func cursorVars(req Request) mcpconfig.CursorVars {
+	ws := req.Workspace
+	if ws == "" {
+		ws, _ = os.Getwd()
+	}
+	return mcpconfig.CursorVars{Home: req.Home, Workspace: ws}
 }
 
 // idCollisions reports plugin ids (folder names) held by two different folders: the id

@@ -3,18 +3,19 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
-	"sort"
-
 	"errors"
 	"fmt"
-	"github.com/plugboard/plugboard/backend/capread"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/plugboard/plugboard/backend/capread"
+	"github.com/plugboard/plugboard/backend/mcpconfig"
 )
 
 // Run starts the plan's agent in the foreground with the given standard streams and
@@ -78,6 +79,9 @@ func ExecStdio(file string) error {
 	if err := json.Unmarshal(data, &c); err != nil || c.Command == "" {
 		return fmt.Errorf("%s is not a stdio server config: %v", file, err)
 	}
+	if c.EnvRefs {
+		c.expandEnvRefs(os.LookupEnv)
+	}
 	if err := os.Chdir(c.Cwd); err != nil {
 		return fmt.Errorf("working folder: %w", err)
 	}
@@ -96,6 +100,20 @@ func ExecStdio(file string) error {
 		}
 	}
 	return syscall.Exec(bin, append([]string{c.Command}, c.Args...), env)
+}
+
+// expandEnvRefs resolves the environment references of a Cursor server's command, args
+// and env values (mcpconfig.ExpandEnvRefs) with lookup, the environment it was started in.
+func (c *StdioConfig) expandEnvRefs(lookup func(string) (string, bool)) {
+	c.Command = mcpconfig.ExpandEnvRefs(c.Command, lookup)
+	for i, a := range c.Args {
+		c.Args[i] = mcpconfig.ExpandEnvRefs(a, lookup)
+	}
+	for k, v := range c.Env {
+		if k != "PLUGIN_ROOT" && k != "PLUGIN_DATA" && k != "CURSOR_PLUGIN_ROOT" {
+			c.Env[k] = mcpconfig.ExpandEnvRefs(v, lookup)
+		}
+	}
 }
 
 // overlay sets vars over base, removing base's entries of the same names (a process

@@ -10,6 +10,7 @@ type proxyConfig struct {
 	Type    string            `json:"type"`
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers,omitempty"`
+	EnvRefs bool              `json:"envRefs,omitempty"`
 }
 
 // StdioConfig is the private file plugboard mcp-stdio reads: a normalised stdio server.
@@ -18,6 +19,9 @@ type StdioConfig struct {
 	Args    []string          `json:"args"`
 	Env     map[string]string `json:"env"`
 	Cwd     string            `json:"cwd"`
+	// EnvRefs: resolve ${env:NAME} and ${NAME} in command, args and env values from the
+	// environment mcp-stdio is given (a Cursor server; Server.EnvRefs).
+	EnvRefs bool `json:"envRefs,omitempty"`
 }
 
 // serverFiles turns a launch's normalised servers into client config entries. Every
@@ -58,10 +62,10 @@ func (f *serverFiles) add(u unit, base func(Server) map[string]any) {
 		var rel, verb string
 		if s.Stdio() {
 			rel, verb = "stdio/"+strconv.Itoa(f.n)+".json", "mcp-stdio"
-			f.l.files[rel] = mustJSON(StdioConfig{Command: s.Command, Args: nonNil(s.Args), Env: s.Env, Cwd: s.Cwd})
+			f.l.files[rel] = mustJSON(StdioConfig{Command: s.Command, Args: nonNil(s.Args), Env: s.Env, Cwd: s.Cwd, EnvRefs: s.EnvRefs})
 		} else {
 			rel, verb = "remote/"+strconv.Itoa(f.n)+".json", "mcp-proxy"
-			f.l.files[rel] = mustJSON(proxyConfig{Type: s.Type, URL: s.URL, Headers: s.Headers})
+			f.l.files[rel] = mustJSON(proxyConfig{Type: s.Type, URL: s.URL, Headers: s.Headers, EnvRefs: s.EnvRefs})
 		}
 		e := base(s)
 		e["command"] = f.self
