@@ -17,11 +17,14 @@
 // issues, never failures; a pluginDirs that is not a list of strings makes its target
 // read-only.
 //
-// Entries. Relative entries resolve against $PLUGBOARD_HOME. A managed entry is one
-// that cleans to plugins/<id> ("./plugins/x", "plugins/x/" and "plugins//x" are all
-// plugins/x); a save writes every managed entry in that form, once. Absolute entries
-// are unmanaged: kept in place, shown, never rewritten. A relative entry anywhere else
-// is kept as written too and reported (it is not a catalog entry).
+// Entries. Relative entries resolve against $PLUGBOARD_HOME, ~/ against the home folder.
+// A managed entry is one that cleans to plugins/<id> ("./plugins/x", "plugins/x/" and
+// "plugins//x" are all plugins/x); a save writes every managed entry in that form, once.
+// An entry that names the folder of a catalogued package outside $PLUGBOARD_HOME (a
+// Cursor plugin, a skillPluginPaths package; catalog.Plugin.Entry) assigns that
+// package's id too, and is kept as written. Other absolute entries are unmanaged: kept
+// in place, shown, never rewritten. A relative entry anywhere else is kept as written too
+// and reported (it is not a catalog entry). Adding an id writes its catalog entry.
 //
 // Changes. A slot without pluginDirs inherits its agent; a change to it writes a full
 // custom snapshot (the agent's entries, unmanaged ones included, then the change);
@@ -36,8 +39,9 @@
 // Rules (RuleError): an id newly written must be in the catalog and valid (one already
 // in effect stays and can be removed); a name collision
 // among the selected valid plugins — portable skill name, manifest name (namespace),
-// portable MCP server name — that involves a plugin newly in effect is refused with the
-// names and the plugins. A portable plugin newly in effect with a valid MCP server needs
+// MCP server name of a portable or Cursor plugin — that involves a plugin newly in effect
+// is refused with the names and the plugins. A portable or Cursor plugin newly in effect
+// with a valid MCP server needs
 // an acknowledgment (AckError lists the servers, sanitised: names, transport and the
 // mcpconfig summary, never an env or header value).
 //

@@ -33,12 +33,7 @@ func SetLaunchAs(ctx context.Context, pbHome string, cat *catalog.Catalog, id, c
 	if client != "" && client != "claude" {
 		return 0, nil, &RuleError{Code: RuleLaunchAsClient, Reason: fmt.Sprintf("launching as %q is not supported; only claude (or nothing, to clear the choice)", client), Names: []string{id}}
 	}
-	var p *catalog.Plugin
-	for i := range cat.Plugins {
-		if cat.Plugins[i].ID == id && p == nil {
-			p = &cat.Plugins[i]
-		}
-	}
+	p := cat.Plugin(id)
 	if p == nil {
 		return 0, nil, &RuleError{Code: RuleUnknown, Reason: "no such plugin in the catalog", Names: []string{id}}
 	}
