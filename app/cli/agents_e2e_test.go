@@ -34,17 +34,10 @@ import (
 // test binary re-executed (TestE2EHelperMCPStdio), the remote one the go-sdk's
 // streamable HTTP handler in this process.
 
-// cursorMCPLaunches is false while a Cursor plugin's MCP servers are left out of a
-// launch (runtime.mcpServers drops them; issue 11 item 6 is making them start).
-// TODO(issue 11 item 6): set it to true once Cursor MCP launches; the tests then require
-// the Cursor plugin's stdio server to be offered and called, and to record its cwd and
-// root like the portable one. While false they require the drop and its reason, so they
-// fail the day the behaviour changes.
-const cursorMCPLaunches = false
-
 // Names in the e2e home. PI has no namespaces, so every skill name is unique.
 const (
 	e2eKit, e2eOld, e2eCursor           = "kit", "oldtools", "cursorkit"
+	e2eMarket, e2eCursorID              = "e2e-market", e2eCursor + "@" + e2eMarket // Cursor's cache: <marketplace>/<plugin>/<revision>
 	e2eKitSkill, e2eOldSkill, e2eCurSk  = "brief", "legacy-note", "cursor-tip"
 	e2eStdio, e2eRemote, e2eCursorStdio = "kitstdio", "kitremote", "cursorstdio"
 	e2eRecordTool, e2eLookupTool        = "record", "lookup"
@@ -61,7 +54,7 @@ type e2eHome struct {
 	pb     string // PLUGBOARD_HOME
 	kit    string // installed portable package
 	old    string // installed legacy package
-	cursor string // Cursor plugin, outside PLUGBOARD_HOME (assigned by absolute path)
+	cursor string // Cursor marketplace plugin: the revision folder in ~/.cursor/plugins/cache
 	record string // the stdio servers' call log (JSONL), outside every package
 }
 
@@ -74,7 +67,7 @@ func buildE2EHome(t *testing.T, remoteURL string) e2eHome {
 	h := e2eHome{root: root, pb: filepath.Join(root, ".plugboard")}
 	h.kit = filepath.Join(h.pb, "plugins", e2eKit)
 	h.old = filepath.Join(h.pb, "plugins", e2eOld)
-	h.cursor = filepath.Join(root, "cursor-plugins", e2eCursor)
+	h.cursor = filepath.Join(root, ".cursor", "plugins", "cache", e2eMarket, e2eCursor, "0a1b2c3d")
 	h.record = filepath.Join(root, "mcp-calls.jsonl")
 	self, err := os.Executable()
 	if err != nil {
@@ -127,19 +120,23 @@ func buildE2EHome(t *testing.T, remoteURL string) e2eHome {
 	testhome.WriteFile(t, filepath.Join(h.old, ".claude-plugin", "plugin.json"), `{"name": "oldtools", "version": "0.1.0", "description": "A legacy Claude plugin"}`+"\n")
 	skill(h.old, e2eOldSkill, "Take a legacy note. Use when asked for a note.")
 
-	// Cursor plugin, with a stdio server of its own (Cursor's .mcp.json).
+	// Cursor plugin installed from a marketplace, with a stdio server of its own in
+	// Cursor's shape and interpolation: its root by ${CURSOR_PLUGIN_ROOT}, the call log by
+	// an environment reference that mcp-stdio resolves from the environment the agent
+	// gives it (launchE2E sets E2E_CURSOR_RECORD).
 	testhome.WriteFile(t, filepath.Join(h.cursor, ".cursor-plugin", "plugin.json"), `{"name": "cursorkit", "version": "0.2.0", "description": "A Cursor plugin"}`+"\n")
 	skill(h.cursor, e2eCurSk, "Give a Cursor tip. Use when asked for a tip.")
 	server(h.cursor)
 	testhome.WriteFile(t, filepath.Join(h.cursor, ".mcp.json"), fmt.Sprintf(`{
   "mcpServers": {
-    %q: {"command": %q, "args": [], "env": {"E2E_ROLE": "mcp-stdio", "E2E_SERVER": %q, "E2E_RECORD": %q}}
+    %q: {"command": "${CURSOR_PLUGIN_ROOT}/bin/serve", "args": ["--root", "${CURSOR_PLUGIN_ROOT}"],
+      "env": {"E2E_ROLE": "mcp-stdio", "E2E_SERVER": %q, "E2E_RECORD": "${env:E2E_CURSOR_RECORD}", "E2E_ROOT_SEEN": "${CURSOR_PLUGIN_ROOT}"}}
   }
 }
-`, e2eCursorStdio, filepath.Join(h.cursor, "bin", "serve"), e2eCursorStdio, h.record))
+`, e2eCursorStdio, e2eCursorStdio))
 
-	// A Cursor plugin cannot be assigned by id yet: it is an absolute (unmanaged) entry.
-	dirs := fmt.Sprintf(`["plugins/%s", "plugins/%s", %q]`, e2eKit, e2eOld, h.cursor)
+	// The Cursor plugin is assigned by its id by the real plugboard assign (launchE2E).
+	dirs := fmt.Sprintf(`["plugins/%s", "plugins/%s"]`, e2eKit, e2eOld)
 	testhome.WriteFile(t, filepath.Join(h.pb, "agents", "e2e-claude.json"), `{"name": "e2e-claude", "pluginDirs": `+dirs+`}`+"\n")
 	testhome.WriteFile(t, filepath.Join(h.pb, "agents", "e2e-pi.json"), `{"name": "e2e-pi", "backend": "pi", "pluginDirs": `+dirs+`}`+"\n")
 	return h
@@ -445,6 +442,16 @@ func launchE2E(t *testing.T, target, bin string, pbEnv []string, script func(e2e
 	n := newE2ENet(t)
 	r := e2eRun{remote: &remoteServer{}, bin: bin, trace: straceOpens(t)}
 	r.h = buildE2EHome(t, n.startRemote(t, r.remote.handler()))
+	// A Cursor marketplace plugin is assigned like any other, by its id; the entry written
+	// holds no revision folder (a Cursor update keeps it).
+	assign := exec.Command(testBinary(t), "assign", "--home", r.h.pb, "agent:"+target, "--add", e2eCursorID, "--ack-mcp")
+	assign.Env = []string{"HOME=" + r.h.root, "PATH=" + os.Getenv("PATH")}
+	if out, err := assign.CombinedOutput(); err != nil {
+		t.Fatalf("plugboard assign %s --add %s: %v\n%s", target, e2eCursorID, err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.h.pb, "agents", target+".json")); !strings.Contains(string(b), `"~/.cursor/plugins/cache/`+e2eMarket+"/"+e2eCursor+`"`) {
+		t.Fatalf("the assignment wrote %s", b)
+	}
 	// The MCP servers run only once acknowledged for the target (runtime/ack.go): the
 	// real plugboard ack does it, and the launch below requires it (--require-ack), so
 	// an unacknowledged server fails the launch instead of going missing.
@@ -465,7 +472,7 @@ func launchE2E(t *testing.T, target, bin string, pbEnv []string, script func(e2e
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	// HOME is the one dryRun gave plugboard (the parent of PLUGBOARD_HOME), so the
 	// launch builds the same plan; no credentials but the model's dummy key.
-	cmd.Env = append(append([]string{"HOME=" + r.h.root, "PATH=" + os.Getenv("PATH"), "TERM=dumb"}, pbEnv...), r.model.ClaudeEnv()...)
+	cmd.Env = append(append([]string{"HOME=" + r.h.root, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "E2E_CURSOR_RECORD=" + r.h.record}, pbEnv...), r.model.ClaudeEnv()...)
 	cmd.Dir = t.TempDir()
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -527,11 +534,7 @@ func (r e2eRun) stdioConfigs(t *testing.T) map[string]runtime.StdioConfig {
 func (r e2eRun) checkMCP(t *testing.T, note string, answers map[string]string) {
 	t.Helper()
 	cfgs := r.stdioConfigs(t)
-	want := []string{e2eStdio}
-	if cursorMCPLaunches {
-		want = append(want, e2eCursorStdio)
-	}
-	slices.Sort(want)
+	want := []string{e2eCursorStdio, e2eStdio}
 	if got := slices.Sorted(maps.Keys(cfgs)); !slices.Equal(got, want) {
 		t.Errorf("stdio servers in the projection %v, want %v", got, want)
 	}
@@ -563,17 +566,15 @@ func (r e2eRun) checkMCP(t *testing.T, note string, answers map[string]string) {
 	if st, err := os.Stat(data); err != nil || !st.IsDir() {
 		t.Errorf("PLUGIN_DATA %s was not made: %v", data, err)
 	}
-	if cursorMCPLaunches {
-		if got := calls[e2eCursorStdio]; len(got) != 1 || !pathsafeWithin(r.h.cursor, got[0].Cwd) || got[0].PluginRoot != r.h.cursor {
-			t.Errorf("%s recorded %+v", e2eCursorStdio, got)
-		}
-	} else {
-		if len(calls[e2eCursorStdio]) > 0 {
-			t.Errorf("the Cursor server was called although Cursor MCP is not launched: set cursorMCPLaunches (%+v)", calls[e2eCursorStdio])
-		}
-		if !slices.ContainsFunc(r.plan.Dropped, func(d runtime.Drop) bool { return d.Plugin == e2eCursor && d.What == "mcp" }) {
-			t.Errorf("the plan no longer drops the Cursor plugin's MCP (%+v): Cursor MCP launches now, set cursorMCPLaunches = true", r.plan.Dropped)
-		}
+	// The Cursor server ran in its plugin folder (no cwd given), with its root and data
+	// set and its environment reference resolved where it was started.
+	cur := mcpCall{Server: e2eCursorStdio, Tool: e2eRecordTool, Note: note, Cwd: r.h.cursor, PluginRoot: r.h.cursor,
+		PluginData: runtime.DataDir(r.h.pb, e2eCursorID), RootSeen: r.h.cursor, Args: []string{"--root", r.h.cursor}}
+	if c := cfgs[e2eCursorStdio]; !c.EnvRefs || c.Env["E2E_RECORD"] != "${env:E2E_CURSOR_RECORD}" {
+		t.Errorf("the plan wrote %s's environment reference as %q (envRefs %v); want it kept for mcp-stdio", e2eCursorStdio, c.Env["E2E_RECORD"], c.EnvRefs)
+	}
+	if got := calls[e2eCursorStdio]; len(got) != 1 || fmt.Sprint(got[0]) != fmt.Sprint(cur) {
+		t.Errorf("%s recorded %+v\nwant one call %+v", e2eCursorStdio, got, cur)
 	}
 	got, tenants := r.remote.seen()
 	if !slices.Equal(got, []string{note}) || !slices.Equal(tenants, []string{e2eTenantValue}) {
@@ -584,13 +585,9 @@ func (r e2eRun) checkMCP(t *testing.T, note string, answers map[string]string) {
 	}
 }
 
-func pathsafeWithin(dir, p string) bool {
-	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
-}
-
 // checkNoReadOutside checks, on the trace, that the agent's processes opened nothing in
 // the installed packages whose skills the plan projected (dirs) except the stdio
-// server's command, that they did open the projected skills (so the trace sees such
+// servers' commands, that they did open the projected skills (so the trace sees such
 // opens), and that plugboard itself read the installed skills (Build does, R1).
 func (r e2eRun) checkNoReadOutside(t *testing.T, projected []string, dirs ...string) {
 	t.Helper()
@@ -598,10 +595,11 @@ func (r e2eRun) checkNoReadOutside(t *testing.T, projected []string, dirs ...str
 		return
 	}
 	agent, others := r.trace.agentOpens(t, r.bin)
-	allowed := filepath.Join(r.h.kit, "bin", "serve") // sh reads the server's script
+	// sh reads the stdio servers' scripts: the one file of a package a server opens
+	allowed := []string{filepath.Join(r.h.kit, "bin", "serve"), filepath.Join(r.h.cursor, "bin", "serve")}
 	var bad []string
 	for _, p := range under(agent, dirs...) {
-		if p != allowed {
+		if !slices.Contains(allowed, p) {
 			bad = append(bad, p)
 		}
 	}
@@ -642,9 +640,7 @@ func TestClaudeRunsTheProjectionEndToEnd(t *testing.T) {
 		steps = append(steps,
 			use("mcp__"+e2eStdio+"__"+e2eRecordTool, map[string]string{"note": "claude"}),
 			use("mcp__"+e2eRemote+"__"+e2eLookupTool, map[string]string{"query": "claude"}))
-		if cursorMCPLaunches {
-			steps = append(steps, use("mcp__"+e2eCursorStdio+"__"+e2eRecordTool, map[string]string{"note": "claude"}))
-		}
+		steps = append(steps, use("mcp__"+e2eCursorStdio+"__"+e2eRecordTool, map[string]string{"note": "claude"}))
 		return append(steps, scriptmodel.Say("done"))
 	}
 	allowed := "Skill,mcp__" + e2eStdio + "__" + e2eRecordTool + ",mcp__" + e2eRemote + "__" + e2eLookupTool + ",mcp__" + e2eCursorStdio + "__" + e2eRecordTool
@@ -752,9 +748,7 @@ func TestPIRunsTheProjectionEndToEnd(t *testing.T) {
 		}
 		steps = append(steps, mcpCall(e2eStdio, e2eRecordTool, map[string]string{"note": "pi"}),
 			mcpCall(e2eRemote, e2eLookupTool, map[string]string{"query": "pi"}))
-		if cursorMCPLaunches {
-			steps = append(steps, mcpCall(e2eCursorStdio, e2eRecordTool, map[string]string{"note": "pi"}))
-		}
+		steps = append(steps, mcpCall(e2eCursorStdio, e2eRecordTool, map[string]string{"note": "pi"}))
 		return append(steps, scriptmodel.Say("done"))
 	}
 	pbEnv := []string{"PLUGBOARD_PI_BIN=" + pi, "PLUGBOARD_PI_MCP_ADAPTER=" + adapter}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/plugboard/plugboard/backend/assign"
-	"github.com/plugboard/plugboard/backend/catalog"
 )
 
 // runLaunchAs shows or sets the choice to launch a package the specification rejects as
@@ -47,14 +46,9 @@ func runLaunchAs(env Env, args []string) int {
 		}
 		cat, _, _ = homeCatalog(env, f, "launch-as")
 	}
-	var p *catalog.Plugin
-	for i := range cat.Plugins {
-		if cat.Plugins[i].ID == id && cat.Plugins[i].Source == catalog.SourceManaged {
-			p = &cat.Plugins[i]
-		}
-	}
+	p := cat.Plugin(id)
 	if p == nil {
-		fmt.Fprintf(env.Stderr, "plugboard launch-as: no plugin %q in %s/plugins\n", id, pbHome)
+		fmt.Fprintf(env.Stderr, "plugboard launch-as: no plugin %q in the catalog (plugboard catalog lists them)\n", id)
 		return ExitInvalid
 	}
 	choice := cat.Settings.LaunchAsClient(id)

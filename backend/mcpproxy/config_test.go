@@ -120,3 +120,24 @@ func parseConfigErr(t *testing.T, content string) string {
 	}
 	return err.Error()
 }
+
+// TestConfigEnvRefs: a config marked envRefs (a Cursor server) gets its url and header
+// values' ${env:NAME} and ${NAME} from the proxy's environment; one without keeps them.
+func TestConfigEnvRefs(t *testing.T) {
+	env := map[string]string{"TENANT": "acme", "TOKEN": "tok"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	const body = `"type":"streamable-http","url":"https://h.example/${env:TENANT}/mcp","headers":{"Authorization":"Bearer ${TOKEN}"}`
+	cfg, err := parseConfig([]byte(`{`+body+`,"envRefs":true}`), lookup)
+	if err != nil || cfg.URL != "https://h.example/acme/mcp" || cfg.Headers["Authorization"] != "Bearer tok" {
+		t.Errorf("with envRefs: %+v, %v", cfg, err)
+	}
+	cfg, err = parseConfig([]byte(`{`+body+`}`), lookup)
+	if err != nil || cfg.Headers["Authorization"] != "Bearer ${TOKEN}" {
+		t.Errorf("without envRefs: %+v, %v", cfg, err)
+	}
+	// A value that makes the header invalid is refused like a written one, unnamed.
+	env["TOKEN"] = "a\r\nInjected: 1"
+	if _, err := parseConfig([]byte(`{`+body+`,"envRefs":true}`), lookup); err == nil || strings.Contains(err.Error(), "Injected") {
+		t.Errorf("a header value with CR LF from the environment: %v", err)
+	}
+}

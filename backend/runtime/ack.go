@@ -11,11 +11,11 @@ import (
 	"github.com/plugboard/plugboard/backend/settings"
 )
 
-// Acknowledgments at launch (A4 kept after the assignment). Assigning a portable plugin
-// with MCP servers asks for an acknowledgment, but a plugin can gain or change a server
+// Acknowledgments at launch (A4 kept after the assignment). Assigning a portable or
+// Cursor plugin with MCP servers asks for an acknowledgment, but a plugin can gain or change a server
 // after it was assigned (a git pull that adds an mcp.json), and a slot can inherit a set
-// it never acknowledged. So every launch checks every portable server it is about to
-// start: a server whose digest (mcpconfig.Digest: what it runs, by names and counts) has
+// it never acknowledged. So every launch checks every server it is about to start
+// (assign.PluginAcks): a server whose digest (mcpconfig.Digest: what it runs, by names and counts) has
 // no acknowledgment for the launched target is left out with a Drop whose reason begins
 // "not acknowledged" and whose Ack is what to acknowledge, or, with Request.RequireAck,
 // the launch fails with an *AckError listing them. Nothing else of the launch changes:
@@ -88,7 +88,7 @@ func ackCommand(target, server string) string {
 	return "plugboard ack " + target
 }
 
-// dropUnacknowledged leaves out of units every portable server not acknowledged for the
+// dropUnacknowledged leaves out of units every server not acknowledged for the
 // plan's target (see the top of this file). Build calls it once the set is known to
 // launch, before data folders are made and before the fingerprint.
 func dropUnacknowledged(req Request, plan *Plan, units []unit) error {
@@ -158,8 +158,8 @@ type AckState struct {
 // the caller names: it changed after it was shown, and the new form must be shown again.
 var ErrAckChanged = errors.New("the MCP server changed since it was shown")
 
-// LaunchServers lists the portable MCP servers a launch of req would start (the valid
-// servers of the valid portable plugins of its effective set, read afresh), each with
+// LaunchServers lists the MCP servers a launch of req would start (the valid servers of
+// the valid portable and Cursor plugins of its effective set, read afresh), each with
 // its acknowledgment state, and the resolved target id. It writes nothing.
 func LaunchServers(req Request) (string, []AckState, error) {
 	t, dirs, backend, err := resolveTarget(req)
@@ -216,7 +216,7 @@ func Acknowledge(req Request, refs []AckRef, actor string) (string, []assign.Ack
 	}
 	switch {
 	case len(unknown) > 0:
-		return target, nil, 0, &assign.RuleError{Code: assign.RuleUnknown, Reason: "no such MCP server in the launch set of " + target + " (only valid servers of portable plugins are acknowledged)", Names: unknown}
+		return target, nil, 0, &assign.RuleError{Code: assign.RuleUnknown, Reason: "no such MCP server in the launch set of " + target + " (only valid servers of portable and Cursor plugins are acknowledged)", Names: unknown}
 	case len(changed) > 0:
 		return target, nil, 0, fmt.Errorf("%w: %s; look at it again before acknowledging it", ErrAckChanged, strings.Join(changed, ", "))
 	}

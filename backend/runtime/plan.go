@@ -28,8 +28,8 @@ const (
 
 // Modes. The zero mode is an ordinary interactive launch.
 const (
-	ModeBenchmark = "benchmark" // a measured run: no portable MCP (R7)
-	ModeSubagent  = "subagent"  // the restricted subagent surface: no portable MCP (R7)
+	ModeBenchmark = "benchmark" // a measured run: no catalogued MCP (R7)
+	ModeSubagent  = "subagent"  // the restricted subagent surface: no catalogued MCP (R7)
 )
 
 // Request says what to launch.
@@ -108,7 +108,7 @@ type PlanPlugin struct {
 	How string `json:"how"`
 }
 
-// Suppressed is a portable MCP server left out by R7.
+// Suppressed is a portable or Cursor MCP server left out by R7.
 type Suppressed struct {
 	Plugin string `json:"plugin"`
 	Server string `json:"server"`
