@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { launchBrowser, makeFixture, newPage, rowIds, startServe, waitFor, waitReady } from './harness.mjs';
 
-const ALL = ['alpha', 'broken', 'empty-folder', 'legacy-one', 'hf-skills', 'tool', 'solo', 'plug'];
+const ALL = [
+  'alpha',
+  'broken',
+  'empty-folder',
+  'legacy-one',
+  'hf-skills@cursor-local',
+  'tool@acme',
+  'solo@other',
+  'plug@plugin-path',
+];
 
 let fx, srv, browser, page;
 const bodies = []; // every response body the page received, as text
@@ -81,10 +90,10 @@ test('the list shows every plugin of the fixture home', async () => {
 test('search narrows the list (id, name, description, skill names)', async () => {
   const cases = [
     ['alpha', ['alpha']],
-    ['hf-datasets', ['hf-skills']], // a skill name
+    ['hf-datasets', ['hf-skills@cursor-local']], // a skill name
     ['Alpha tools', ['alpha']], // the description
-    ['acme', ['tool']], // the name acme-tool of the package tool
-    ['shared-name', ['alpha', 'hf-skills']],
+    ['acme', ['tool@acme']], // the name acme-tool of the package tool
+    ['shared-name', ['alpha', 'hf-skills@cursor-local']],
   ];
   for (const [q, want] of cases) {
     await setSearch(q);
@@ -103,12 +112,12 @@ test('each filter narrows the list', async () => {
   const cases = [
     ['filter-format', 'portable', ['alpha', 'broken']],
     ['filter-format', 'legacy', ['legacy-one']],
-    ['filter-format', 'cursor', ['hf-skills', 'tool', 'solo', 'plug']],
+    ['filter-format', 'cursor', ['hf-skills@cursor-local', 'tool@acme', 'solo@other', 'plug@plugin-path']],
     ['filter-format', 'none', ['empty-folder']],
     ['filter-source', 'plugboard', ['alpha', 'broken', 'empty-folder', 'legacy-one']],
-    ['filter-source', 'cursor-local', ['hf-skills']],
-    ['filter-source', 'cursor-cache', ['tool', 'solo']],
-    ['filter-source', 'plugin-path', ['plug']],
+    ['filter-source', 'cursor-local', ['hf-skills@cursor-local']],
+    ['filter-source', 'cursor-cache', ['tool@acme', 'solo@other']],
+    ['filter-source', 'plugin-path', ['plug@plugin-path']],
   ];
   for (const [testid, value, want] of cases) {
     await resetFilters();
@@ -197,7 +206,7 @@ test('selecting alpha shows its skills, sanitised MCP summaries and issues with 
 });
 
 test('Cursor plugins show marketplace, revision and components not supported yet', async () => {
-  await page.click('[data-testid="plugin-row"][data-id="tool"]');
+  await page.click('[data-testid="plugin-row"][data-id="tool@acme"]');
   const meta = await page.locator('[data-testid="detail-meta"]').innerText();
   assert.match(meta, /Marketplace\s+acme/);
   assert.match(meta, /Revision\s+aaa111/);

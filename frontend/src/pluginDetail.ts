@@ -250,8 +250,8 @@ function clientItem(c: ClientName, v: ClientVerdict): HTMLElement {
 /** "Launch as Claude loads it": the current choice and the button that flips it (SetLaunchAs). */
 function launchAsControl(p: Plugin, deps: DetailDeps): HTMLElement | null {
   const on = launchAsOf(p, deps.ix.doc) === 'claude';
-  // Only a managed package can be assigned and launched; a choice once made can always be undone.
-  const offer = !!deps.setLaunchAs && p.source === 'plugboard' && (on || claudeOnly(p));
+  // Only a catalogued package (one an entry assigns) is launched; a choice once made can always be undone.
+  const offer = !!deps.setLaunchAs && (p.source === 'plugboard' || !!p.entry) && (on || claudeOnly(p));
   if (!offer && !on) return null;
   const status = h('span', { class: 'muted small', 'data-testid': 'launch-as-status', role: 'status' });
   let state = 'Off: it cannot be assigned to an agent until this is on.';

@@ -132,6 +132,8 @@ export type ClientVerdicts = Record<ClientName, ClientVerdict>;
 export interface Plugin {
   id: string;
   path: string;
+  /** The pluginDirs entry that assigns it (no revision folder for a cached Cursor plugin). */
+  entry?: string;
   source: PluginSource;
   format: PluginFormat;
   valid: boolean;
@@ -378,6 +380,8 @@ export type Backend = 'claude' | 'pi';
 export interface PlanPlugin {
   id: string;
   dir: string;
+  /** The folder launched when it is not dir: the revision of a cached Cursor plugin installed now. */
+  path?: string;
   format: string;
   /** `projected`, `as-is` (a legacy folder), `skills` (PI) or `dropped`. */
   how: string;

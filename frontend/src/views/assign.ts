@@ -1,4 +1,4 @@
-// Assignments (A5, U3): which managed plugins an agent or a template slot loads. The left pane lists
+// Assignments (A5, U3): which catalog plugins (managed, Cursor, skillPluginPaths) an agent or a template slot loads. The left pane lists
 // the targets (Targets); the right pane is the selected target's checklist, edited as a local draft
 // and saved with Assign(target, {set}, hash, ack). The backend decides: ack-needed opens the MCP
 // acknowledgment dialog, refused shows its rule and names, stale keeps the draft and blocks Save
@@ -16,6 +16,15 @@ import type { CatalogIndex } from '../search';
 import type { AckServer, AssignResult, HistoryEntry, Issue, Plugin, Target, TargetKind } from '../types';
 import type { Ctx } from './ctx';
 import { type AckMode, LaunchPanel, shortDigest } from './launch';
+
+/** Where a plugin that is not in $PLUGBOARD_HOME/plugins comes from, as the checklist names it. */
+const SOURCE_LABEL: Record<Plugin['source'], string> = {
+  plugboard: 'managed',
+  'cursor-local': 'Cursor local',
+  'cursor-cache': 'Cursor marketplace',
+  'plugin-path': 'skillPluginPaths',
+  inspect: 'folder',
+};
 
 const KIND_LABEL: Record<TargetKind, string> = {
   agent: 'agent',
@@ -391,7 +400,8 @@ export class AssignView {
   }
 
   private catalogPlugins(): Plugin[] {
-    return (this.ix?.doc.plugins ?? []).filter((p) => p.source === 'plugboard');
+    // every plugin an entry can assign: managed ones first, then Cursor's and skillPluginPaths (catalog order)
+    return (this.ix?.doc.plugins ?? []).filter((p) => p.source === 'plugboard' || !!p.entry);
   }
 
   private renderDetail(): void {
@@ -482,7 +492,7 @@ export class AssignView {
         ),
       );
 
-    // the checklist: every managed plugin of the catalog, then ids the target names that the catalog lacks
+    // the checklist: every assignable plugin of the catalog, then ids the target names that the catalog lacks
     const plugins = this.catalogPlugins();
     const known = new Set(plugins.map((p) => p.id));
     const missing = [...new Set([...checked, ...t.managed])].filter((id) => !known.has(id));
@@ -535,6 +545,9 @@ export class AssignView {
                   ? badge('invalid', 'error')
                   : null,
             p && p.format === 'legacy' ? badge('legacy', 'warning') : null,
+            p && p.source !== 'plugboard'
+              ? h('span', { class: 'badge', 'data-testid': 'assign-source', title: p.entry }, SOURCE_LABEL[p.source])
+              : null,
             servers ? badge(plural(servers, 'MCP server'), 'info') : null,
             refusedNames.has(id)
               ? h('span', { class: 'error-text small', 'data-testid': 'refused-name' }, 'refused')
@@ -657,7 +670,7 @@ export class AssignView {
             { class: 'plain assign-list', 'data-testid': 'assign-list', 'aria-labelledby': 'h-checklist' },
             ...rows,
           ),
-          plugins.length ? null : h('p', { class: 'muted' }, 'The catalog has no managed plugins.'),
+          plugins.length ? null : h('p', { class: 'muted' }, 'The catalog has no plugins to assign.'),
           actions,
         ),
         unmanaged,

@@ -281,8 +281,9 @@ export class DevView {
   /** The catalog's plugin at the link's destination. */
   private plugin(l: LinkResult): Plugin | undefined {
     const plugins = this.ix?.doc.plugins ?? [];
-    const source = l.into === 'cursor' ? 'cursor-local' : 'plugboard';
-    return plugins.find((p) => p.path === l.dest) ?? plugins.find((p) => p.id === l.name && p.source === source);
+    // ids as the catalog gives them: a managed folder's name, name@cursor-local for Cursor's local folder
+    const id = l.into === 'cursor' ? `${l.name}@cursor-local` : l.name;
+    return plugins.find((p) => p.path === l.dest) ?? plugins.find((p) => p.id === id);
   }
 
   private render(): void {

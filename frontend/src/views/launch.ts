@@ -12,7 +12,7 @@
 // with those servers left out, and the card lists them with an Acknowledge button for next time.
 
 import { api, ApiError, errorText } from '../bridge';
-import { badge, h, mount, plural } from '../dom';
+import { badge, basename, h, mount, plural } from '../dom';
 import type { AckServer, Collision, LaunchResult, Plan, Target } from '../types';
 
 /** Which buttons the acknowledgment dialog offers: before a save, before a launch, after one. */
@@ -375,6 +375,7 @@ export function planDetails(p: Plan): HTMLElement {
         badge(x.format, x.format === 'legacy' ? 'warning' : 'fmt-none'),
         ' ',
         h('span', { class: 'muted small' }, HOW_LABEL[x.how] ?? x.how),
+        x.path ? h('span', { class: 'muted small mono', title: x.path }, ` from ${basename(x.path)}`) : null,
       ),
     ),
   );
