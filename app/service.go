@@ -175,12 +175,14 @@ func (s *Service) SaveSettings(st settings.Settings, hash string) (SettingsState
 			return SettingsState{}, &Error{Code: CodeInvalid, Message: "skillPluginPaths entry " + strconv.Itoa(i+1) + " (" + p + ") must be an absolute path or start with ~/"}
 		}
 	}
-	newHash, err := settings.Save(s.pbHome, st, hash)
+	_, _, newHash, err := settings.Update(s.pbHome, hash, func(cur *settings.Settings) error { *cur = st; return nil })
 	var stale *settings.StaleError
 	switch {
 	case errors.As(err, &stale):
 		return SettingsState{}, &Error{Code: CodeStale, Message: "settings.json changed on disk since it was loaded; nothing was saved — review the current settings and save again",
 			Current: SettingsState{Settings: stale.Current, Hash: stale.Hash}}
+	case errors.Is(err, settings.ErrUnreadable):
+		return SettingsState{}, &Error{Code: CodeInvalid, Message: err.Error()}
 	case err != nil:
 		return SettingsState{}, &Error{Code: CodeIO, Message: err.Error()}
 	}
@@ -224,29 +226,28 @@ func (s *Service) SetWorkspaceTrust(trusted bool) (*catalog.Catalog, error) {
 	if err != nil {
 		return nil, &Error{Code: CodeNotFound, Message: err.Error()}
 	}
-	for attempt := 0; attempt < 3; attempt++ {
-		st, hash, _ := settings.Read(s.pbHome)
+	_, _, _, err = settings.Update(s.pbHome, "", func(st *settings.Settings) error {
 		var kept []string
 		for _, t := range st.TrustedWorkspaces {
-			if settings.NamesFolder(t, want, s.home) {
-				continue
+			if !settings.NamesFolder(t, want, s.home) {
+				kept = append(kept, t)
 			}
-			kept = append(kept, t)
 		}
 		if trusted {
 			kept = append(kept, ws)
 		}
 		st.TrustedWorkspaces = kept
-		_, err := settings.Save(s.pbHome, st, hash)
-		if errors.Is(err, settings.ErrStale) {
-			continue // someone saved meanwhile: apply the change to what they saved
-		}
-		if err != nil {
-			return nil, &Error{Code: CodeIO, Message: err.Error()}
-		}
-		return s.Rescan()
+		return nil
+	})
+	switch {
+	case errors.Is(err, settings.ErrUnreadable):
+		return nil, &Error{Code: CodeInvalid, Message: err.Error()}
+	case errors.Is(err, settings.ErrStale):
+		return nil, &Error{Code: CodeStale, Message: "settings.json keeps changing on disk; try again"}
+	case err != nil:
+		return nil, &Error{Code: CodeIO, Message: err.Error()}
 	}
-	return nil, &Error{Code: CodeStale, Message: "settings.json keeps changing on disk; try again"}
+	return s.Rescan()
 }
 
 // SetDraftDirty is how the page says it holds an unsaved assignment draft (A5): the

@@ -1,9 +1,14 @@
 package app
 
 import (
+	"errors"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/plugboard/plugboard/backend/settings"
 )
 
 // TestCatalogWaitsForRunningScan: a Catalog call during a scan gets that scan, and no
@@ -51,5 +56,32 @@ func TestScansAreNumbered(t *testing.T) {
 	}
 	if a.Seq != 1 || b.Seq != 2 || len(seqs) != 2 || seqs[0] != 1 || seqs[1] != 2 {
 		t.Errorf("docs %d, %d; events %v", a.Seq, b.Seq, seqs)
+	}
+}
+
+// A settings.json with any problem is not written over: trusting a workspace, or saving
+// the settings, is refused with the reason, and a skill the user turned off stays off.
+func TestSettingsWritesRefuseAFileTheyCouldNotRead(t *testing.T) {
+	home, pb, _ := fixtureHome(t)
+	svc := NewService(home, pb, nil)
+	ws := t.TempDir()
+	if _, err := svc.OpenWorkspace(ws); err != nil {
+		t.Fatal(err)
+	}
+	orig := `{"skillPluginPaths": "~/src/not-a-list", "skillsEnabled": {"noisy": false}}`
+	if err := os.WriteFile(settings.Path(pb), []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := svc.SetWorkspaceTrust(true)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeInvalid || !strings.Contains(e.Message, "not rewritten") {
+		t.Errorf("SetWorkspaceTrust over an unreadable settings.json = %v", err)
+	}
+	_, hash, _ := settings.Read(pb)
+	if _, err := svc.SaveSettings(settings.Settings{}.Normalised(), hash); !errors.As(err, &e) || e.Code != CodeInvalid {
+		t.Errorf("SaveSettings over an unreadable settings.json = %v", err)
+	}
+	if b, _ := os.ReadFile(settings.Path(pb)); string(b) != orig {
+		t.Errorf("settings.json was rewritten:\n%s", b)
 	}
 }

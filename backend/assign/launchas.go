@@ -49,14 +49,11 @@ func SetLaunchAs(ctx context.Context, pbHome string, cat *catalog.Catalog, id, c
 			return 0, nil, &RuleError{Code: RuleLaunchAsRefused, Reason: "Claude Code would not load it either: " + why, Names: []string{id}}
 		}
 	}
-	for attempt := 0; attempt < 3; attempt++ {
-		st, hash, issues := settings.Read(pbHome)
-		if len(issues) > 0 {
-			return 0, nil, fmt.Errorf("settings.json could not be read cleanly, so it is not rewritten: %s", issues[0].Message)
-		}
-		before := st.LaunchAsClient(id)
+	var before string
+	was, hash, after, err := settings.Update(pbHome, "", func(st *settings.Settings) error {
+		before = st.LaunchAsClient(id)
 		if before == client {
-			return 0, nil, nil
+			return nil
 		}
 		la := map[string]string{}
 		for k, v := range st.LaunchAs {
@@ -68,17 +65,18 @@ func SetLaunchAs(ctx context.Context, pbHome string, cat *catalog.Catalog, id, c
 			la[id] = client
 		}
 		st.LaunchAs = la
-		after, err := settings.Save(pbHome, st, hash)
-		if errors.Is(err, settings.ErrStale) {
-			continue // someone saved in between: read again and apply the choice to that
-		}
-		if err != nil {
-			return 0, nil, err
-		}
-		hid, warnings := recordLaunchAs(ctx, pbHome, id, before, client, hash, after, actor)
-		return hid, warnings, nil
+		return nil
+	})
+	switch {
+	case errors.Is(err, settings.ErrStale):
+		return 0, nil, errors.New("settings.json kept changing while the choice was saved; try again")
+	case err != nil:
+		return 0, nil, err
+	case was.LaunchAsClient(id) == client:
+		return 0, nil, nil
 	}
-	return 0, nil, errors.New("settings.json kept changing while the choice was saved; try again")
+	hid, warnings := recordLaunchAs(ctx, pbHome, id, before, client, hash, after, actor)
+	return hid, warnings, nil
 }
 
 func recordLaunchAs(ctx context.Context, pbHome, id, before, after, beforeHash, afterHash, actor string) (int64, []string) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -32,7 +33,7 @@ func TestSaveKeepsOtherFieldsOrderAndMode(t *testing.T) {
 	s, h, _ := Read(home)
 	s.SkillPluginPaths = append(s.SkillPluginPaths, "~/src/p")
 	s.SkillsEnabled["b"] = false
-	nh, err := Save(home, s, h)
+	nh, err := save(home, s, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestSaveKeepsOtherFieldsOrderAndMode(t *testing.T) {
 
 func TestSaveNewFileIsPrivate(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "pb")
-	if _, err := Save(home, Settings{TrustedWorkspaces: []string{"/w"}}, Hash(nil)); err != nil {
+	if _, err := save(home, Settings{TrustedWorkspaces: []string{"/w"}}, Hash(nil)); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := os.Stat(Path(home))
@@ -69,7 +70,7 @@ func TestSaveStale(t *testing.T) {
 	s, h, _ := Read(home)
 	os.WriteFile(Path(home), []byte(`{"skillPluginPaths": ["/changed"]}`), 0o644)
 	s.SkillPluginPaths = []string{"/mine"}
-	_, err := Save(home, s, h)
+	_, err := save(home, s, h)
 	var se *StaleError
 	if !errors.As(err, &se) || !errors.Is(err, ErrStale) || se.Current.SkillPluginPaths[0] != "/changed" {
 		t.Fatalf("Save on a stale hash = %v, want StaleError with the current settings", err)
@@ -83,7 +84,7 @@ func TestSaveRefusesNonObject(t *testing.T) {
 	home := t.TempDir()
 	os.WriteFile(Path(home), []byte(`[1]`), 0o644)
 	_, h, _ := Read(home)
-	if _, err := Save(home, Settings{}, h); err == nil {
+	if _, err := save(home, Settings{}, h); err == nil {
 		t.Errorf("Save over a non-object file succeeded")
 	}
 	if b, _ := os.ReadFile(Path(home)); string(b) != `[1]` {
@@ -102,7 +103,7 @@ func TestConcurrentSaves(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			_, err := Save(home, Settings{SkillPluginPaths: []string{filepath.Join("/p", string(rune('a'+i)))}}, h)
+			_, err := save(home, Settings{SkillPluginPaths: []string{filepath.Join("/p", string(rune('a'+i)))}}, h)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -118,5 +119,64 @@ func TestConcurrentSaves(t *testing.T) {
 	wg.Wait()
 	if wins != 1 || stale != 15 {
 		t.Errorf("wins=%d stale=%d, want 1 and 15", wins, stale)
+	}
+}
+
+// TestUpdateRefusesAFileItCouldNotRead: with a field of the wrong type anywhere, what was
+// read is the defaults; Update says why and writes nothing, so a skill the user turned off
+// stays off (the data loss SetWorkspaceTrust had when it saved over such a file).
+func TestUpdateRefusesAFileItCouldNotRead(t *testing.T) {
+	home := t.TempDir()
+	orig := `{"skillPluginPaths": "~/not-a-list", "skillsEnabled": {"noisy": false}}`
+	os.WriteFile(Path(home), []byte(orig), 0o644)
+	called := false
+	_, _, _, err := Update(home, "", func(s *Settings) error {
+		called = true
+		s.TrustedWorkspaces = append(s.TrustedWorkspaces, "/w")
+		return nil
+	})
+	var ue *UnreadableError
+	if !errors.As(err, &ue) || !errors.Is(err, ErrUnreadable) || !strings.Contains(err.Error(), "wrong type") || !strings.Contains(err.Error(), "fix the file") {
+		t.Errorf("Update over an unreadable file = %v", err)
+	}
+	if called {
+		t.Error("the edit ran on defaults")
+	}
+	if b, _ := os.ReadFile(Path(home)); string(b) != orig {
+		t.Errorf("the file was rewritten: %s", b)
+	}
+}
+
+// TestUpdateAppliesOnWhatIsThere: an edit applies to the file as read; one that loses a
+// race with another writer is applied again on what that writer saved; an edit that
+// changes nothing writes nothing; with an expected hash a changed file is stale.
+func TestUpdateAppliesOnWhatIsThere(t *testing.T) {
+	home := t.TempDir()
+	os.WriteFile(Path(home), []byte(`{"skillsEnabled": {"noisy": false}}`), 0o644)
+	raced := false
+	before, bh, ah, err := Update(home, "", func(s *Settings) error {
+		if !raced { // another writer saves between this read and this save
+			raced = true
+			os.WriteFile(Path(home), []byte(`{"skillsEnabled": {"noisy": false, "other": false}}`), 0o644)
+		}
+		s.TrustedWorkspaces = append(s.TrustedWorkspaces, "/w")
+		return nil
+	})
+	if err != nil || bh == ah || before.SkillsEnabled["other"] != false {
+		t.Fatalf("Update = %v (%s → %s)", err, bh, ah)
+	}
+	got, h, _ := Read(home)
+	if !slices.Equal(got.TrustedWorkspaces, []string{"/w"}) || got.SkillsEnabled["noisy"] || got.SkillsEnabled["other"] || len(got.SkillsEnabled) != 2 || h != ah {
+		t.Errorf("after the race: %+v", got)
+	}
+	data, _ := os.ReadFile(Path(home))
+	if _, _, ah2, err := Update(home, "", func(s *Settings) error { return nil }); err != nil || ah2 != h {
+		t.Errorf("a no-op edit: %v", err)
+	}
+	if b, _ := os.ReadFile(Path(home)); string(b) != string(data) {
+		t.Error("a no-op edit rewrote the file")
+	}
+	if _, _, _, err := Update(home, Hash([]byte("other")), func(s *Settings) error { s.SkillPluginPaths = []string{"/x"}; return nil }); !errors.Is(err, ErrStale) {
+		t.Errorf("with a stale expected hash: %v", err)
 	}
 }
