@@ -213,6 +213,15 @@ func assemble(o Options, st Settings, s *scan, plugins []Plugin) *Catalog {
 	c.Skills = entries
 
 	srcs := c.mcpSources(o)
+	for _, src := range srcs {
+		if src.source == "plugin" || src.config == nil {
+			continue // a plugin's MCP issues are on the plugin
+		}
+		c.Issues = append(c.Issues, src.config.Issues...)
+		for _, s := range src.config.Servers {
+			c.Issues = append(c.Issues, s.Issues...)
+		}
+	}
 	if sameSources(s.mcpFrom, srcs) {
 		c.MCP = s.mcp // nothing the merge reads has changed: a Refresh of a skill edit
 	} else {

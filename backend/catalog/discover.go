@@ -39,7 +39,7 @@ func listFolders(dir string, issues *issue.List) []found {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-			issues.Errorf(CodeRootUnreadable, dir, "", "%s cannot be listed: %v; its plugins are not catalogued", dir, unwrapPath(err))
+			issues.Errorf(CodeRootUnreadable, dir, "", "%s cannot be listed: %v, so nothing in it is catalogued; give your user access to it (chmod u+rx) or remove it", dir, unwrapPath(err))
 		}
 		return nil
 	}

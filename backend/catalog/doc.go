@@ -47,6 +47,7 @@ const (
 const (
 	CodeRootUnreadable   = "catalog.root-unreadable"
 	CodeFolderUnreadable = "plugin.folder-unreadable"
+	CodeSkillUnreadable  = "skill.folder-unreadable"
 	CodeSkillsEscapes    = "plugin.skills-escapes-root"
 	CodeSkillsNotDir     = "plugin.skills-not-directory"
 	CodeSkillNoSkillMD   = "plugin.skill-without-skill-md"

@@ -46,6 +46,14 @@ func loadPlugin(l location, home string) Plugin {
 		return p
 	}
 	m := manifest.DetectLoad(root, l.preferCursor)
+	if m.Format == manifest.FormatNone && syscall.Access(root, 0o5) != nil { // R_OK|X_OK
+		// Every manifest probe failed because the folder cannot be read, not because
+		// there is no manifest: say that.
+		p.Format = manifest.FormatNone
+		p.Issues.Errorf(CodeFolderUnreadable, abs, "", "plugin folder %s cannot be read (permission denied), so nothing in it is catalogued; give your user access to it (chmod u+rx) or remove it", abs)
+		p.finish()
+		return p
+	}
 	listed := map[string][]os.DirEntry{} // folders listed here, for the client models
 	p.Format, p.Manifest, p.Valid = m.Format, m.Path, m.Valid
 	p.Name, p.Version, p.Description = m.Name, m.Version, m.Description

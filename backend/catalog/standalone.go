@@ -1,11 +1,13 @@
 package catalog
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
+	"syscall"
 
 	"github.com/plugboard/plugboard/backend/builtin"
 	"github.com/plugboard/plugboard/backend/issue"
@@ -94,6 +96,10 @@ func loadRoot(r skillRoot, home string, issues *issue.List) []skill.Skill {
 	var out []skill.Skill
 	for _, dir := range listDirs(r.dir, issues) {
 		if _, err := os.Lstat(filepath.Join(dir, "SKILL.md")); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				issues.Errorf(CodeSkillUnreadable, dir, "", "skill folder %s cannot be read (%v), so it is not catalogued; give your user access to it (chmod u+rx) or remove it", dir, unwrapPath(err))
+				continue
+			}
 			if _, err := os.Lstat(filepath.Join(dir, "skill.md")); err == nil {
 				issues.Add(issue.Warning, CodeSkillNoSkillMD, filepath.Join(dir, "skill.md"), "", "%s has skill.md; the file must be named exactly SKILL.md — rename it", dir)
 				(*issues)[len(*issues)-1].Line = 1
