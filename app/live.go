@@ -18,6 +18,7 @@ import (
 const (
 	EventReloaded = "catalog:reloaded" // a reload.Reload: what changed, the new counts, how long
 	EventWatch    = "watch:state"      // a reload.State: ok, issues, reloading or paused
+	EventTargets  = "targets:changed"  // an agent or template file changed on disk: read Targets again
 )
 
 // CodeUnsupported refuses what only the window can do (a native folder dialog).
@@ -52,6 +53,9 @@ func StartLive(ctx context.Context, s *Service, notify Notifier, onState func(re
 		_ = r.Run(ctx, func(rl reload.Reload) {
 			s.publish(rl.Catalog, len(rl.Changes) > 0 || rl.Full, true)
 			s.emit(EventReloaded, rl)
+			if rl.Targets {
+				s.emit(EventTargets, nil)
+			}
 			if len(rl.Invalid) > 0 && notify != nil {
 				notify("Plugin no longer valid", strings.Join(rl.Invalid, ", ")+" failed validation after a change; open Plugboard to see why.")
 			}

@@ -260,9 +260,22 @@ func skillDetail(a, b *skill.Skill) string {
 	}
 	d = append(d, issueDelta(countsOf(a.Issues), countsOf(b.Issues))...)
 	if len(d) == 0 {
-		d = append(d, "frontmatter changed")
+		d = append(d, bodyOrFrontmatter(a.Sum, b.Sum, func() bool {
+			x, y := *a, *b
+			x.Sum, y.Sum = "", ""
+			return reflect.DeepEqual(&x, &y)
+		}))
 	}
 	return strings.Join(d, ", ")
+}
+
+// bodyOrFrontmatter names a skill change that moved no shown field: "content changed"
+// when only SKILL.md's bytes did (an edit of the body), else "frontmatter changed".
+func bodyOrFrontmatter(sumA, sumB string, restEqual func() bool) string {
+	if sumA != sumB && restEqual() {
+		return "content changed"
+	}
+	return "frontmatter changed"
 }
 
 func serverDetail(a, b *mcpconfig.Server) string {
@@ -334,7 +347,10 @@ func entryDetail(a, b *SkillEntry) string {
 	x, y := *a, *b
 	x.Shadows, y.Shadows = nil, nil
 	if len(d) == 0 && !reflect.DeepEqual(x, y) {
-		d = append(d, "frontmatter changed")
+		d = append(d, bodyOrFrontmatter(x.Sum, y.Sum, func() bool {
+			x.Sum, y.Sum = "", ""
+			return reflect.DeepEqual(x, y)
+		}))
 	}
 	return strings.Join(d, ", ")
 }

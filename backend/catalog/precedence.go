@@ -34,6 +34,7 @@ type SkillEntry struct {
 	PluginSource   string `json:"pluginSource,omitempty"`
 	Path           string `json:"path"` // SKILL.md
 	Description    string `json:"description,omitempty"`
+	Sum            string `json:"sum,omitempty"` // of SKILL.md (skill.Skill.Sum)
 	Valid          bool   `json:"valid"`
 	ModelInvocable bool   `json:"modelInvocable"`
 	Enabled        bool   `json:"enabled"`
@@ -51,7 +52,7 @@ type SkillEntry struct {
 
 func entryOf(s skill.Skill, layer int, src skill.Source, trusted bool, p *Plugin, settings Settings) SkillEntry {
 	e := SkillEntry{ID: s.Name, Name: s.Name, Source: src, Layer: layer, Trusted: trusted, Path: s.Path,
-		Description: s.Description, Valid: s.Valid, ModelInvocable: s.ModelInvocable, Paths: s.Paths, Issues: s.Issues.NonNil()}
+		Description: s.Description, Sum: s.Sum, Valid: s.Valid, ModelInvocable: s.ModelInvocable, Paths: s.Paths, Issues: s.Issues.NonNil()}
 	if p != nil {
 		e.Paths, e.Issues = nil, nil
 		ns := p.Name

@@ -59,6 +59,11 @@ type Reload struct {
 	Time     time.Time `json:"time"`
 	// Invalid names the plugins that were valid and are not any more, for a notification.
 	Invalid []string `json:"invalid,omitempty"`
+	// Targets is set when an agent or template file changed ($PLUGBOARD_HOME/agents,
+	// templates): the assignment targets are to be read again (A5: a dirty draft whose
+	// target changed on disk goes stale), and after every full scan of a batch. Such files
+	// are no part of the catalog, so a batch of only them refreshes nothing else.
+	Targets bool `json:"targets,omitempty"`
 }
 
 // State is what the tray shows.
@@ -109,9 +114,10 @@ func New(o Options, initial *catalog.Catalog) (*Reloader, error) {
 	return &Reloader{o: o, w: w, cat: initial, rescan: make(chan struct{}, 1)}, nil
 }
 
-// roots are the catalog's roots and the sources of copied development links.
+// roots are the catalog's roots, the folders of the assignment targets and the sources of
+// copied development links.
 func roots(o catalog.Options) []string {
-	rs := catalog.Roots(o)
+	rs := append(catalog.Roots(o), targetDirs(o)...)
 	for _, l := range devlink.List(linkOptions(o)) {
 		if l.Mode == devlink.ModeCopy && l.SourceExists {
 			rs = append(rs, l.Source)
@@ -252,14 +258,22 @@ func (r *Reloader) Run(ctx context.Context, onReload func(Reload), onState func(
 			if !ok {
 				return nil
 			}
+			targets := false
+			if b, targets = withoutTargets(b, r.options()); targets && len(b.Paths) == 0 && !b.Rescan {
+				c := r.Current()
+				onReload(Reload{Catalog: c, Changes: []catalog.Change{}, Counts: c.Summary.Issues, Targets: true, Time: time.Now().UTC()})
+				continue
+			}
 			if synced := r.syncCopies(b); synced {
 				// The copies' own changes arrive as the next batch; nothing else to do
 				// unless the batch touched the catalog's roots too.
-				if !touchesCatalog(b, r.options()) {
+				if !touchesCatalog(b, r.options()) && !targets {
 					continue
 				}
 			}
-			onReload(r.apply(ctx, b))
+			rl := r.apply(ctx, b)
+			rl.Targets = targets || b.Rescan // a rescan (a root appeared: templates/) may hide one
+			onReload(rl)
 		}
 	}
 }
@@ -388,6 +402,29 @@ func touchesCatalog(b watch.Batch, o catalog.Options) bool {
 		}
 	}
 	return false
+}
+
+// targetDirs hold the assignment targets' files (backend/assign): agents and templates.
+func targetDirs(o catalog.Options) []string {
+	return []string{filepath.Join(o.PlugboardHome, "agents"), filepath.Join(o.PlugboardHome, "templates")}
+}
+
+// withoutTargets takes the paths in the targets' folders out of a batch (the catalog
+// would not know them, and a Refresh of a path it does not know is a full scan), and
+// says whether there were any.
+func withoutTargets(b watch.Batch, o catalog.Options) (watch.Batch, bool) {
+	dirs := targetDirs(o)
+	kept := b.Paths[:0:0]
+	found := false
+	for _, p := range b.Paths {
+		if p == dirs[0] || p == dirs[1] || pathsafe.Within(dirs[0], p) || pathsafe.Within(dirs[1], p) {
+			found = true
+			continue
+		}
+		kept = append(kept, p)
+	}
+	b.Paths = kept
+	return b, found
 }
 
 func touchesSettings(b watch.Batch, o catalog.Options) bool {

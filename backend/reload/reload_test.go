@@ -97,7 +97,9 @@ func has(rl Reload, kind, what, id string) bool {
 	return false
 }
 
-func TestSkillEditIsOneChangeWithinASecond(t *testing.T) {
+// An edit is one change. (How soon it arrives is measured by BenchmarkReloadOneChange and
+// logged by next, not asserted: a timed unit test fails on a loaded machine.)
+func TestSkillEditIsOneChange(t *testing.T) {
 	l := start(t, nil)
 	skill := filepath.Join(l.o.PlugboardHome, "plugins", "alpha", "skills", "greet", "SKILL.md")
 	t0 := time.Now()
@@ -106,14 +108,38 @@ func TestSkillEditIsOneChangeWithinASecond(t *testing.T) {
 	if len(rl.Changes) != 1 || !has(rl, catalog.Changed, catalog.WhatSkill, "alpha:greet") || rl.Full {
 		t.Errorf("changes = %v (full %v)", rl.Changes, rl.Full)
 	}
-	if d := time.Since(t0); d > time.Second {
-		t.Errorf("the change arrived after %v; the goal is 1 s", d)
-	}
 	// An error makes it invalid: counts go up and the state says issues.
 	write(t, skill, "---\nname: Greet!\n---\n")
 	rl = l.next(t, time.Now())
 	if rl.Counts.Errors == 0 || l.r.State().State != StateIssues {
 		t.Errorf("counts %+v state %v", rl.Counts, l.r.State())
+	}
+}
+
+// An edit of a SKILL.md body alone changes no field the catalog shows; it is still a
+// change ("content changed"), in a plain plugin and in one linked from a working copy.
+func TestBodyEditIsAChange(t *testing.T) {
+	work := filepath.Join(t.TempDir(), "work", "gamma")
+	l := start(t, func(o catalog.Options) {
+		plugin(t, work, "gamma", "shine")
+		if _, err := devlink.Link(work, devlink.Options{Home: o.Home, PlugboardHome: o.PlugboardHome}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for _, tc := range []struct{ file, id string }{
+		{filepath.Join(l.o.PlugboardHome, "plugins", "alpha", "skills", "greet", "SKILL.md"), "alpha:greet"},
+		{filepath.Join(work, "skills", "shine", "SKILL.md"), "gamma:shine"},
+	} {
+		old, err := os.ReadFile(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now()
+		write(t, tc.file, string(old)+"\nA new paragraph of instructions.\n")
+		rl := l.next(t, t0)
+		if len(rl.Changes) != 1 || rl.Changes[0].Kind != catalog.Changed || rl.Changes[0].ID != tc.id || rl.Changes[0].Detail != "content changed" {
+			t.Errorf("body edit of %s: %v", tc.id, rl.Changes)
+		}
 	}
 }
 
@@ -332,5 +358,35 @@ func BenchmarkReloadEndToEnd(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// An agent or template file edited on disk is a reload that says so (the page reads its
+// targets again, A5), and, being no part of the catalog, refreshes nothing else: no full
+// scan, no change.
+func TestTargetFilesAreWatched(t *testing.T) {
+	l := start(t, func(o catalog.Options) {
+		write(t, filepath.Join(o.PlugboardHome, "agents", "coder.json"), `{"name": "coder", "pluginDirs": []}`)
+	})
+	team := filepath.Join(l.o.PlugboardHome, "templates", "team.json")
+	for i, file := range []string{
+		filepath.Join(l.o.PlugboardHome, "agents", "coder.json"),
+		team, // in a folder that appears now: the watcher's rescan of a new root says so too
+		team, // edited again, in a watched folder
+	} {
+		t0 := time.Now()
+		write(t, file, fmt.Sprintf(`{"name": "x", "pluginDirs": ["plugins/alpha"], "edit": %d}`, i))
+		var rl Reload
+		for deadline := time.After(5 * time.Second); !rl.Targets; {
+			select {
+			case rl = <-l.reloads:
+			case <-deadline:
+				t.Fatalf("no reload for %s", file)
+			}
+		}
+		t.Logf("targets reload %v after the edit of %s", time.Since(t0).Round(time.Millisecond), file)
+		if rl.Full && i != 1 || len(rl.Changes) != 0 {
+			t.Errorf("edit %d of %s: full %v, changes %v", i, file, rl.Full, rl.Changes)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package skill
 import (
 	"bytes"
 	"fmt"
+	"hash/crc32"
 	"path"
 	"regexp"
 	"strconv"
@@ -42,13 +43,21 @@ func Parse(data []byte, folder, dir string, opts Options) Skill {
 	if opts.Path == "" {
 		opts.Path = path.Join(folder, "SKILL.md")
 	}
-	s := Skill{Name: folder, Folder: folder, Dir: dir, Path: opts.Path}
+	s := Skill{Name: folder, Folder: folder, Dir: dir, Path: opts.Path, Sum: ContentSum(data)}
 	c := &checker{s: &s, folder: folder, dir: dir, opts: opts}
 	if root := c.frontmatter(data); root != nil {
 		c.fields(root)
 	}
 	s.finish()
 	return s
+}
+
+// crc32c is the Castagnoli table, computed in hardware where the CPU has it.
+var crc32c = crc32.MakeTable(crc32.Castagnoli)
+
+// ContentSum is Skill.Sum of the bytes data.
+func ContentSum(data []byte) string {
+	return fmt.Sprintf("crc32c:%08x", crc32.Checksum(data, crc32c))
 }
 
 func (c *checker) add(sev issue.Severity, code string, line int, pointer, format string, args ...any) {

@@ -58,6 +58,11 @@ type Skill struct {
 	Paths                  []PathEntry       `json:"paths,omitempty"`
 	Valid                  bool              `json:"valid"`
 	Issues                 issue.List        `json:"issues"` // never nil
+	// Sum identifies the bytes of SKILL.md ("crc32c:" and 8 hex digits; "" when it could
+	// not be read), so that an edit of the body alone, which changes no field, is still a
+	// change a watcher reports. A change detector, not a security hash (launches hash the
+	// whole folder with SHA-256).
+	Sum string `json:"sum,omitempty"`
 	// Data is the file's bytes when Options.Keep asked for them (the catalog hands them to
 	// the client models so that nothing is read twice, then drops them).
 	Data []byte `json:"-"`

@@ -173,6 +173,21 @@ test('stale: a disk change under a dirty draft keeps it, marks it stale, blocks 
   assert.equal(await page.isDisabled('[data-testid="assign-save"]'), true);
 });
 
+test('stale without Rescan: the watcher sees an agent file edited under a dirty draft', async () => {
+  await selectTarget(page, 'agent:researcher');
+  await check('summarizer').check();
+  const r = readAgent('researcher');
+  r.description = 'edited in an editor while the page has a draft';
+  writeFileSync(agentFile('researcher'), JSON.stringify(r, null, 2));
+  // no Rescan: targets:changed comes from the live watcher
+  await waitFor(async () => (await page.getAttribute('[data-testid="assign-target"]', 'data-stale')) === 'true', {
+    message: 'stale mark from the watcher',
+  });
+  assert.equal(await check('summarizer').isChecked(), true, 'draft kept');
+  await page.click('[data-testid="assign-reset"]');
+  assert.equal(await page.getAttribute('[data-testid="assign-target"]', 'data-stale'), 'false');
+});
+
 test('stale: a Save racing a disk change answers stale and shows it', async () => {
   await selectTarget(page, 'agent:keeper');
   await check('summarizer').check();

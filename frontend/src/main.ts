@@ -57,6 +57,10 @@ on('catalog:reloaded', (ev) => {
   if (tab === 'timeline') timeline.reloaded();
 });
 on('watch:state', (st) => live.set(st));
+// an agent or template file changed on disk (A5): a dirty draft whose target moved goes stale
+on('targets:changed', () => {
+  if (shown.assign) void assign.refresh();
+});
 performance.mark('plugboard:catalog-request');
 const firstCatalog = api.catalog().then((doc) => {
   performance.mark('plugboard:catalog-parsed');

@@ -493,4 +493,5 @@ export interface EventMap {
   'catalog:updated': UpdatedEvent;
   'catalog:reloaded': ReloadedEvent;
   'watch:state': WatchState;
+  'targets:changed': null;
 }
