@@ -129,3 +129,137 @@ func TestWatchLinesNameTheFix(t *testing.T) {
 		t.Errorf("watch lines:\n%s", out.String())
 	}
 }
+
+// A copy made by link --copy is recorded in links.json, listed by links, kept in step by
+// watch and unlinked; a real folder in $PLUGBOARD_HOME/plugins that ships its own
+// .plugboard-link.json naming the same source is none of those: watch leaves it as it
+// is (nothing copied in, nothing removed), links does not list it, and unlink refuses it
+// naming the folder and the fix, deleting nothing.
+func TestCopyRecordedAndShippedMarkerLeftAlone(t *testing.T) {
+	bin := testBinary(t)
+	home := t.TempDir()
+	work := filepath.Join(t.TempDir(), "my-plugin")
+	write(t, filepath.Join(work, "plugin.json"), strings.Replace(manifest, "%s", "my-plugin", 1))
+	write(t, filepath.Join(work, "skills", "hello", "SKILL.md"), "---\nname: hello\ndescription: Say hello.\n---\n")
+	cmd := func(args ...string) (string, int) {
+		c := exec.Command(bin, args...)
+		c.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+		out, err := c.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return string(out), ee.ExitCode()
+		}
+		return string(out), 0
+	}
+	pb := filepath.Join(home, ".plugboard")
+	copies := func() map[string]map[string]string {
+		var r struct {
+			Copies map[string]map[string]string `json:"copies"`
+		}
+		data, _ := os.ReadFile(filepath.Join(pb, "state", "links.json"))
+		json.Unmarshal(data, &r)
+		return r.Copies
+	}
+
+	if out, code := cmd("link", "--copy", work); code != 0 || !strings.Contains(out, "linked my-plugin (copy)") {
+		t.Fatalf("link --copy: %d %s", code, out)
+	}
+	dest := filepath.Join(pb, "plugins", "my-plugin")
+	if e := copies()[dest]; e["source"] != work || e["id"] == "" {
+		t.Errorf("links.json records %v for %s, want its source %s and an id", e, dest, work)
+	}
+	shipped := filepath.Join(pb, "plugins", "shipped")
+	write(t, filepath.Join(shipped, "plugin.json"), strings.Replace(manifest, "%s", "shipped", 1))
+	write(t, filepath.Join(shipped, "skills", "own", "SKILL.md"), "---\nname: own\ndescription: Its own skill.\n---\n")
+	write(t, filepath.Join(shipped, ".plugboard-link.json"), `{"tool": "plugboard link", "source": "`+work+`", "mode": "copy"}`)
+	before := tree(t, shipped)
+	if out, code := cmd("links"); code != 0 || !strings.Contains(out, "my-plugin  home copy") || strings.Contains(out, "shipped") {
+		t.Errorf("links: %d %s", code, out)
+	}
+
+	w := exec.Command(bin, "watch", "--json")
+	w.Env = []string{"HOME=" + home}
+	stdout, _ := w.StdoutPipe()
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	waitFor := func(what string) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("watch ended before %s", what)
+				}
+				if strings.Contains(l, what) {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("watch printed no %s", what)
+			}
+		}
+	}
+	waitFor(`"watching"`)
+	// A new skill in the source: watch syncs the copy, whose new skill it then reports.
+	// Every copy is synced before that report, so the shipped folder's turn is past too.
+	write(t, filepath.Join(work, "skills", "wave", "SKILL.md"), "---\nname: wave\ndescription: Wave.\n---\n")
+	waitFor(`"id":"my-plugin:wave"`)
+	w.Process.Signal(os.Interrupt)
+	w.Wait()
+	if _, err := os.Stat(filepath.Join(dest, "skills", "wave", "SKILL.md")); err != nil {
+		t.Errorf("watch did not sync the copy: %v", err)
+	}
+	if after := tree(t, shipped); after != before {
+		t.Errorf("watch synced the shipped folder:\n%s\nwas\n%s", after, before)
+	}
+
+	out, code := cmd("unlink", "shipped")
+	if code != ExitInvalid || !strings.Contains(out, shipped) || !strings.Contains(out, "plugboard link --copy "+work+" --name shipped") {
+		t.Errorf("unlink shipped: %d %s; want refused naming %s and the fix", code, out, shipped)
+	}
+	if after := tree(t, shipped); after != before {
+		t.Errorf("unlink changed the shipped folder:\n%s\nwas\n%s", after, before)
+	}
+
+	if out, code := cmd("unlink", "my-plugin"); code != 0 || !strings.Contains(out, "unlinked my-plugin") {
+		t.Errorf("unlink my-plugin: %d %s", code, out)
+	}
+	if _, err := os.Lstat(dest); !os.IsNotExist(err) {
+		t.Errorf("unlink left the copy: %v", err)
+	}
+	if _, ok := copies()[dest]; ok {
+		t.Errorf("links.json still records %s", dest)
+	}
+	if _, err := os.Stat(filepath.Join(work, "plugin.json")); err != nil {
+		t.Errorf("unlink touched the source: %v", err)
+	}
+}
+
+// tree describes a folder: each file's path, relative, and content.
+func tree(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			b.WriteString(p + ": " + err.Error() + "\n")
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		b.WriteString(rel + " " + d.Type().String())
+		if d.Type().IsRegular() {
+			c, _ := os.ReadFile(p)
+			b.WriteString(" " + string(c))
+		}
+		b.WriteString("\n")
+		return nil
+	})
+	return b.String()
+}

@@ -11,11 +11,17 @@
 // the package is refused; .git is left out), built in a hidden temporary sibling and
 // renamed into place, with a marker file (MarkerFile) naming the source. Sync brings a
 // copy up to date, writing each changed file atomically and removing what the source no
-// longer has. Unlink removes a symlink or a marked copy and nothing else.
+// longer has. Unlink removes a symlink or a copy Link made and nothing else.
 //
-// Functions write only in the two destination folders and are safe to call concurrently:
-// two Links of one name never both create it (the second finds it in place, or is
-// refused).
+// What Link made — symlinks and copies alike — is recorded in the links registry
+// ($PLUGBOARD_HOME/state/links.json, see registry.go), and only what it records is
+// unlinked, synced or listed. A folder that carries a marker but is not recorded (a
+// plugin may ship one; copies made before copies were recorded are not recorded either)
+// is not Plugboard's: it is left alone, and refusals say so with the fix.
+//
+// Functions write only in the two destination folders and the registry, and are safe to
+// call concurrently: two Links of one name never both create it (the second finds it in
+// place, or is refused).
 package devlink
 
 import (
@@ -46,7 +52,8 @@ const (
 	ModeCopy   = "copy"
 )
 
-// MarkerFile marks a copy made by Link; it records the source folder.
+// MarkerFile is written in a copy made by Link: the source folder and the id the
+// registry records for the copy. It does not make a folder a copy by itself.
 const MarkerFile = ".plugboard-link.json"
 
 // Sentinels callers branch on.
@@ -110,6 +117,7 @@ type marker struct {
 	Tool   string `json:"tool"` // "plugboard link"
 	Source string `json:"source"`
 	Mode   string `json:"mode"`
+	ID     string `json:"id,omitempty"` // the registry's id of the copy; absent before copies were recorded
 }
 
 const markerTool = "plugboard link"
@@ -162,7 +170,7 @@ func Link(dir string, o Options) (Result, error) {
 		Valid: p.Valid, Errors: p.IssueCounts.Errors, Warnings: p.IssueCounts.Warnings}
 	if o.Copy {
 		r.Mode = ModeCopy
-		return linkCopy(r)
+		return linkCopy(r, o.PlugboardHome)
 	}
 	err = os.Symlink(abs, dest)
 	if err == nil {
@@ -181,25 +189,20 @@ func Link(dir string, o Options) (Result, error) {
 		r.AlreadyLinked = true
 		return r, updateRegistry(o.PlugboardHome, dest, abs)
 	}
-	return Result{}, taken(dest, abs, name)
+	return Result{}, taken(dest, abs, name, into, readRegistry(o.PlugboardHome))
 }
 
-func linkCopy(r Result) (Result, error) {
-	if m, err := readMarker(r.Dest); err == nil {
-		if m.Source != r.Source {
-			return Result{}, taken(r.Dest, r.Source, r.Name)
-		}
-		r.AlreadyLinked = true
-		skipped, err := syncCopy(r.Source, r.Dest)
-		r.Skipped = skipped
-		return r, err
-	}
+func linkCopy(r Result, pbHome string) (Result, error) {
 	if _, err := os.Lstat(r.Dest); err == nil {
-		return Result{}, taken(r.Dest, r.Source, r.Name)
+		return syncInPlace(r, pbHome)
 	}
 	t, err := walkSource(r.Source)
 	if err != nil {
 		return Result{}, fmt.Errorf("copy %s: %w", r.Source, err)
+	}
+	id, err := newCopyID()
+	if err != nil {
+		return Result{}, err
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(r.Dest), "."+r.Name+".plugboard-tmp-*") // hidden: never catalogued
 	if err != nil {
@@ -209,90 +212,191 @@ func linkCopy(r Result) (Result, error) {
 	if err := copyInto(t, tmp); err != nil {
 		return Result{}, fmt.Errorf("copy %s: %w", r.Source, err)
 	}
-	if err := writeMarker(tmp, r.Source); err != nil {
+	if err := writeMarker(tmp, r.Source, id); err != nil {
 		return Result{}, err
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return Result{}, err
 	}
-	// os.Rename refuses an existing folder and the kernel a file, so a destination that
-	// appeared meanwhile is not replaced; looking first gives the better message.
-	if _, err := os.Lstat(r.Dest); err == nil {
-		return Result{}, taken(r.Dest, r.Source, r.Name)
+	// The rename and the record happen under the registry's lock, so no other Link,
+	// Unlink or Sync sees the copy in place and unrecorded. os.Rename refuses an existing
+	// folder and the kernel a file, so a destination that appeared meanwhile is not
+	// replaced: it is judged as one found in place (another Link's copy of this folder is
+	// synced, anything else refused).
+	renamed, appeared := false, false
+	err = withRegistry(pbHome, func(reg *registry) (bool, error) {
+		if _, err := os.Lstat(r.Dest); err == nil {
+			appeared = true
+			return false, nil
+		}
+		if err := os.Rename(tmp, r.Dest); err != nil {
+			return false, fmt.Errorf("copy %s into place: %w", r.Source, err)
+		}
+		renamed = true
+		delete(reg.Links, r.Dest)
+		reg.Copies[r.Dest] = copyEntry{Source: r.Source, ID: id}
+		return true, nil
+	})
+	if err != nil {
+		if renamed && os.Rename(r.Dest, tmp) == nil { // unrecorded, it could not be unlinked: undo it
+			return Result{}, fmt.Errorf("link %s: recording the copy: %w", r.Name, err)
+		}
+		return Result{}, err
 	}
-	if err := os.Rename(tmp, r.Dest); err != nil {
-		return Result{}, fmt.Errorf("copy %s into place: %w", r.Source, err)
+	if appeared {
+		return syncInPlace(r, pbHome)
 	}
 	r.Skipped = skippedOf(t)
 	return r, nil
 }
 
-// taken explains what holds dest.
-func taken(dest, want, name string) error {
+// syncInPlace is Link --copy onto a destination that exists: a recorded copy of the
+// same folder is synced, anything else refused. Both are decided under the lock.
+func syncInPlace(r Result, pbHome string) (Result, error) {
+	err := withRegistry(pbHome, func(reg *registry) (bool, error) {
+		mode, src, err := classify(r.Name, r.Into, r.Dest, *reg)
+		if err != nil || mode != ModeCopy || !sameFolder(src, r.Source) {
+			return false, taken(r.Dest, r.Source, r.Name, r.Into, *reg)
+		}
+		r.Source = src
+		r.Skipped, err = syncCopy(src, r.Dest)
+		return false, err
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	r.AlreadyLinked = true
+	return r, nil
+}
+
+// taken explains what holds dest, and how to free it.
+func taken(dest, want, name, into string, reg registry) error {
 	what := "something Plugboard did not make"
+	fix := "remove it yourself if you mean to replace it, or choose another --name"
+	mode, src, ourErr := classify(name, into, dest, reg)
 	if target, ok := linkTarget(dest); ok {
 		what = "a link to " + target
+		if ourErr == nil {
+			what += " (made by plugboard link)"
+		}
+	} else if ourErr == nil && mode == ModeCopy {
+		what = "a copy of " + src + " (plugboard link --copy)"
 	} else if m, err := readMarker(dest); err == nil {
-		what = "a copy of " + m.Source + " (plugboard link --copy)"
+		what = fmt.Sprintf("a folder not made by Plugboard (its %s names %s, but it is not a copy %s records)", MarkerFile, m.Source, registryPath(reg.home))
+		fix = "delete it yourself if it is an old copy of yours and link again, or choose another --name"
 	} else if st, err := os.Lstat(dest); err == nil && st.IsDir() {
 		what = "a folder not made by plugboard link"
 	} else if err == nil {
 		what = "a file"
 	}
-	return fmt.Errorf("%s is %s, not a link to %s; run `plugboard unlink %s` first if it is yours, or choose another --name: %w",
-		dest, what, want, name, ErrExists)
+	if ourErr == nil {
+		fix = fmt.Sprintf("run `plugboard unlink %s%s` first, or choose another --name", name, intoFlag(into))
+	}
+	return fmt.Errorf("%s is %s, not a link to %s; %s: %w", dest, what, want, fix, ErrExists)
 }
 
-// Sync brings the copy called name up to date with its source.
+// intoFlag is the --into flag a command about into needs (none for the default place).
+func intoFlag(into string) string {
+	if into == IntoCursor {
+		return " --into " + IntoCursor
+	}
+	return ""
+}
+
+// Sync brings the copy called name up to date with its source. Only a copy the registry
+// records is synced; anything else is refused untouched.
 func Sync(name string, o Options) error {
 	dest, into, err := find(name, o)
 	if err != nil {
 		return err
 	}
-	m, err := readMarker(dest)
-	if err != nil {
-		if _, ok := linkTarget(dest); ok {
-			return fmt.Errorf("%s is a link, not a copy: it needs no sync", dest)
+	check := func(reg registry) (string, error) {
+		mode, src, err := classify(name, into, dest, reg)
+		if err != nil {
+			return "", err
 		}
-		return fmt.Errorf("%s (%s): %w", dest, into, ErrNotOurs)
+		if mode != ModeCopy {
+			return "", fmt.Errorf("%s is a link, not a copy: it needs no sync", dest)
+		}
+		return src, nil
 	}
-	_, err = syncCopy(m.Source, dest)
-	return err
+	if err := refuseUnrecorded(o.PlugboardHome, func(reg registry) error { _, err := check(reg); return err }); err != nil {
+		return err
+	}
+	return withRegistry(o.PlugboardHome, func(reg *registry) (bool, error) {
+		src, err := check(*reg)
+		if err != nil {
+			return false, err
+		}
+		_, err = syncCopy(src, dest)
+		return false, err
+	})
 }
 
-// Unlink removes the link or marked copy called name; see Options.Into.
+// Unlink removes the link or copy called name that Link made (the registry records it);
+// anything else is refused untouched. See Options.Into.
 func Unlink(name string, o Options) (Result, error) {
 	dest, into, err := find(name, o)
 	if err != nil {
 		return Result{}, err
 	}
-	r, ok := describe(name, into, dest, o)
-	if !ok {
-		return Result{}, fmt.Errorf("%s is not a link or a copy made by plugboard link; remove it yourself if you mean to: %w", dest, ErrNotOurs)
-	}
-	if r.Mode == ModeLink {
-		if err := os.Remove(dest); err != nil {
-			return Result{}, err
-		}
-		return r, updateRegistry(o.PlugboardHome, dest, "")
-	}
-	// Rename the copy aside first, so that it goes at once, then delete it. The hidden
-	// name is reserved by MkdirTemp and freed for the rename (which refuses a folder).
-	aside, err := os.MkdirTemp(filepath.Dir(dest), "."+name+".plugboard-unlink-*")
-	if err != nil {
+	if err := refuseUnrecorded(o.PlugboardHome, func(reg registry) error { _, _, err := classify(name, into, dest, reg); return err }); err != nil {
 		return Result{}, err
 	}
-	os.Remove(aside)
-	if err := os.Rename(dest, aside); err != nil {
-		return Result{}, fmt.Errorf("unlink %s: %w", dest, err)
+	var r Result
+	aside := ""
+	err = withRegistry(o.PlugboardHome, func(reg *registry) (bool, error) {
+		var err error
+		if r, err = describe(name, into, dest, o, *reg); err != nil {
+			return false, err
+		}
+		if r.Mode == ModeLink {
+			if err := os.Remove(dest); err != nil {
+				return false, err
+			}
+			delete(reg.Links, dest)
+			return true, nil
+		}
+		// Rename the copy aside first, so that it goes at once, then delete it. The
+		// hidden name is reserved by MkdirTemp and freed for the rename (which refuses a
+		// folder).
+		tmp, err := os.MkdirTemp(filepath.Dir(dest), "."+name+".plugboard-unlink-*")
+		if err != nil {
+			return false, err
+		}
+		os.Remove(tmp)
+		if err := os.Rename(dest, tmp); err != nil {
+			return false, fmt.Errorf("unlink %s: %w", dest, err)
+		}
+		aside = tmp
+		delete(reg.Copies, dest)
+		return true, nil
+	})
+	if aside != "" {
+		err = errors.Join(err, os.RemoveAll(aside))
 	}
-	return r, os.RemoveAll(aside)
+	if err != nil && r.Mode == "" {
+		return Result{}, err
+	}
+	return r, err
 }
 
-// List returns the links and marked copies in both places, sorted by place and name.
-// Real folders are not listed: they are installed plugins, not development links.
+// refuseUnrecorded returns check's refusal when there is no registry, so that a refusal
+// in a home that records nothing writes nothing, not even the state folder or the lock.
+// Otherwise the decision is left to a read under the lock.
+func refuseUnrecorded(pbHome string, check func(registry) error) error {
+	if _, err := os.Lstat(registryPath(pbHome)); err == nil {
+		return nil
+	}
+	return check(readRegistry(pbHome))
+}
+
+// List returns the links and copies Link made (the registry records them) in both
+// places, sorted by place and name. Other folders are not listed: they are installed
+// plugins, not development links, whatever marker they carry.
 func List(o Options) []Result {
 	var out []Result
+	reg := readRegistry(o.PlugboardHome)
 	for _, into := range []string{IntoHome, IntoCursor} {
 		parent, _ := place(into, o)
 		entries, _ := os.ReadDir(parent)
@@ -300,7 +404,7 @@ func List(o Options) []Result {
 			if strings.HasPrefix(e.Name(), ".") {
 				continue
 			}
-			if r, ok := describe(e.Name(), into, filepath.Join(parent, e.Name()), o); ok {
+			if r, err := describe(e.Name(), into, filepath.Join(parent, e.Name()), o, reg); err == nil {
 				out = append(out, r)
 			}
 		}
@@ -308,29 +412,60 @@ func List(o Options) []Result {
 	return out
 }
 
-// describe reports the link or copy at dest that Link made, validated; ok is false for
-// anything else, a symlink made by someone else included.
-func describe(name, into, dest string, o Options) (Result, bool) {
-	home := o.Home
-	r := Result{Name: name, Into: into, Dest: dest}
-	if target, ok := linkTarget(dest); ok {
-		if !ours(o.PlugboardHome, dest, target) {
-			return Result{}, false
-		}
-		r.Mode, r.Source = ModeLink, target
-	} else if m, err := readMarker(dest); err == nil {
-		r.Mode, r.Source = ModeCopy, m.Source
-	} else {
-		return Result{}, false
+// describe reports the link or copy at dest that Link made, validated; for anything
+// else it returns classify's refusal.
+func describe(name, into, dest string, o Options, reg registry) (Result, error) {
+	mode, source, err := classify(name, into, dest, reg)
+	if err != nil {
+		return Result{}, err
 	}
+	r := Result{Name: name, Into: into, Dest: dest, Mode: mode, Source: source}
 	if st, err := os.Stat(r.Source); err == nil && st.IsDir() {
 		r.SourceExists = true
 	}
 	if st, err := os.Stat(dest); err == nil && st.IsDir() {
-		p := catalog.Inspect(dest, home)
+		p := catalog.Inspect(dest, o.Home)
 		r.Valid, r.Errors, r.Warnings = p.Valid, p.IssueCounts.Errors, p.IssueCounts.Warnings
 	}
-	return r, true
+	return r, nil
+}
+
+// classify says what is at dest by the registry reg: a symlink Link made (ModeLink and
+// its target), a copy Link made (ModeCopy and the recorded source: the registry records
+// dest as a copy and the marker in it carries the recorded id), or neither — an error
+// wrapping ErrNotOurs that names the folder and what to do, or ErrNotLinked when dest is
+// gone. A marker alone is not enough: a plugin can ship one.
+func classify(name, into, dest string, reg registry) (mode, source string, err error) {
+	if target, ok := linkTarget(dest); ok {
+		if reg.ours(dest, target) {
+			return ModeLink, target, nil
+		}
+		return "", "", fmt.Errorf("%s is a symlink to %s that plugboard link did not make (%s does not record it); remove it yourself if you mean to: %w",
+			dest, target, registryPath(reg.home), ErrNotOurs)
+	}
+	st, err := os.Lstat(dest)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %w", dest, ErrNotLinked)
+	}
+	if !st.IsDir() {
+		return "", "", fmt.Errorf("%s is a file, not a link or a copy made by plugboard link; remove it yourself if you mean to: %w", dest, ErrNotOurs)
+	}
+	e, recorded := reg.Copies[dest]
+	m, merr := readMarker(dest)
+	relink := func(src string) string {
+		return fmt.Sprintf("`plugboard link --copy %s --name %s%s`", src, name, intoFlag(into))
+	}
+	switch {
+	case recorded && merr == nil && e.ID != "" && m.ID == e.ID:
+		return ModeCopy, e.Source, nil
+	case recorded:
+		return "", "", fmt.Errorf("%s is recorded in %s as a copy of %s, but its %s is missing or is not the one Plugboard wrote there, so the folder is not that copy any more (it was replaced or edited); Plugboard leaves it alone: delete it yourself if it is yours, then run %s: %w",
+			dest, registryPath(reg.home), e.Source, MarkerFile, relink(e.Source), ErrNotOurs)
+	case merr == nil:
+		return "", "", fmt.Errorf("%s carries a %s naming %s, but %s does not record it as a copy, so it is not one Plugboard made (a plugin can ship that file, and copies made before Plugboard recorded them are not recorded either); Plugboard leaves it alone: if it is your copy of %s, delete the folder yourself and run %s to make one Plugboard records: %w",
+			dest, MarkerFile, m.Source, registryPath(reg.home), m.Source, relink(m.Source), ErrNotOurs)
+	}
+	return "", "", fmt.Errorf("%s is not a link or a copy made by plugboard link; remove it yourself if you mean to: %w", dest, ErrNotOurs)
 }
 
 // find locates name in the place o.Into names, or in either place.
@@ -426,18 +561,22 @@ func readMarker(dir string) (marker, error) {
 	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
 		return m, ErrNotOurs
 	}
-	data, err := os.ReadFile(filepath.Join(dir, MarkerFile))
+	p := filepath.Join(dir, MarkerFile)
+	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
+		return m, ErrNotOurs // Link writes a regular file, never a link to one
+	}
+	data, err := os.ReadFile(p)
 	if err != nil {
 		return m, err
 	}
 	if err := json.Unmarshal(data, &m); err != nil || m.Tool != markerTool || m.Mode != ModeCopy || !filepath.IsAbs(m.Source) {
-		return marker{}, fmt.Errorf("%s: not a marker of plugboard link: %w", filepath.Join(dir, MarkerFile), ErrNotOurs)
+		return marker{}, fmt.Errorf("%s: not a marker of plugboard link: %w", p, ErrNotOurs)
 	}
 	return m, nil
 }
 
-func writeMarker(dir, source string) error {
-	data, _ := json.MarshalIndent(marker{Tool: markerTool, Source: source, Mode: ModeCopy}, "", "  ")
+func writeMarker(dir, source, id string) error {
+	data, _ := json.MarshalIndent(marker{Tool: markerTool, Source: source, Mode: ModeCopy, ID: id}, "", "  ")
 	return jsonfile.WriteAtomic(filepath.Join(dir, MarkerFile), append(data, '\n'), 0o644)
 }
 

@@ -1,6 +1,8 @@
 package devlink
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -10,38 +12,71 @@ import (
 	"github.com/plugboard/plugboard/backend/jsonfile"
 )
 
-// The symlinks Link made are recorded in $PLUGBOARD_HOME/state/links.json
-// ({"links": {"<dest>": "<source>"}}), so that Unlink and List can tell them from a link
-// the user or Cursor made in the same folder: a copy carries its own marker, a symlink
-// cannot. Writes go through jsonfile (a lock, then an atomic replace).
+// What Link made is recorded in $PLUGBOARD_HOME/state/links.json, and only what is
+// recorded there is ever unlinked or synced:
+//
+//	{"links":  {"<dest>": "<source>"},
+//	 "copies": {"<dest>": {"source": "<source>", "id": "<random>"}}}
+//
+// A symlink is Link's when the registry records it with the folder it points to; a copy
+// is Link's when the registry records it and the marker inside it (MarkerFile) carries
+// the same id. A marker alone proves nothing: any plugin can ship one. The id also tells
+// a recorded copy from a folder put in its place later (the copy deleted by hand, the
+// name reused), which carries no marker or another id.
+//
+// Every write takes the registry's lock, reads the registry afresh under it, and
+// replaces the file atomically (jsonfile), so two processes never lose each other's
+// entries. Unlink and Sync decide on a registry read under that lock too, and act while
+// holding it: what they remove or overwrite is what the registry records at that moment,
+// not what an earlier read said. In a home with no registry nothing is recorded, so there
+// they refuse without the lock and write nothing, not even the state folder.
+//
+// Homes whose copies were made before copies were recorded hold copies with a marker and
+// no entry (and no id): those read as folders Plugboard did not make, left alone, and
+// the refusal says to delete the folder and link --copy again. A Plugboard that predates
+// "copies" keeps "links" as it is but drops "copies" when it rewrites the file; the copies
+// then read as not Plugboard's, which is the safe way to fail.
 const registryName = "links.json"
 
 type registry struct {
-	Links map[string]string `json:"links"`
+	Links  map[string]string    `json:"links"`
+	Copies map[string]copyEntry `json:"copies,omitempty"`
+	home   string               // $PLUGBOARD_HOME it was read from, for messages
+}
+
+// copyEntry records one copy: its source and the id its marker carries.
+type copyEntry struct {
+	Source string `json:"source"`
+	ID     string `json:"id"`
 }
 
 func registryPath(pbHome string) string { return filepath.Join(pbHome, "state", registryName) }
 
 func readRegistry(pbHome string) registry {
-	r := registry{Links: map[string]string{}}
+	r := registry{home: pbHome}
 	data, err := os.ReadFile(registryPath(pbHome))
 	if err == nil {
-		_ = json.Unmarshal(data, &r) // a damaged file records nothing: links then read as not ours
+		_ = json.Unmarshal(data, &r) // a damaged file records nothing: entries then read as not ours
 	}
 	if r.Links == nil {
 		r.Links = map[string]string{}
+	}
+	if r.Copies == nil {
+		r.Copies = map[string]copyEntry{}
 	}
 	return r
 }
 
 // ours reports whether the symlink at dest, pointing at target, is one Link made.
-func ours(pbHome, dest, target string) bool {
-	src, ok := readRegistry(pbHome).Links[dest]
+func (r registry) ours(dest, target string) bool {
+	src, ok := r.Links[dest]
 	return ok && sameFolder(src, target)
 }
 
-// updateRegistry records (source != "") or forgets (source == "") the link at dest.
-func updateRegistry(pbHome, dest, source string) error {
+// withRegistry runs fn on the registry read under its lock, and writes the registry back
+// atomically, still under the lock, when fn reports a change. fn's error is returned
+// after the write, so a change made before a failure is still recorded.
+func withRegistry(pbHome string, fn func(r *registry) (changed bool, err error)) error {
 	p := registryPath(pbHome)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
@@ -52,14 +87,14 @@ func updateRegistry(pbHome, dest, source string) error {
 	}
 	defer unlock()
 	r := readRegistry(pbHome)
-	if source == "" {
-		if _, ok := r.Links[dest]; !ok {
-			return nil
-		}
-		delete(r.Links, dest)
-	} else {
-		r.Links[dest] = source
+	changed, ferr := fn(&r)
+	if !changed {
+		return ferr
 	}
+	return errors.Join(ferr, writeRegistry(p, r))
+}
+
+func writeRegistry(p string, r registry) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -71,4 +106,32 @@ func updateRegistry(pbHome, dest, source string) error {
 		return err
 	}
 	return jsonfile.WriteAtomic(p, append(data, '\n'), mode)
+}
+
+// updateRegistry records (source != "") or forgets (source == "") the symlink at dest.
+// A copy recorded at dest is forgotten either way: dest is a symlink now.
+func updateRegistry(pbHome, dest, source string) error {
+	return withRegistry(pbHome, func(r *registry) (bool, error) {
+		_, hadCopy := r.Copies[dest]
+		delete(r.Copies, dest)
+		if source == "" {
+			_, ok := r.Links[dest]
+			delete(r.Links, dest)
+			return ok || hadCopy, nil
+		}
+		if r.Links[dest] == source && !hadCopy {
+			return false, nil
+		}
+		r.Links[dest] = source
+		return true, nil
+	})
+}
+
+// newCopyID returns the random id that ties a copy's marker to its registry entry.
+func newCopyID() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
 }
