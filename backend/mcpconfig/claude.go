@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/plugboard/plugboard/backend/capread"
 	"github.com/plugboard/plugboard/backend/jsondoc"
@@ -173,8 +172,12 @@ func (r report) claudeKinds(s *Server, obj map[string]any, known map[string]bool
 			}
 			for _, mk := range sortedKeys(m) {
 				if _, ok := m[mk].(string); !ok {
-					r.errorf(&s.Issues, CodeServerSchema, kp+jsondoc.Pointer(mk), "server %s: the value of %s %s must be a string, not %s",
-						q(s.Name), strings.TrimSuffix(k, "s"), q(mk), jsondoc.Kind(m[mk]))
+					at, what := kp+jsondoc.Pointer(mk), "env "+q(mk)
+					if k == "headers" {
+						at, what = headerPointer(ptr, mk), headerLabel(mk)
+					}
+					r.errorf(&s.Issues, CodeServerSchema, at, "server %s: the value of %s must be a string, not %s",
+						q(s.Name), what, jsondoc.Kind(m[mk]))
 				}
 			}
 		}

@@ -17,8 +17,16 @@
 //     codes.go, the shown path, a JSON pointer and a line.
 //   - Secrets: env values, header values, argument values and the path, query and user
 //     information of a URL are kept in the Server declaration fields, which are never
-//     serialised (json:"-"), and never appear in a Summary or an issue message. What is
-//     shown is names and counts: the executable's base name, the number of arguments, env
-//     key names, the URL origin (scheme://host[:port]) and header names. Server names,
-//     commands, cwd values and $schema values are not secret and may be quoted in messages.
+//     serialised (json:"-"), and never appear in a Summary or an issue message. Nor does
+//     any text a secret may have been written into: the command (written as a command
+//     line, "npx -y pkg --token abc", it carries its arguments), the cwd, a header name
+//     that is not a valid field name (it may be a whole "Authorization: Bearer …" line),
+//     and a URL's scheme other than http and https. What is shown is names and counts:
+//     the base name of the command's first white-space-separated word ("npx"), the
+//     number of arguments, env key names, the origin (scheme://host[:port]) of an http or
+//     https URL and the valid header names. Messages name the field and the rule it
+//     breaks and say how to fix it, never quoting the field's text; they may quote server
+//     names, field names, env key names, valid header names, the host of an http(s) URL,
+//     "type" values and $schema values. JSON pointers name members, never values; an
+//     issue about a header whose name is not valid points at the "headers" object.
 package mcpconfig

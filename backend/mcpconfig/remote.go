@@ -27,8 +27,9 @@ func (r remoteCheck) soft() issue.Severity {
 	return issue.Warning
 }
 
-// url checks the endpoint. Messages never quote the URL: its path or query may carry a
-// token. Only the host, which the summary shows anyway, may be named.
+// url checks the endpoint. Messages never quote the URL, nor its scheme: its path or
+// query may carry a token, and a "scheme" may be a token written where the URL should
+// be. Only the host of an http(s) URL, which the summary shows anyway, may be named.
 func (r remoteCheck) url(s *Server, obj map[string]any, ptr string) {
 	raw, ok := obj["url"].(string)
 	if !ok || raw == "" {
@@ -48,7 +49,8 @@ func (r remoteCheck) url(s *Server, obj map[string]any, ptr string) {
 		r.errorf(&s.Issues, CodeURLInvalid, ptr, "server %s: url is not absolute; write it as https://host/path", name)
 		return
 	case u.Scheme != "http" && u.Scheme != "https":
-		r.errorf(&s.Issues, CodeURLInvalid, ptr, "server %s: url uses the %s scheme; only http and https are allowed", name, q(u.Scheme))
+		r.errorf(&s.Issues, CodeURLInvalid, ptr, "server %s: url has a scheme other than http or https; only http:// and https:// "+
+			"URLs are allowed, so write an https:// URL", name)
 		return
 	case u.Host == "" || u.Hostname() == "":
 		r.errorf(&s.Issues, CodeURLInvalid, ptr, "server %s: url has no host; write it as https://host/path", name)
@@ -81,7 +83,8 @@ func loopback(host string) bool {
 var credentialHeaders = map[string]bool{"authorization": true, "proxy-authorization": true, "cookie": true}
 
 // headers checks names and values (never quoting a value) and repeated names ignoring
-// case.
+// case. A name that is not a valid field name is not quoted either, nor put in the
+// pointer: it may be a whole "Authorization: Bearer …" line written as the name.
 func (r remoteCheck) headers(s *Server, obj map[string]any, ptr string) {
 	h, ok := obj["headers"].(map[string]any)
 	if !ok {
@@ -90,19 +93,22 @@ func (r remoteCheck) headers(s *Server, obj map[string]any, ptr string) {
 	name := q(s.Name)
 	seen := make(map[string]string, len(h))
 	for _, k := range sortedKeys(h) {
-		kp := ptr + jsondoc.Pointer("headers", k)
+		kp := headerPointer(ptr, k)
 		if !httpguts.ValidHeaderFieldName(k) {
-			r.errorf(&s.Issues, CodeHeaderName, kp, "server %s: header name %s is not a valid HTTP field name "+
-				"(letters, digits and !#$%%&'*+-.^_`|~ only, no spaces or colons)", name, q(k))
+			r.errorf(&s.Issues, CodeHeaderName, kp, "server %s: a name in \"headers\" is not a valid HTTP field name "+
+				"(letters, digits and !#$%%&'*+-.^_`|~ only, no spaces or colons); put only the name in the key and the rest in its value", name)
 		}
 		if v, ok := h[k].(string); ok && !httpguts.ValidHeaderFieldValue(v) {
-			r.errorf(&s.Issues, CodeHeaderValue, kp, "server %s: the value of header %s contains a character not allowed "+
-				"in an HTTP header (such as CR, LF or NUL); remove it", name, q(k))
+			r.errorf(&s.Issues, CodeHeaderValue, kp, "server %s: the value of %s contains a character not allowed "+
+				"in an HTTP header (such as CR, LF or NUL); remove it", name, headerLabel(k))
 		}
 		lower := strings.ToLower(k)
 		if first, dup := seen[lower]; dup {
-			r.errorf(&s.Issues, CodeHeaderDuplicate, kp, "server %s: headers %s and %s are the same header "+
-				"(names ignore case); keep one", name, q(first), q(k))
+			what := "two names in \"headers\" that are not valid" // case does not change validity
+			if httpguts.ValidHeaderFieldName(k) {
+				what = "headers " + q(first) + " and " + q(k)
+			}
+			r.errorf(&s.Issues, CodeHeaderDuplicate, kp, "server %s: %s are the same header (names ignore case); keep one", name, what)
 		} else {
 			seen[lower] = k
 		}
@@ -111,4 +117,22 @@ func (r remoteCheck) headers(s *Server, obj map[string]any, ptr string) {
 				"visible package data (spec §7.2.1); leave authorization to the client", name, q(k))
 		}
 	}
+}
+
+// headerLabel names header k in a message: by its name when that is a valid field name,
+// otherwise without it.
+func headerLabel(k string) string {
+	if httpguts.ValidHeaderFieldName(k) {
+		return "header " + q(k)
+	}
+	return "a \"headers\" member whose name is not valid"
+}
+
+// headerPointer is the pointer of header k of the server at ptr: the member, or the
+// headers object when k is not a valid field name (the pointer would show it).
+func headerPointer(ptr, k string) string {
+	if httpguts.ValidHeaderFieldName(k) {
+		return ptr + jsondoc.Pointer("headers", k)
+	}
+	return ptr + "/headers"
 }

@@ -165,8 +165,8 @@ func (r report) serverDups(s *Server, dups []dupKey) {
 		ptr := jsondoc.Pointer(d.tokens...)
 		last := d.tokens[len(d.tokens)-1]
 		if len(d.tokens) == 4 && d.tokens[2] == "headers" {
-			r.addAt(&s.Issues, issue.Error, CodeHeaderDuplicate, ptr, d.line,
-				fmt.Sprintf("server %s: header %s appears twice; keep one", q(s.Name), q(last)))
+			r.addAt(&s.Issues, issue.Error, CodeHeaderDuplicate, headerPointer(jsondoc.Pointer(d.tokens[:2]...), last), d.line,
+				fmt.Sprintf("server %s: %s appears twice; keep one", q(s.Name), headerLabel(last)))
 			continue
 		}
 		r.addAt(&s.Issues, issue.Warning, CodeDuplicateKey, ptr, d.line,

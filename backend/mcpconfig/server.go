@@ -3,6 +3,7 @@ package mcpconfig
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -120,8 +121,28 @@ func (p portable) schemaLeaves(s *Server, obj map[string]any, sch *jsonschema.Sc
 	}
 	for _, leaf := range reportedLeaves(obj, sch) {
 		kw := leaf.KeywordLocation[strings.LastIndexByte(leaf.KeywordLocation, '/')+1:]
-		p.errorf(&s.Issues, CodeServerSchema, ptr+leaf.InstanceLocation, "server %s: %s", q(s.Name), leafMessage(obj, leaf.InstanceLocation, kw))
+		loc := instancePointer(leaf.InstanceLocation)
+		at := ptr + loc
+		if name, ok := strings.CutPrefix(loc, "/headers/"); ok {
+			at = headerPointer(ptr, strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~"))
+		}
+		p.errorf(&s.Issues, CodeServerSchema, at, "server %s: %s", q(s.Name), leafMessage(obj, loc, kw))
 	}
+}
+
+// instancePointer turns jsonschema's instance location, whose tokens it also
+// percent-encodes ("X%20Y"), into the JSON pointer it stands for.
+func instancePointer(loc string) string {
+	if !strings.Contains(loc, "%") {
+		return loc
+	}
+	tokens := strings.Split(loc, "/")
+	for i, t := range tokens {
+		if u, err := url.PathUnescape(t); err == nil {
+			tokens[i] = u
+		}
+	}
+	return strings.Join(tokens, "/")
 }
 
 // reportedLeaves validates obj against sch and returns the failing leaves, sorted by
@@ -218,7 +239,7 @@ func leafMessage(obj map[string]any, loc, kw string) string {
 		case "env":
 			what = fmt.Sprintf("the value of env %s", q(tokens[1]))
 		case "headers":
-			what = fmt.Sprintf("the value of header %s", q(tokens[1]))
+			what = "the value of " + headerLabel(tokens[1])
 		}
 		want = "a string"
 	}

@@ -2,6 +2,7 @@ package mcpconfig
 
 import (
 	"errors"
+	"io/fs"
 	"path"
 	"strconv"
 	"strings"
@@ -40,28 +41,28 @@ func (p portable) stdio(s *Server, obj map[string]any, ptr string) {
 }
 
 // command checks the single executable token (spec §7.2.1, §4.1): a bare name, or a "./"
-// path that stays inside the plugin root.
+// path that stays inside the plugin root. Messages never quote the command: written as a
+// command line, it carries its arguments, and an argument may be a token.
 func (p portable) command(s *Server, cmd, ptr string) {
-	bad := func(format string, args ...any) {
-		p.errorf(&s.Issues, CodeCommandToken, ptr, "server %s: command %s "+format, append([]any{q(s.Name), q(cmd)}, args...)...)
+	bad := func(rule string) {
+		p.errorf(&s.Issues, CodeCommandToken, ptr, "server %s: \"command\" %s", q(s.Name), rule)
 	}
 	isPath := strings.HasPrefix(cmd, "./")
 	switch {
 	case strings.ContainsFunc(cmd, unicode.IsControl):
 		bad("contains a control character; write one executable name or \"./\" path")
 	case !isPath && strings.ContainsFunc(cmd, unicode.IsSpace):
-		first, _, _ := strings.Cut(strings.TrimSpace(cmd), " ")
-		bad("is a command line, not one executable token; put %s in \"command\" and each argument in \"args\"", q(first))
+		bad("is a command line, not one executable token; put the program in \"command\" and each argument in \"args\"")
 	case strings.Contains(cmd, `\`):
 		bad("contains a backslash; write a bare name or a \"./\" path with forward slashes")
 	case cmd == "." || cmd == "..":
-		bad("is not an executable; write a bare name or a \"./\" path to a file in the plugin")
+		bad("is \".\" or \"..\", a folder, not an executable; write a bare name or a \"./\" path to a file in the plugin")
 	case strings.HasPrefix(cmd, "/") || strings.HasPrefix(cmd, "~/") || len(cmd) > 1 && cmd[1] == ':':
 		bad("is an absolute path; bundle the executable and write a \"./\" path, or write a bare name found on PATH")
 	case strings.HasPrefix(cmd, "../"):
-		bad("leaves the plugin root; a path must start with \"./\" and stay inside the plugin")
+		bad("starts with \"../\" and so leaves the plugin root; a path must start with \"./\" and stay inside the plugin")
 	case !isPath && strings.Contains(cmd, "/"):
-		bad("is a path without the \"./\" prefix; write %s", q("./"+cmd))
+		bad("is a path without the \"./\" prefix; start it with \"./\" (a file inside the plugin), or write a bare name found on PATH")
 	case isPath:
 		p.commandPath(s, cmd, ptr)
 	}
@@ -70,24 +71,25 @@ func (p portable) command(s *Server, cmd, ptr string) {
 // commandPath checks a "./" command: it names a file, not a folder, inside the root.
 func (p portable) commandPath(s *Server, cmd, ptr string) {
 	if strings.HasSuffix(cmd, "/") || path.Clean(cmd) == "." {
-		p.errorf(&s.Issues, CodeCommandToken, ptr, "server %s: command %s names a folder; name the executable file", q(s.Name), q(cmd))
+		p.errorf(&s.Issues, CodeCommandToken, ptr, "server %s: \"command\" names a folder; name the executable file", q(s.Name))
 		return
 	}
 	if strings.ContainsFunc(cmd, unicode.IsSpace) {
-		p.warnf(&s.Issues, CodeCommandToken, ptr, "server %s: command %s contains white space; it is run as one file name, "+
-			"so put any arguments in \"args\"", q(s.Name), q(cmd))
+		p.warnf(&s.Issues, CodeCommandToken, ptr, "server %s: \"command\" contains white space; it is run as one file name, "+
+			"so put any arguments in \"args\"", q(s.Name))
 	}
 	switch err := p.contained(cmd); {
 	case errors.Is(err, pathsafe.ErrEscapes):
-		p.errorf(&s.Issues, CodeCommandEscapes, ptr, "server %s: command %s resolves outside the plugin root (spec §4.1); "+
-			"keep the executable inside the plugin and do not link out of it", q(s.Name), q(cmd))
+		p.errorf(&s.Issues, CodeCommandEscapes, ptr, "server %s: \"command\" resolves outside the plugin root (spec §4.1); "+
+			"keep the executable inside the plugin and do not link out of it", q(s.Name))
 	case err != nil:
-		p.errorf(&s.Issues, CodeCommandResolve, ptr, "server %s: command %s cannot be resolved inside the plugin root (%s)",
-			q(s.Name), q(cmd), reason(err))
+		p.errorf(&s.Issues, CodeCommandResolve, ptr, "server %s: \"command\" cannot be resolved inside the plugin root (%s); "+
+			"make it a \"./\" path to a file in the plugin", q(s.Name), reason(err))
 	}
 }
 
-// cwd checks the three permitted forms and their containment (spec §7.2.1).
+// cwd checks the three permitted forms and their containment (spec §7.2.1). Messages
+// name the form, never the value.
 func (p portable) cwd(s *Server, cwd, ptr string) {
 	var err error
 	var where string
@@ -103,22 +105,23 @@ func (p portable) cwd(s *Server, cwd, ptr string) {
 		}
 		where = "the plugin data folder"
 	default:
-		p.errorf(&s.Issues, CodeCwdForm, ptr, "server %s: cwd %s is not a permitted form; write \"./…\" (inside the plugin), "+
-			"\"${PLUGIN_ROOT}/…\" or \"${PLUGIN_DATA}/…\"%s", q(s.Name), q(cwd), cwdHint(cwd))
+		p.errorf(&s.Issues, CodeCwdForm, ptr, "server %s: \"cwd\" is not a permitted form; write \"./…\" (inside the plugin), "+
+			"\"${PLUGIN_ROOT}/…\" or \"${PLUGIN_DATA}/…\"%s", q(s.Name), cwdHint(cwd))
 		return
 	}
 	switch {
 	case errors.Is(err, pathsafe.ErrEscapes):
-		p.errorf(&s.Issues, CodeCwdEscapes, ptr, "server %s: cwd %s resolves outside %s; keep it inside", q(s.Name), q(cwd), where)
+		p.errorf(&s.Issues, CodeCwdEscapes, ptr, "server %s: \"cwd\" resolves outside %s; keep it inside", q(s.Name), where)
 	case err != nil:
-		p.errorf(&s.Issues, CodeCwdResolve, ptr, "server %s: cwd %s cannot be resolved inside %s (%s)", q(s.Name), q(cwd), where, reason(err))
+		p.errorf(&s.Issues, CodeCwdResolve, ptr, "server %s: \"cwd\" cannot be resolved inside %s (%s); name a folder inside it",
+			q(s.Name), where, reason(err))
 	}
 }
 
-// cwdHint suggests the "./" form for a bare relative folder name.
+// cwdHint suggests the "./" form for a bare relative folder name, without repeating it.
 func cwdHint(cwd string) string {
 	if cwd != "" && !strings.ContainsAny(cwd[:1], "/.$~") {
-		return "; did you mean " + q("./"+cwd) + "?"
+		return "; for a folder inside the plugin, start the path with \"./\""
 	}
 	return ""
 }
@@ -148,7 +151,10 @@ func (p portable) env(s *Server, env map[string]any, ptr string) {
 			p.warnf(&s.Issues, CodeEnvReserved, kp, "server %s: env %s differs from %s only by case; where names ignore case (Windows) "+
 				"the client replaces it, so rename it", q(s.Name), q(k), strings.ToUpper(k))
 		case k == "" || strings.ContainsAny(k, "=\x00"):
-			p.errorf(&s.Issues, CodeEnvName, kp, "server %s: env name %s cannot be set in a process environment (empty, \"=\" or NUL); rename it", q(s.Name), q(k))
+			// The name is not quoted, nor put in the pointer: KEY=value written as a key
+			// holds a value.
+			p.errorf(&s.Issues, CodeEnvName, ptr, "server %s: an \"env\" name cannot be set in a process environment (it is empty, or holds \"=\" or NUL); write the name alone as the key and the value as its value", q(s.Name))
+			continue
 		}
 		if v, ok := env[k].(string); ok && strings.IndexByte(v, 0) >= 0 {
 			p.errorf(&s.Issues, CodeNULByte, kp, "server %s: the value of env %s contains a NUL byte, which no process environment can carry", q(s.Name), q(k))
@@ -156,17 +162,19 @@ func (p portable) env(s *Server, env map[string]any, ptr string) {
 	}
 }
 
-// reason words a resolution error without the absolute paths it may carry.
+// reason words a resolution error without the paths it may carry: the error of a failed
+// Lstat or Readlink names the absolute path, which holds the command or cwd as written.
 func reason(err error) string {
+	var pe *fs.PathError
 	switch {
 	case errors.Is(err, pathsafe.ErrLoop):
 		return "a symlink loop"
 	case errors.Is(err, pathsafe.ErrAbsolute):
 		return "an absolute path"
+	case errors.Is(err, pathsafe.ErrMissingParent):
+		return "\"..\" after a folder that does not exist"
+	case errors.As(err, &pe):
+		return pe.Err.Error()
 	}
-	msg := err.Error()
-	if i := strings.LastIndex(msg, ": "); i >= 0 {
-		msg = msg[i+2:]
-	}
-	return msg
+	return "it cannot be looked up"
 }

@@ -118,7 +118,7 @@ func (cfg Config) check() error {
 	for _, name := range sortedNames(cfg.Headers) {
 		switch canon := http.CanonicalHeaderKey(name); {
 		case !httpguts.ValidHeaderFieldName(name):
-			problems = append(problems, fmt.Sprintf("header name %q is not a valid HTTP field name", name))
+			problems = append(problems, "a header name is not a valid HTTP field name (letters, digits and !#$%&'*+-.^_`|~ only)")
 		case !httpguts.ValidHeaderFieldValue(cfg.Headers[name]):
 			problems = append(problems, fmt.Sprintf("the value of header %q has a character not allowed in HTTP (CR, LF or NUL)", name))
 		case seen[canon] != "":

@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -49,8 +51,9 @@ func DataDir(pbHome, pluginID string) string {
 // mcpServers normalises the valid servers of a valid package whose servers a launch
 // starts: a portable mcp.json (normalise) or a Cursor plugin's MCP file (normaliseCursor).
 // Servers that the catalog judged invalid, and servers whose cwd or command do not
-// resolve inside their folder now, are dropped with the reason. Nothing is created here:
-// see makeDataDirs.
+// resolve inside their folder now, are dropped with the reason; a reason names the field,
+// never its text (a command or cwd may hold a token). Nothing is created here: see
+// makeDataDirs.
 func mcpServers(p *catalog.Plugin, root, pbHome string, v mcpconfig.CursorVars, drop func(Drop)) []Server {
 	if !assign.LaunchesMCP(p.Format) || p.MCP == nil {
 		return nil
@@ -148,7 +151,8 @@ func normalise(s mcpconfig.Server, pluginID, root, data string) (Server, error) 
 	if strings.HasPrefix(s.Command, "./") {
 		p, err := pathsafe.Resolve(root, s.Command)
 		if err != nil {
-			return n, fmt.Errorf("command %q does not resolve inside the plugin folder: %v", s.Command, err)
+			return n, fmt.Errorf("its \"command\" does not resolve inside the plugin folder (%s); "+
+				"keep the executable a file inside the plugin", resolveReason(err))
 		}
 		n.Command = p
 	}
@@ -172,7 +176,8 @@ func normalise(s mcpconfig.Server, pluginID, root, data string) (Server, error) 
 
 // resolveCwd gives the absolute working folder of a stdio server (spec §7.2.1): the
 // plugin root when cwd is omitted; otherwise the expanded value, which must stay inside
-// the resolved plugin root or the data folder.
+// the resolved plugin root or the data folder. Like normalise's, its errors name the
+// field, never its text.
 func resolveCwd(cwd, root, data string) (string, error) {
 	switch {
 	case cwd == "":
@@ -180,27 +185,53 @@ func resolveCwd(cwd, root, data string) (string, error) {
 	case strings.HasPrefix(cwd, "./"):
 		p, err := pathsafe.Resolve(root, cwd)
 		if err != nil {
-			return "", fmt.Errorf("cwd %q does not resolve inside the plugin folder: %v", cwd, err)
+			return "", cwdUnresolved(err)
 		}
 		return p, nil
 	}
 	exp := mcpconfig.Expand(cwd, root, data)
-	base := root
+	base, where := root, "the plugin folder"
 	if strings.HasPrefix(cwd, "${PLUGIN_DATA}") {
-		base = data
+		base, where = data, "the plugin data folder"
 	}
 	p := filepath.Clean(exp)
 	if !pathsafe.Within(base, p) {
-		return "", fmt.Errorf("cwd %q leaves its folder", cwd)
+		return "", fmt.Errorf("its \"cwd\" leaves %s; keep it inside", where)
 	}
 	if base == root {
 		r, err := pathsafe.Resolve(root, "."+strings.TrimPrefix(p, root))
 		if err != nil {
-			return "", fmt.Errorf("cwd %q does not resolve inside the plugin folder: %v", cwd, err)
+			return "", cwdUnresolved(err)
 		}
 		p = r
 	}
 	return p, nil
+}
+
+// cwdUnresolved is the reason for a cwd that pathsafe.Resolve refused.
+func cwdUnresolved(err error) error {
+	return fmt.Errorf("its \"cwd\" does not resolve inside the plugin folder (%s); "+
+		"make it a folder inside the plugin", resolveReason(err))
+}
+
+// resolveReason words a pathsafe.Resolve failure for a reason without any path: the
+// error of a failed Lstat or Readlink names the absolute path, which holds the command
+// or cwd as written, and a command or cwd may hold a token.
+func resolveReason(err error) string {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, pathsafe.ErrEscapes):
+		return "it leads outside the folder"
+	case errors.Is(err, pathsafe.ErrLoop):
+		return "a symlink loop"
+	case errors.Is(err, pathsafe.ErrAbsolute):
+		return "an absolute path"
+	case errors.Is(err, pathsafe.ErrMissingParent):
+		return "\"..\" after a folder that does not exist"
+	case errors.As(err, &pe):
+		return pe.Err.Error()
+	}
+	return "it cannot be looked up"
 }
 
 func copyMap(m map[string]string) map[string]string {
