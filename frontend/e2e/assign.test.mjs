@@ -49,6 +49,23 @@ test('draft: check a plugin, Save, the agent file has it and History shows the e
   assert.equal(await page.getAttribute('[data-testid="assign-target"]', 'data-dirty'), 'false');
 });
 
+test('keyboard: Space toggles a checkbox and the focus stays on it; Tab moves on from there', async () => {
+  await selectTarget(page, 'agent:bare');
+  await check('summarizer').focus();
+  await page.keyboard.press('Space');
+  assert.equal(await check('summarizer').isChecked(), true);
+  assert.equal(await page.getAttribute('[data-testid="assign-target"]', 'data-dirty'), 'true');
+  const focused = () =>
+    page.evaluate(() => `${document.activeElement?.dataset.testid}/${document.activeElement?.dataset.id}`);
+  assert.equal(await focused(), 'assign-check/summarizer', 'focus kept on the rebuilt checkbox');
+  await page.keyboard.press('Space');
+  assert.equal(await check('summarizer').isChecked(), false);
+  assert.equal(await focused(), 'assign-check/summarizer');
+  await page.keyboard.press('Tab');
+  assert.notEqual(await page.evaluate(() => document.activeElement?.tagName), 'BODY', 'Tab goes on from the checkbox');
+  assert.equal(await page.getAttribute('[data-testid="assign-target"]', 'data-dirty'), 'false');
+});
+
 test('Reset discards the draft', async () => {
   await selectTarget(page, 'agent:bare');
   await check('summarizer').check();

@@ -44,6 +44,30 @@ export function mount(el: Element, ...children: Child[]): void {
   append(el, children);
 }
 
+/**
+ * Runs rebuild (which replaces elements under root) and gives the focus back to the element that
+ * now stands where the focused one stood: the same data-testid (and data-id, when it had one), or
+ * the same id. Without it, a keyboard user who toggles a checkbox whose pane is rebuilt lands on
+ * <body>.
+ */
+export function keepFocus(root: Element, rebuild: () => void): void {
+  const a = document.activeElement;
+  const sel = a instanceof HTMLElement && root.contains(a) ? focusSelector(a) : null;
+  rebuild();
+  if (!sel || (document.activeElement && root.contains(document.activeElement))) return;
+  const next = root.querySelector(sel);
+  if (next instanceof HTMLElement) next.focus();
+}
+
+function focusSelector(el: HTMLElement): string | null {
+  const t = el.dataset.testid;
+  if (t) {
+    const id = el.dataset.id;
+    return `[data-testid="${CSS.escape(t)}"]` + (id === undefined ? '' : `[data-id="${CSS.escape(id)}"]`);
+  }
+  return el.id ? `#${CSS.escape(el.id)}` : null;
+}
+
 export function $(sel: string, root: ParentNode = document): HTMLElement {
   const el = root.querySelector<HTMLElement>(sel);
   if (!el) throw new Error(`missing element ${sel}`);

@@ -9,7 +9,7 @@
 
 import { api, ApiError, errorText } from '../bridge';
 import { claudeOnly, claudeOnlySentence, launchesAsClaude } from '../clients';
-import { badge, h, mount, plural } from '../dom';
+import { badge, h, keepFocus, mount, plural } from '../dom';
 import { confirmDiscard, openModal } from '../modal';
 import { isRemote, issueLine, mcpSummary, typeBadge } from '../render';
 import type { CatalogIndex } from '../search';
@@ -338,8 +338,10 @@ export class AssignView {
 
   private render(): void {
     this.reportDirty();
-    this.renderList();
-    this.renderDetail();
+    keepFocus(this.el, () => {
+      this.renderList();
+      this.renderDetail();
+    });
   }
 
   private renderList(): void {
