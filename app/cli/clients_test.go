@@ -36,7 +36,7 @@ func client(t *testing.T, rel string) string {
 	if os.Getenv("CI") != "" {
 		t.Fatalf("%s is not installed: make test installs it (make deps-agents)", rel)
 	}
-	t.Skipf("%s is not installed; run make deps-agents", rel)
+	testhome.CannotRun(t, "%s is not installed; run make deps-agents", rel)
 	return ""
 }
 

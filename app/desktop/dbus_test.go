@@ -5,6 +5,7 @@ package desktop
 import (
 	"bufio"
 	"fmt"
+	"github.com/plugboard/plugboard/backend/testhome"
 	"os"
 	"os/exec"
 	"strings"
@@ -20,7 +21,7 @@ import (
 func startBus(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("dbus-daemon"); err != nil {
-		t.Skip("dbus-daemon is missing (Debian: dbus-daemon, or dbus)")
+		testhome.CannotRun(t, "dbus-daemon is missing (Debian: dbus-daemon, or dbus)")
 	}
 	r, w, err := os.Pipe()
 	if err != nil {

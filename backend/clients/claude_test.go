@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/plugboard/plugboard/backend/testhome"
 	"os"
 	"path/filepath"
 	"slices"
@@ -115,7 +116,7 @@ func claudeBin(t *testing.T) string {
 	if os.Getenv("CI") != "" {
 		t.Fatalf("claude is not installed: make test installs it (make deps-agents)")
 	}
-	t.Skip("claude is not installed; run make deps-agents")
+	testhome.CannotRun(t, "claude is not installed; run make deps-agents")
 	return ""
 }
 

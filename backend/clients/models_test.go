@@ -156,7 +156,7 @@ func piBin(t *testing.T) string {
 	if os.Getenv("CI") != "" {
 		t.Fatalf("pi is not installed: make test installs it (make deps-agents)")
 	}
-	t.Skip("pi is not installed; run make deps-agents")
+	testhome.CannotRun(t, "pi is not installed; run make deps-agents")
 	return ""
 }
 

@@ -88,3 +88,14 @@ func copyExecutable(t testing.TB, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// CannotRun is what a test does when something it needs is missing (a tool, a fixture,
+// the shared folder): outside CI it skips with the reason; under CI (CI set, as .ci/run
+// sets it) it fails, because a test that cannot run there must not pass unseen.
+func CannotRun(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("cannot run under CI: "+format, args...)
+	}
+	t.Skipf(format, args...)
+}
