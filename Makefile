@@ -6,6 +6,7 @@ FUZZTIME ?= 20s
 DESKTOP_TAGS := desktop,production,webkit2_41
 BIN      := build/bin/plugboard
 NOGUI    := build/bin/plugboard-nogui
+STATIC   := build/bin/plugboard-static
 PREFIX   ?= $(HOME)/.local
 
 # Debian packages: GTK/WebKit headers for the window, Xvfb and friends for its test,
@@ -15,7 +16,7 @@ APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick ch
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run build cli nogui desktop frontend deps deps-app deps-system deps-node deps-agents test vet unit \
-        test-desktop e2e screenshots fuzz bench install clean
+        test-static test-desktop e2e screenshots fuzz bench install clean
 
 ## run: build the desktop app and start it (with no display it serves the page instead)
 run: deps-app desktop
@@ -64,7 +65,7 @@ deps-agents:
 	fi
 
 ## test: formatting and vet, every Go test (race detector), the window under Xvfb, the page in Chromium
-test: deps vet unit test-desktop e2e
+test: deps vet unit test-static test-desktop e2e
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './frontend/*'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
@@ -74,6 +75,23 @@ vet:
 
 unit:
 	$(GO) test -count=1 -race ./...
+
+# test-static: the binary builds with CGO_ENABLED=0 (Go alone, no C compiler: a plugin
+# author's CI), inspect and catalog work with it, and a command that needs SQLite (history)
+# fails with exit 2 and the message that names the cause and the fix, touching nothing.
+test-static:
+	CGO_ENABLED=0 $(GO) build -tags nogui -o $(STATIC) .
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	fail() { echo "test-static: $$1"; cat "$$tmp/out"; exit 1; }; \
+	./$(STATIC) inspect testdata/runtime/home/plugins/review >"$$tmp/out" 2>&1 || fail "inspect failed"; \
+	grep -q '^testdata/runtime/home/plugins/review: valid portable plugin review 1.2.0; 2 skills (2 valid); 2 MCP servers' "$$tmp/out" || fail "inspect said"; \
+	HOME="$$tmp" PLUGBOARD_HOME=testdata/runtime/home ./$(STATIC) catalog >"$$tmp/out" 2>&1 || fail "catalog failed"; \
+	grep -q '^Plugins (4, 3 valid)' "$$tmp/out" || fail "catalog said"; \
+	rc=0; HOME="$$tmp" PLUGBOARD_HOME="$$tmp/pb" ./$(STATIC) history >"$$tmp/out" 2>&1 || rc=$$?; \
+	[ $$rc = 2 ] && ! grep -q 'panic\|goroutine ' "$$tmp/out" || fail "history exited $$rc"; \
+	grep -q '^plugboard history: .*built without cgo (CGO_ENABLED=0).*go-sqlite3.*build plugboard with cgo (CGO_ENABLED=1' "$$tmp/out" || fail "history said"; \
+	[ ! -e "$$tmp/pb" ] || fail "history made $$tmp/pb"; \
+	echo "test-static: ok (CGO_ENABLED=0: inspect and catalog work, history says it needs cgo)"
 
 test-desktop: desktop
 	PLUGBOARD_DESKTOP_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -tags $(DESKTOP_TAGS) -v ./app/desktop/

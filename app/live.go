@@ -11,6 +11,7 @@ import (
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/devlink"
 	"github.com/plugboard/plugboard/backend/reload"
+	"github.com/plugboard/plugboard/backend/snapshot"
 	"github.com/plugboard/plugboard/backend/store"
 )
 
@@ -131,7 +132,7 @@ func linkError(err error) error {
 }
 
 // Snapshots lists the stored catalog snapshots, newest first, without their rows.
-func (s *Service) Snapshots() ([]store.SnapshotInfo, error) {
+func (s *Service) Snapshots() ([]snapshot.Info, error) {
 	st, err := s.store()
 	if err != nil {
 		return nil, err
@@ -141,7 +142,7 @@ func (s *Service) Snapshots() ([]store.SnapshotInfo, error) {
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Message: err.Error()}
 	}
-	out := make([]store.SnapshotInfo, len(sns))
+	out := make([]snapshot.Info, len(sns))
 	for i, sn := range sns {
 		out[i] = sn.Info()
 	}
@@ -155,7 +156,7 @@ func (s *Service) SnapshotDiff(a, b int64) ([]catalog.Change, error) {
 		return nil, err
 	}
 	defer st.Close()
-	var sns [2]store.Snapshot
+	var sns [2]snapshot.Snapshot
 	for i, id := range []int64{a, b} {
 		if sns[i], err = st.Snapshot(context.Background(), id); err != nil {
 			if errors.Is(err, store.ErrNotFound) {

@@ -15,10 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/catalog"
-	"github.com/plugboard/plugboard/backend/runtime"
-	"github.com/plugboard/plugboard/backend/settings"
 )
 
 // maxBody caps a request body: arguments are a few paths and settings.
@@ -28,7 +25,7 @@ const cookieName = "plugboard_token"
 
 // Server serves the page and the Service over HTTP for `plugboard serve`.
 type Server struct {
-	svc      *Service
+	page     *Page // what the page may call: the same surface as the window's bindings
 	broker   *Broker
 	token    string
 	assets   fs.FS // the built page; may lack index.html
@@ -43,7 +40,7 @@ func NewServer(svc *Service, broker *Broker, assets fs.FS) (*Server, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
 	}
-	return &Server{svc: svc, broker: broker, token: hex.EncodeToString(b), assets: assets}, nil
+	return &Server{page: NewPage(svc), broker: broker, token: hex.EncodeToString(b), assets: assets}, nil
 }
 
 // Token is the secret a client must present.
@@ -159,118 +156,18 @@ func writeError(w http.ResponseWriter, status int, e *Error) {
 
 // call dispatches POST /api/<Method> with a JSON array of arguments.
 func (s *Server) call(w http.ResponseWriter, r *http.Request) {
-	var args []json.RawMessage
+	var args jsonArgs
 	body := http.MaxBytesReader(w, r.Body, maxBody)
 	if err := json.NewDecoder(body).Decode(&args); err != nil && !errors.Is(err, io.EOF) {
 		writeError(w, http.StatusBadRequest, &Error{Code: CodeInvalid, Message: "the body must be a JSON array of arguments: " + err.Error()})
 		return
 	}
-	arg := func(i int, v any) error {
-		if i >= len(args) {
-			return fmt.Errorf("argument %d is missing", i+1)
-		}
-		return json.Unmarshal(args[i], v)
-	}
-	var result any
-	var err error
-	switch r.PathValue("method") {
-	case "Catalog":
-		result, err = s.svc.Catalog()
-	case "Rescan":
-		result, err = s.svc.Rescan()
-	case "Settings":
-		result, err = s.svc.Settings()
-	case "SaveSettings":
-		var st settings.Settings
-		var hash string
-		if err = decodeArgs(arg, &st, &hash); err == nil {
-			result, err = s.svc.SaveSettings(st, hash)
-		}
-	case "OpenWorkspace":
-		var p string
-		if err = arg(0, &p); err == nil {
-			result, err = s.svc.OpenWorkspace(p)
-		}
-	case "SetWorkspaceTrust":
-		var t bool
-		if err = arg(0, &t); err == nil {
-			result, err = s.svc.SetWorkspaceTrust(t)
-		}
-	case "SetDraftDirty":
-		var d bool
-		if err = arg(0, &d); err == nil {
-			err = s.svc.SetDraftDirty(d)
-		}
-	case "Targets":
-		result, err = s.svc.Targets()
-	case "Assign":
-		var target, hash string
-		var ch assign.Change
-		var ack bool
-		if err = decodeArgs(arg, &target, &ch, &hash, &ack); err == nil {
-			result, err = s.svc.Assign(target, ch, hash, ack)
-		}
-	case "SetLaunchAs":
-		var id, client string
-		if err = decodeArgs(arg, &id, &client); err == nil {
-			result, err = s.svc.SetLaunchAs(id, client)
-		}
-	case "History":
-		var target string
-		if err = arg(0, &target); err == nil {
-			result, err = s.svc.History(target)
-		}
-	case "Revert":
-		var id int64
-		var ack bool
-		if err = decodeArgs(arg, &id, &ack); err == nil {
-			result, err = s.svc.Revert(id, ack)
-		}
-	case "WatchState":
-		result, err = s.svc.WatchState()
-	case "PauseWatching":
-		var p bool
-		if err = arg(0, &p); err == nil {
-			result, err = s.svc.PauseWatching(p)
-		}
-	case "Links":
-		result, err = s.svc.Links()
-	case "Link":
-		var dir, into, name string
-		var copy, force bool
-		if err = decodeArgs(arg, &dir, &into, &name, &copy, &force); err == nil {
-			result, err = s.svc.Link(dir, into, name, copy, force)
-		}
-	case "Unlink":
-		var name, into string
-		if err = decodeArgs(arg, &name, &into); err == nil {
-			result, err = s.svc.Unlink(name, into)
-		}
-	case "Snapshots":
-		result, err = s.svc.Snapshots()
-	case "SnapshotDiff":
-		var a, b int64
-		if err = decodeArgs(arg, &a, &b); err == nil {
-			result, err = s.svc.SnapshotDiff(a, b)
-		}
-	case "PickFolder":
-		result, err = s.svc.PickFolder()
-	case "Launch":
-		var target, backend string
-		var requireAck bool
-		if err = decodeArgs(arg, &target, &backend, &requireAck); err == nil {
-			result, err = s.svc.Launch(target, backend, requireAck)
-		}
-	case "Acknowledge":
-		var target string
-		var servers []runtime.AckRef
-		if err = decodeArgs(arg, &target, &servers); err == nil {
-			result, err = s.svc.Acknowledge(target, servers)
-		}
-	default:
+	m, ok := pageMethods[r.PathValue("method")]
+	if !ok {
 		writeError(w, http.StatusNotFound, &Error{Code: CodeNotFound, Message: "no method " + r.PathValue("method")})
 		return
 	}
+	result, err := m.call(s.page, args)
 	if err != nil {
 		writeMethodError(w, err)
 		return
@@ -283,14 +180,131 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(result)
 }
 
-// decodeArgs decodes the arguments into vs, in order.
-func decodeArgs(arg func(int, any) error, vs ...any) error {
+// pageMethods is what POST /api/<Method> may call: every method of Page, the page's
+// surface, and no other. Each entry names the method and says how many arguments it
+// takes; the arguments decode, in order, into its parameters' types (as the desktop
+// window's bindings decode them), and arguments past those are ignored. Methods of the
+// Service that are not on Page (SetActor, DraftDirty, Workspace) are "no method" here.
+var pageMethods = map[string]pageMethod{
+	"Catalog":           noArgs((*Page).Catalog),
+	"Rescan":            noArgs((*Page).Rescan),
+	"Settings":          noArgs((*Page).Settings),
+	"SaveSettings":      twoArgs((*Page).SaveSettings),
+	"OpenWorkspace":     oneArg((*Page).OpenWorkspace),
+	"SetWorkspaceTrust": oneArg((*Page).SetWorkspaceTrust),
+	"SetDraftDirty":     oneArgNoResult((*Page).SetDraftDirty),
+	"Targets":           noArgs((*Page).Targets),
+	"Assign":            fourArgs((*Page).Assign),
+	"SetLaunchAs":       twoArgs((*Page).SetLaunchAs),
+	"History":           oneArg((*Page).History),
+	"Revert":            twoArgs((*Page).Revert),
+	"Launch":            threeArgs((*Page).Launch),
+	"Acknowledge":       twoArgs((*Page).Acknowledge),
+	"WatchState":        noArgs((*Page).WatchState),
+	"PauseWatching":     oneArg((*Page).PauseWatching),
+	"Links":             noArgs((*Page).Links),
+	"Link":              fiveArgs((*Page).Link),
+	"Unlink":            twoArgs((*Page).Unlink),
+	"PickFolder":        noArgs((*Page).PickFolder),
+	"Snapshots":         noArgs((*Page).Snapshots),
+	"SnapshotDiff":      twoArgs((*Page).SnapshotDiff),
+}
+
+// A pageMethod is one entry of pageMethods.
+type pageMethod struct {
+	method any // the method expression, (*Page).<Method>; the test checks it is the named one
+	call   func(p *Page, args jsonArgs) (any, error)
+}
+
+// jsonArgs are a call's arguments, each still JSON.
+type jsonArgs []json.RawMessage
+
+// decode decodes the first len(vs) arguments into vs, in order.
+func (a jsonArgs) decode(vs ...any) error {
 	for i, v := range vs {
-		if err := arg(i, v); err != nil {
+		if i >= len(a) {
+			return fmt.Errorf("argument %d is missing", i+1)
+		}
+		if err := json.Unmarshal(a[i], v); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func noArgs[R any](m func(*Page) (R, error)) pageMethod {
+	return pageMethod{m, func(p *Page, _ jsonArgs) (any, error) { return m(p) }}
+}
+
+func oneArg[A, R any](m func(*Page, A) (R, error)) pageMethod {
+	return pageMethod{m, func(p *Page, args jsonArgs) (any, error) {
+		var a A
+		if err := args.decode(&a); err != nil {
+			return nil, err
+		}
+		return m(p, a)
+	}}
+}
+
+// oneArgNoResult is oneArg for a method that returns only an error: its result is null.
+func oneArgNoResult[A any](m func(*Page, A) error) pageMethod {
+	return pageMethod{m, func(p *Page, args jsonArgs) (any, error) {
+		var a A
+		if err := args.decode(&a); err != nil {
+			return nil, err
+		}
+		return nil, m(p, a)
+	}}
+}
+
+func twoArgs[A, B, R any](m func(*Page, A, B) (R, error)) pageMethod {
+	return pageMethod{m, func(p *Page, args jsonArgs) (any, error) {
+		var a A
+		var b B
+		if err := args.decode(&a, &b); err != nil {
+			return nil, err
+		}
+		return m(p, a, b)
+	}}
+}
+
+func threeArgs[A, B, C, R any](m func(*Page, A, B, C) (R, error)) pageMethod {
+	return pageMethod{m, func(p *Page, args jsonArgs) (any, error) {
+		var a A
+		var b B
+		var c C
+		if err := args.decode(&a, &b, &c); err != nil {
+			return nil, err
+		}
+		return m(p, a, b, c)
+	}}
+}
+
+func fourArgs[A, B, C, D, R any](m func(*Page, A, B, C, D) (R, error)) pageMethod {
+	return pageMethod{m, func(p *Page, args jsonArgs) (any, error) {
+		var a A
+		var b B
+		var c C
+		var d D
+		if err := args.decode(&a, &b, &c, &d); err != nil {
+			return nil, err
+		}
+		return m(p, a, b, c, d)
+	}}
+}
+
+func fiveArgs[A, B, C, D, E, R any](m func(*Page, A, B, C, D, E) (R, error)) pageMethod {
+	return pageMethod{m, func(p *Page, args jsonArgs) (any, error) {
+		var a A
+		var b B
+		var c C
+		var d D
+		var e E
+		if err := args.decode(&a, &b, &c, &d, &e); err != nil {
+			return nil, err
+		}
+		return m(p, a, b, c, d, e)
+	}}
 }
 
 // writeMethodError sends a method's error with the status its code calls for.

@@ -16,9 +16,13 @@ import (
 
 	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/devlink"
 	"github.com/plugboard/plugboard/backend/pathsafe"
 	"github.com/plugboard/plugboard/backend/reload"
+	"github.com/plugboard/plugboard/backend/runtime"
 	"github.com/plugboard/plugboard/backend/settings"
+	"github.com/plugboard/plugboard/backend/snapshot"
+	"github.com/plugboard/plugboard/backend/store"
 )
 
 // Events the service emits.
@@ -60,7 +64,9 @@ const (
 	CodeIO       = "io"
 )
 
-// Service is the set of methods the page calls.
+// Service holds the state behind the page. Its exported methods are what the page calls
+// (Page lists them for both doors) and a few the Go shells use and the page must not:
+// SetActor, DraftDirty and Workspace.
 type Service struct {
 	home, pbHome string
 	emit         Emitter
@@ -85,6 +91,43 @@ func NewService(home, pbHome string, emit Emitter) *Service {
 	}
 	return &Service{home: home, pbHome: pbHome, emit: emit, getenv: os.Getenv, actor: "desktop"}
 }
+
+// Page is the page's surface: the methods of Service it may call and nothing else. The
+// desktop window binds a Page, not the Service: Wails binds every exported method of a
+// bound struct (the page reaches them as window.go.app.Page.<Method>), and the Service
+// also has methods for the Go shells that the page must not call. The HTTP door
+// dispatches to the same methods (pageMethods in server.go). TestAPISurface keeps Page,
+// pageMethods, the Service, frontend/src/bridge.ts and docs/api.md in step.
+type Page struct{ pageSurface }
+
+// pageSurface lists the methods of Page; each is the Service method of the same name.
+type pageSurface interface {
+	Catalog() (*catalog.Catalog, error)
+	Rescan() (*catalog.Catalog, error)
+	Settings() (SettingsState, error)
+	SaveSettings(st settings.Settings, hash string) (SettingsState, error)
+	OpenWorkspace(path string) (*catalog.Catalog, error)
+	SetWorkspaceTrust(trusted bool) (*catalog.Catalog, error)
+	SetDraftDirty(dirty bool) error
+	Targets() (TargetsState, error)
+	Assign(target string, change assign.Change, hash string, ack bool) (SaveResult, error)
+	SetLaunchAs(id, client string) (*catalog.Catalog, error)
+	History(target string) ([]store.HistoryEntry, error)
+	Revert(id int64, ack bool) (SaveResult, error)
+	Launch(target, backend string, requireAck bool) (LaunchResult, error)
+	Acknowledge(target string, servers []runtime.AckRef) (AckResult, error)
+	WatchState() (reload.State, error)
+	PauseWatching(paused bool) (reload.State, error)
+	Links() ([]devlink.Result, error)
+	Link(dir, into, name string, copy, force bool) (devlink.Result, error)
+	Unlink(name, into string) (devlink.Result, error)
+	PickFolder() (string, error)
+	Snapshots() ([]snapshot.Info, error)
+	SnapshotDiff(a, b int64) ([]catalog.Change, error)
+}
+
+// NewPage makes the page's surface over s.
+func NewPage(s *Service) *Page { return &Page{s} }
 
 // SettingsState is the settings with the hash a save must name.
 type SettingsState struct {

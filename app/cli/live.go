@@ -16,6 +16,7 @@ import (
 	"github.com/plugboard/plugboard/backend/devlink"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/reload"
+	"github.com/plugboard/plugboard/backend/snapshot"
 	"github.com/plugboard/plugboard/backend/store"
 )
 
@@ -212,7 +213,7 @@ func runSnapshots(env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "plugboard snapshots: %v\n", err)
 		return ExitUsage
 	}
-	list := make([]store.SnapshotInfo, len(sns))
+	list := make([]snapshot.Info, len(sns))
 	for i, sn := range sns {
 		list[i] = sn.Info()
 	}
@@ -249,7 +250,7 @@ func runDiff(env Env, args []string) int {
 		return ExitUsage
 	}
 	defer st.Close()
-	var sns [2]store.Snapshot
+	var sns [2]snapshot.Snapshot
 	for i, id := range ids {
 		if sns[i], err = st.Snapshot(context.Background(), id); err != nil {
 			fmt.Fprintf(env.Stderr, "plugboard diff: %v\n", err)

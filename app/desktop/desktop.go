@@ -1,11 +1,12 @@
 //go:build desktop && !nogui
 
 // Package desktop opens the Plugboard window: the page in a Wails v2 webview, bound to
-// app.Service, with a tray icon (tray.go) and desktop notifications (notify.go) beside it,
-// both plain D-Bus so that they need no system libraries beyond the window's. It is
-// compiled only with the desktop build tag (as `wails build` sets it), so the CLI and
-// `plugboard serve` build with Go alone. It holds no rules: the live catalog, its states
-// and what deserves a notification are decided in app and backend/reload.
+// app.Page (the methods of app.Service the page may call), with a tray icon (tray.go)
+// and desktop notifications (notify.go) beside it, both plain D-Bus so that they need
+// no system libraries beyond the window's. It is compiled only with the desktop build
+// tag (as `wails build` sets it), so the CLI and `plugboard serve` build with Go alone.
+// It holds no rules: the live catalog, its states and what deserves a notification are
+// decided in app and backend/reload.
 package desktop
 
 import (
@@ -85,7 +86,9 @@ func Run(svc *app.Service, em *Emitter, assets fs.FS, icon []byte) error {
 			shell.start(ctx, svc, icon)
 		},
 		OnShutdown: func(context.Context) { shell.stop() },
-		Bind:       []interface{}{svc},
+		// The page's surface only: Wails binds every exported method of a bound struct,
+		// and the Service has some the page must not call (app.Page says which it may).
+		Bind: []interface{}{app.NewPage(svc)},
 		// A dirty assignment draft blocks closing (A5): ask first.
 		OnBeforeClose: func(ctx context.Context) bool {
 			return PreventClose(svc.DraftDirty(), func() string {

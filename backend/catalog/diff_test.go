@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plugboard/plugboard/backend/store"
+	"github.com/plugboard/plugboard/backend/snapshot"
 )
 
 // change is a Change without its path, for tables.
@@ -179,7 +179,7 @@ func TestSnapshotRows(t *testing.T) {
 	os.RemoveAll(filepath.Join(pl, "empty-folder"))
 	writeFile(t, filepath.Join(pl, "newcomer", "plugin.json"), manifestOf("newcomer"))
 	b := Load(o)
-	got := DiffSnapshots(store.Snapshot{Plugins: rows}, store.Snapshot{Plugins: SnapshotRows(b)})
+	got := DiffSnapshots(snapshot.Snapshot{Plugins: rows}, snapshot.Snapshot{Plugins: SnapshotRows(b)})
 	want := []change{
 		{Changed, WhatPlugin, "alpha", "valid → invalid"}, // an invalid plugin loads no component: their issues go
 		{Removed, WhatPlugin, "empty-folder", ""},

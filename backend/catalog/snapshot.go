@@ -7,27 +7,29 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/plugboard/plugboard/backend/store"
+	"github.com/plugboard/plugboard/backend/snapshot"
 )
 
-// SnapshotRows returns one store row per plugin, in catalog order, for
+// SnapshotRows returns one snapshot row per plugin, in catalog order, for
 // store.AddSnapshot. Skills and Servers count what is catalogued, valid or not; Errors
 // and Warnings total every issue of the plugin, its components' included. ContentHash is
-// ContentHash of the plugin. No file is read.
-func SnapshotRows(c *Catalog) []store.SnapshotPlugin { return SnapshotRowsSince(nil, nil, c) }
+// ContentHash of the plugin. No file is read. The row type is backend/snapshot's, not
+// backend/store's: the catalog must not depend on the store, whose SQLite driver needs
+// cgo (TestNoStoreDependency).
+func SnapshotRows(c *Catalog) []snapshot.Plugin { return SnapshotRowsSince(nil, nil, c) }
 
 // SnapshotRowsSince is SnapshotRows reusing prevRows, the rows of prev: a plugin that a
 // Refresh shared between prev and c (the same value at the same place) keeps its row, so
 // a live reload hashes only the plugins it read again.
-func SnapshotRowsSince(prev *Catalog, prevRows []store.SnapshotPlugin, c *Catalog) []store.SnapshotPlugin {
-	rows := make([]store.SnapshotPlugin, len(c.Plugins))
+func SnapshotRowsSince(prev *Catalog, prevRows []snapshot.Plugin, c *Catalog) []snapshot.Plugin {
+	rows := make([]snapshot.Plugin, len(c.Plugins))
 	for i := range c.Plugins {
 		p := &c.Plugins[i]
 		if prev != nil && i < len(prev.Plugins) && i < len(prevRows) && sameMemory(&prev.Plugins[i], p) {
 			rows[i] = prevRows[i]
 			continue
 		}
-		rows[i] = store.SnapshotPlugin{ID: p.ID, Source: p.Source, Path: p.Path, ContentHash: ContentHash(p),
+		rows[i] = snapshot.Plugin{ID: p.ID, Source: p.Source, Path: p.Path, ContentHash: ContentHash(p),
 			Valid: p.Valid, Errors: p.IssueCounts.Errors, Warnings: p.IssueCounts.Warnings,
 			Skills: len(p.Skills), Servers: len(servers(p))}
 	}
@@ -51,10 +53,10 @@ func ContentHash(p *Plugin) string {
 // (plugin level, matched by source and folder), sorted as Diff sorts. A changed plugin's
 // Detail gives validity, issue count deltas and skill and server counts that moved, or
 // "content changed" when only its content hash did.
-func DiffSnapshots(a, b store.Snapshot) []Change {
+func DiffSnapshots(a, b snapshot.Snapshot) []Change {
 	type key struct{ source, path string }
-	rows := func(sn store.Snapshot) map[key]store.SnapshotPlugin {
-		m := make(map[key]store.SnapshotPlugin, len(sn.Plugins))
+	rows := func(sn snapshot.Snapshot) map[key]snapshot.Plugin {
+		m := make(map[key]snapshot.Plugin, len(sn.Plugins))
 		for _, p := range sn.Plugins {
 			m[key{p.Source, p.Path}] = p
 		}
@@ -80,7 +82,7 @@ func DiffSnapshots(a, b store.Snapshot) []Change {
 	return out
 }
 
-func rowState(p store.SnapshotPlugin) string {
+func rowState(p snapshot.Plugin) string {
 	c := Counts{Errors: p.Errors, Warnings: p.Warnings}
 	if !p.Valid {
 		return "invalid, " + c.String()
@@ -88,7 +90,7 @@ func rowState(p store.SnapshotPlugin) string {
 	return fmt.Sprintf("valid, %s, %s, %s", plural(p.Skills, "skill"), plural(p.Servers, "server"), c)
 }
 
-func rowDetail(a, b store.SnapshotPlugin) string {
+func rowDetail(a, b snapshot.Plugin) string {
 	d := appendFlip(nil, "", a.Valid, b.Valid)
 	d = append(d, issueDelta(Counts{a.Errors, a.Warnings}, Counts{b.Errors, b.Warnings})...)
 	if a.Skills != b.Skills {

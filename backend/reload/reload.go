@@ -12,6 +12,7 @@ package reload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/devlink"
 	"github.com/plugboard/plugboard/backend/pathsafe"
+	"github.com/plugboard/plugboard/backend/snapshot"
 	"github.com/plugboard/plugboard/backend/store"
 	"github.com/plugboard/plugboard/backend/watch"
 )
@@ -83,8 +85,9 @@ type Reloader struct {
 	// which runs before it starts or inside it).
 	db     *store.Store
 	dbHome string
+	noCgo  bool // this build has no SQLite (store.ErrNoCgo, said once): store no snapshot
 	rowsOf *catalog.Catalog
-	rows   []store.SnapshotPlugin
+	rows   []snapshot.Plugin
 
 	notifyMu sync.Mutex // one state delivery at a time
 	primed   bool       // the first snapshot is taken (under mu)
@@ -322,12 +325,16 @@ func (r *Reloader) apply(ctx context.Context, b watch.Batch) Reload {
 // The database stays open between snapshots, and the rows of plugins a Refresh kept are
 // reused, so a snapshot costs the rows that changed plus one insert of the rest.
 func (r *Reloader) snapshot(ctx context.Context, c *catalog.Catalog) int64 {
+	if r.noCgo {
+		return 0
+	}
 	if r.db == nil || r.dbHome != c.PlugboardHome {
 		if r.db != nil {
 			r.db.Close()
 		}
 		db, _, err := store.Open(ctx, c.PlugboardHome)
 		if err != nil {
+			r.noCgo = errors.Is(err, store.ErrNoCgo) // this binary never will: say so once
 			fmt.Fprintf(r.o.Log, "plugboard: snapshot not stored: %v\n", err)
 			return 0
 		}
@@ -335,7 +342,7 @@ func (r *Reloader) snapshot(ctx context.Context, c *catalog.Catalog) int64 {
 	}
 	rows := catalog.SnapshotRowsSince(r.rowsOf, r.rows, c)
 	r.rowsOf, r.rows = c, rows
-	id, stored, err := r.db.AddSnapshot(ctx, store.Snapshot{Plugins: rows})
+	id, stored, err := r.db.AddSnapshot(ctx, snapshot.Snapshot{Plugins: rows})
 	if err != nil {
 		fmt.Fprintf(r.o.Log, "plugboard: snapshot not stored: %v\n", err)
 		return 0

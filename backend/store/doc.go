@@ -64,4 +64,15 @@
 // missing entry or snapshot (and for a revert of an entry that does not exist) and
 // [ErrBusy] when the lock could not be had within the busy timeout. The driver's
 // error stays wrapped beside the sentinel.
+//
+// # Without cgo
+//
+// The driver, github.com/mattn/go-sqlite3, is SQLite's C source built with cgo; with
+// CGO_ENABLED=0 it is a stub that cannot open anything. This package still compiles
+// then (driver_cgo.go holds all that names the driver, driver_nocgo.go stands in for
+// it), and [Open] returns an error wrapping [ErrNoCgo], which names the cause and the
+// fix, before it creates, moves or opens any file. So a static plugboard runs inspect,
+// catalog, skills and watch, and refuses history, snapshots, diff, ack and the rest
+// with that message. The rows of a snapshot are backend/snapshot's type, so that
+// backend/catalog, which makes and compares them, does not depend on this package.
 package store

@@ -9,8 +9,6 @@ import (
 	"os"
 	"strings"
 	"time"
-
-	"github.com/mattn/go-sqlite3"
 )
 
 // sidecars are the files SQLite keeps beside a database; they belong to it and move
@@ -95,8 +93,7 @@ func check(ctx context.Context, db *sql.DB) error {
 		return &damagedError{reason: "is damaged (SQLite's integrity check says: " + problems + ")"}
 	}
 	if err := migrate(ctx, db); err != nil {
-		var se sqlite3.Error
-		if errors.As(err, &se) && se.Code == sqlite3.ErrError {
+		if isPlainSQLError(err) {
 			// A plain SQL error from a migration on a sound file: tables that
 			// are not this program's (another tool's database, or a build that
 			// did not number its schema) under a version this build would migrate.
@@ -117,9 +114,7 @@ func connect(ctx context.Context, db *sql.DB) error {
 	deadline := time.Now().Add(busyTimeoutMS * time.Millisecond)
 	for wait := 2 * time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
 		err := db.PingContext(ctx)
-		var se sqlite3.Error
-		retry := errors.Is(mapErr(err), ErrBusy) ||
-			errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrIoErrDeleteNoent
+		retry := errors.Is(mapErr(err), ErrBusy) || isJournalGone(err)
 		if !retry || time.Now().After(deadline) {
 			return err
 		}
@@ -155,14 +150,8 @@ func integrityProblems(ctx context.Context, db *sql.DB) (string, error) {
 // classify turns the driver's "not a database" and "corrupt" results into a
 // *damagedError and maps everything else to the package's sentinels.
 func classify(err error) error {
-	var se sqlite3.Error
-	if errors.As(err, &se) {
-		switch se.Code {
-		case sqlite3.ErrNotADB:
-			return &damagedError{reason: "is not a SQLite database", err: err}
-		case sqlite3.ErrCorrupt:
-			return &damagedError{reason: fmt.Sprintf("is damaged (%v)", se), err: err}
-		}
+	if reason := damagedReason(err); reason != "" {
+		return &damagedError{reason: reason, err: err}
 	}
 	return mapErr(err)
 }

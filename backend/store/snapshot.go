@@ -2,13 +2,12 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/plugboard/plugboard/backend/snapshot"
 )
 
 // SnapshotRetention is how many snapshots AddSnapshot keeps; older ones are removed
@@ -17,80 +16,13 @@ import (
 // a thousand-plugin catalog would grow the file by megabytes an hour.
 const SnapshotRetention = 100
 
-// Snapshot is the catalog as one scan saw it: one row per plugin, in catalog order.
-type Snapshot struct {
-	ID      int64            `json:"id"`
-	Time    time.Time        `json:"time"` // UTC
-	Hash    string           `json:"hash"` // over the plugin rows; see PluginsHash
-	Plugins []SnapshotPlugin `json:"plugins"`
-}
-
-// SnapshotPlugin is one plugin's row in a snapshot.
-type SnapshotPlugin struct {
-	ID          string `json:"id"`
-	Source      string `json:"source"`
-	Path        string `json:"path"`
-	ContentHash string `json:"contentHash"`
-	Valid       bool   `json:"valid"`
-	Errors      int    `json:"errors"`
-	Warnings    int    `json:"warnings"`
-	Skills      int    `json:"skills"`
-	Servers     int    `json:"servers"`
-}
-
-// MarshalJSON writes no plugins as [] rather than null.
-func (sn Snapshot) MarshalJSON() ([]byte, error) {
-	type plain Snapshot // without the method, to avoid recursion
-	p := plain(sn)
-	if p.Plugins == nil {
-		p.Plugins = []SnapshotPlugin{}
-	}
-	return json.Marshal(p)
-}
-
-// SnapshotInfo is a snapshot's totals without its rows, for lists.
-type SnapshotInfo struct {
-	ID       int64     `json:"id"`
-	Time     time.Time `json:"time"`
-	Hash     string    `json:"hash"`
-	Plugins  int       `json:"plugins"`
-	Valid    int       `json:"valid"`
-	Errors   int       `json:"errors"`
-	Warnings int       `json:"warnings"`
-}
-
-// Info totals the snapshot's rows.
-func (sn Snapshot) Info() SnapshotInfo {
-	s := SnapshotInfo{ID: sn.ID, Time: sn.Time, Hash: sn.Hash, Plugins: len(sn.Plugins)}
-	for _, p := range sn.Plugins {
-		s.Errors += p.Errors
-		s.Warnings += p.Warnings
-		if p.Valid {
-			s.Valid++
-		}
-	}
-	return s
-}
-
-// PluginsHash is the hash AddSnapshot uses when a Snapshot comes without one:
-// "sha256:" and the hex SHA-256 of the rows' JSON, so equal rows in equal order give
-// equal hashes.
-func PluginsHash(plugins []SnapshotPlugin) string {
-	if plugins == nil {
-		plugins = []SnapshotPlugin{}
-	}
-	b, _ := json.Marshal(plugins) // plain strings, bools and ints: cannot fail
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
 // AddSnapshot stores sn unless its Hash equals the latest snapshot's, and returns the
 // id of the stored snapshot (stored true) or of that equal latest one (stored false).
-// An empty Hash is computed with PluginsHash; a zero Time becomes now. Storing removes
+// An empty Hash is computed with snapshot.Hash; a zero Time becomes now. Storing removes
 // snapshots beyond SnapshotRetention.
-func (s *Store) AddSnapshot(ctx context.Context, sn Snapshot) (id int64, stored bool, err error) {
+func (s *Store) AddSnapshot(ctx context.Context, sn snapshot.Snapshot) (id int64, stored bool, err error) {
 	if sn.Hash == "" {
-		sn.Hash = PluginsHash(sn.Plugins)
+		sn.Hash = snapshot.Hash(sn.Plugins)
 	}
 	if sn.Time.IsZero() {
 		sn.Time = time.Now()
@@ -125,7 +57,7 @@ func (s *Store) AddSnapshot(ctx context.Context, sn Snapshot) (id int64, stored 
 	return id, stored, nil
 }
 
-func insertPlugins(ctx context.Context, tx *sql.Tx, id int64, plugins []SnapshotPlugin) error {
+func insertPlugins(ctx context.Context, tx *sql.Tx, id int64, plugins []snapshot.Plugin) error {
 	if len(plugins) == 0 {
 		return nil
 	}
@@ -156,7 +88,7 @@ const snapshotQuery = `SELECT s.id, s.time, s.hash, p.seq,
 
 // Snapshots returns the newest snapshots first with their plugin rows, at most limit
 // of them (limit <= 0: all that are kept).
-func (s *Store) Snapshots(ctx context.Context, limit int) ([]Snapshot, error) {
+func (s *Store) Snapshots(ctx context.Context, limit int) ([]snapshot.Snapshot, error) {
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
@@ -168,30 +100,30 @@ func (s *Store) Snapshots(ctx context.Context, limit int) ([]Snapshot, error) {
 }
 
 // Snapshot returns the snapshot with id, or an error wrapping ErrNotFound.
-func (s *Store) Snapshot(ctx context.Context, id int64) (Snapshot, error) {
+func (s *Store) Snapshot(ctx context.Context, id int64) (snapshot.Snapshot, error) {
 	sns, err := s.readSnapshots(ctx, fmt.Sprintf(snapshotQuery, `SELECT id, time, hash FROM snapshots WHERE id = ?`), id)
 	if err != nil {
-		return Snapshot{}, fmt.Errorf("catalog snapshot %d: %w", id, err)
+		return snapshot.Snapshot{}, fmt.Errorf("catalog snapshot %d: %w", id, err)
 	}
 	if len(sns) == 0 {
-		return Snapshot{}, fmt.Errorf("catalog snapshot %d: %w", id, ErrNotFound)
+		return snapshot.Snapshot{}, fmt.Errorf("catalog snapshot %d: %w", id, ErrNotFound)
 	}
 	return sns[0], nil
 }
 
-func (s *Store) readSnapshots(ctx context.Context, query string, args ...any) ([]Snapshot, error) {
+func (s *Store) readSnapshots(ctx context.Context, query string, args ...any) ([]snapshot.Snapshot, error) {
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	defer rows.Close()
-	sns := []Snapshot{}
+	sns := []snapshot.Snapshot{}
 	for rows.Next() {
 		var (
 			id         int64
 			when, hash string
 			seq        sql.NullInt64
-			p          SnapshotPlugin
+			p          snapshot.Plugin
 		)
 		err := rows.Scan(&id, &when, &hash, &seq, &p.ID, &p.Source, &p.Path, &p.ContentHash,
 			&p.Valid, &p.Errors, &p.Warnings, &p.Skills, &p.Servers)
@@ -203,7 +135,7 @@ func (s *Store) readSnapshots(ctx context.Context, query string, args ...any) ([
 			if err != nil {
 				return nil, fmt.Errorf("snapshot %d: %w", id, err)
 			}
-			sns = append(sns, Snapshot{ID: id, Time: t, Hash: hash, Plugins: []SnapshotPlugin{}})
+			sns = append(sns, snapshot.Snapshot{ID: id, Time: t, Hash: hash, Plugins: []snapshot.Plugin{}})
 		}
 		if seq.Valid { // NULL: a snapshot with no plugin rows
 			last := &sns[len(sns)-1]

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-
-	"github.com/mattn/go-sqlite3"
 )
 
 // Sentinels for the conditions callers branch on; the driver's error, when there is
@@ -19,7 +17,17 @@ var (
 	// ErrBusy: another connection or process held the write lock for longer than
 	// the busy timeout. The operation did nothing and may be retried.
 	ErrBusy = errors.New("the Plugboard database is busy")
+	// ErrNoCgo: this binary was built with CGO_ENABLED=0, so it has no SQLite (the
+	// driver, go-sqlite3, is C compiled with cgo). Open returns it before touching any
+	// file; everything that needs no database (inspect, catalog, skills, watch) works.
+	ErrNoCgo = errors.New("this plugboard was built without cgo (CGO_ENABLED=0), so it has no SQLite, which keeps " +
+		"the assignment history, catalog snapshots and MCP acknowledgments (its driver, github.com/mattn/go-sqlite3, needs cgo); " +
+		"build plugboard with cgo (CGO_ENABLED=1 and a C compiler such as gcc) to use them")
 )
+
+// sqliteBuiltIn is cgoBuilt (see driver_cgo.go): a variable so that a test of a cgo
+// build can see what Open does in a build without.
+var sqliteBuiltIn = cgoBuilt
 
 // Where the database lives under $PLUGBOARD_HOME.
 const (
@@ -41,13 +49,17 @@ type Store struct {
 // Open opens (creating) <pbHome>/state/plugboard.db, sets it aside and starts a fresh
 // one when it is damaged or from a newer build, and migrates it to this build's
 // schema. The warnings are for a person (the CLI prints them, the app shows them);
-// they are returned even when err is not nil. Open never panics.
+// they are returned even when err is not nil. Open never panics. In a build without
+// cgo it returns an error wrapping ErrNoCgo and creates, moves and opens nothing.
 func Open(ctx context.Context, pbHome string) (st *Store, warnings []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			st, err = nil, fmt.Errorf("open the Plugboard database: unexpected failure: %v", r)
 		}
 	}()
+	if !sqliteBuiltIn {
+		return nil, nil, fmt.Errorf("open the Plugboard database: %w", ErrNoCgo)
+	}
 	if pbHome == "" {
 		return nil, nil, errors.New("open the Plugboard database: no Plugboard home folder given")
 	}
@@ -138,17 +150,10 @@ func mapErr(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
-	var se sqlite3.Error
-	if errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked) {
+	if isBusy(err) {
 		return fmt.Errorf("%w: %w", ErrBusy, err)
 	}
 	return err
-}
-
-// isForeignKey reports a FOREIGN KEY constraint failure.
-func isForeignKey(err error) bool {
-	var se sqlite3.Error
-	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintForeignKey
 }
 
 // dsn is the go-sqlite3 data source for path. Every connection the pool opens runs

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
-
-	"github.com/mattn/go-sqlite3"
 )
 
 func TestOpenFreshDatabase(t *testing.T) {
@@ -202,30 +200,6 @@ func TestWithTx(t *testing.T) {
 	}
 	if n := countHistory(t, st, "agent:tx"); n != 1 {
 		t.Errorf("after a committed transaction: %d entries, want 1", n)
-	}
-}
-
-func TestMapErr(t *testing.T) {
-	tests := []struct {
-		name string
-		err  error
-		want error
-	}{
-		{"no rows", sql.ErrNoRows, ErrNotFound},
-		{"busy", sqlite3.Error{Code: sqlite3.ErrBusy}, ErrBusy},
-		{"locked", sqlite3.Error{Code: sqlite3.ErrLocked}, ErrBusy},
-		{"other", sqlite3.Error{Code: sqlite3.ErrConstraint}, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := mapErr(tt.err)
-			if tt.want != nil && !errors.Is(got, tt.want) {
-				t.Errorf("mapErr(%v) = %v, want it to wrap %v", tt.err, got, tt.want)
-			}
-			if !errors.Is(got, tt.err) {
-				t.Errorf("mapErr(%v) = %v, lost the driver error", tt.err, got)
-			}
-		})
 	}
 }
 

@@ -1,6 +1,8 @@
-// The only module that knows how the page reaches the Go methods of app.Service (docs/api.md).
+// The only module that knows how the page reaches the Go methods of app.Page, the part of app.Service
+// the page may call (docs/api.md). The Method type below names them all; a Go test (TestAPISurface in
+// app/) reads it and the calls in `api` and checks them against the Go methods and the docs.
 //
-// In the desktop window Wails injects `window.go.app.Service.<Method>(...args)` (each returns a Promise)
+// In the desktop window Wails injects `window.go.app.Page.<Method>(...args)` (each returns a Promise)
 // and `window.runtime.EventsOn(name, cb)`. In a browser the same methods are `POST /api/<Method>` with a
 // JSON array of the arguments, authorised by the token of the URL `plugboard serve` prints (kept in
 // sessionStorage so a reload works; the server also sets a cookie), and events arrive over
@@ -60,7 +62,7 @@ interface WailsRuntime {
 
 declare global {
   interface Window {
-    go?: { app?: { Service?: WailsService } };
+    go?: { app?: { Page?: WailsService } };
     runtime?: WailsRuntime;
   }
 }
@@ -85,7 +87,7 @@ const TOKEN_KEY = 'plugboard.token';
 
 function wailsService(): WailsService | undefined {
   try {
-    return window.go?.app?.Service;
+    return window.go?.app?.Page;
   } catch {
     return undefined;
   }
