@@ -50,18 +50,18 @@ func commands() []command {
 		{"catalog", "[--json] [--home DIR] [--workspace DIR]", "every plugin, skill and MCP server on this machine", runCatalog},
 		{"skills", "[--json] [--home DIR] [--workspace DIR]", "skills grouped by plugin, in precedence order", runSkills},
 		{"targets", "[--json] [--home DIR]", "agents and template slots with their plugin sets and hashes", runTargets},
-		{"assign", "TARGET (--set a,b | --add a | --remove a | --defaults) [--expect-hash H] [--ack-mcp] [--json]", "change a target's plugin set (exit 3 stale, 4 acknowledgment needed)", runAssign},
-		{"launch-as", "PLUGIN [claude|off] [--json]", "launch a package the specification rejects as Claude loads it (an explicit choice, in settings and history)", runLaunchAs},
-		{"history", "[--json] [TARGET]", "assignment history, newest first", runHistory},
-		{"revert", "[--ack-mcp] [--json] ENTRY", "undo one history entry (itself a guarded save)", runRevert},
-		{"launch", "TARGET [--backend claude|pi] [--plugins none] [--mode benchmark|subagent] [--bin PATH] [--dry-run] [--require-ack] [--json] [-- AGENT-ARGS]", "start an agent from a private projection of the target's plugins (an MCP server not acknowledged is left out; --require-ack: exit 4)", runLaunch},
-		{"ack", "TARGET [PLUGIN[/SERVER] ...] [--json]", "acknowledge the MCP servers of a target's launch set as they are now (all not yet acknowledged, or those named)", runAck},
+		{"assign", "TARGET (--set a,b | --add a | --remove a | --defaults) [--expect-hash H] [--ack-mcp] [--json] [--home DIR]", "change a target's plugin set (exit 3 stale, 4 acknowledgment needed)", runAssign},
+		{"launch-as", "PLUGIN [claude|off] [--json] [--home DIR]", "launch a package the specification rejects as Claude loads it (an explicit choice, in settings and history)", runLaunchAs},
+		{"history", "[--json] [--home DIR] [TARGET]", "assignment history, newest first", runHistory},
+		{"revert", "[--ack-mcp] [--json] [--home DIR] ENTRY", "undo one history entry (itself a guarded save)", runRevert},
+		{"launch", "TARGET [--backend claude|pi] [--plugins none] [--mode benchmark|subagent] [--bin PATH] [--dry-run] [--require-ack] [--json] [--home DIR] [-- AGENT-ARGS]", "start an agent from a private projection of the target's plugins (an MCP server not acknowledged is left out; --require-ack: exit 4)", runLaunch},
+		{"ack", "TARGET [PLUGIN[/SERVER] ...] [--json] [--home DIR]", "acknowledge the MCP servers of a target's launch set as they are now (all not yet acknowledged, or those named)", runAck},
 		{"watch", "[--json] [--home DIR] [--workspace DIR]", "re-validate as files change: one line (or JSON object) per change", runWatch},
-		{"link", "DIR [--into home|cursor] [--name NAME] [--copy] [--force] [--json]", "link a plugin working copy into a plugin root (validated first)", runLink},
-		{"unlink", "NAME [--into home|cursor] [--json]", "remove a link or copy made by plugboard link", runUnlink},
-		{"links", "[--json]", "the local development links and their sources", runLinks},
-		{"snapshots", "[--json]", "catalog snapshots, newest first (one per scan that changed something)", runSnapshots},
-		{"diff", "A B [--json]", "what changed between two catalog snapshots", runDiff},
+		{"link", "DIR [--into home|cursor] [--name NAME] [--copy] [--force] [--json] [--home DIR]", "link a plugin working copy into a plugin root (validated first)", runLink},
+		{"unlink", "NAME [--into home|cursor] [--json] [--home DIR]", "remove a link or copy made by plugboard link", runUnlink},
+		{"links", "[--json] [--home DIR]", "the local development links and their sources", runLinks},
+		{"snapshots", "[--json] [--home DIR]", "catalog snapshots, newest first (one per scan that changed something)", runSnapshots},
+		{"diff", "A B [--json] [--home DIR]", "what changed between two catalog snapshots", runDiff},
 		{"mcp-proxy", "--config FILE", "bridge stdio to a remote MCP server (run by launched agents)", runMCPProxy},
 		{"mcp-stdio", "--config FILE", "start a stdio MCP server in its folder with its env (run by launched agents)", runMCPStdio},
 		{"serve", "[--addr 127.0.0.1:0] [--home DIR] [--workspace DIR]", "serve the page over HTTP (token, loopback); first line is the URL", runServe},
@@ -121,13 +121,24 @@ type flags struct {
 func newFlags(env Env, name string, withHome bool) *flags {
 	f := &flags{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
 	f.fs.SetOutput(env.Stderr)
-	f.fs.BoolVar(&f.json, "json", false, "print one JSON document")
+	if !noJSON[name] {
+		f.fs.BoolVar(&f.json, "json", false, "print one JSON document")
+	}
 	if withHome {
 		f.fs.StringVar(&f.home, "home", "", "Plugboard home (overrides $PLUGBOARD_HOME)")
+	}
+	if readsWorkspace[name] {
 		f.fs.StringVar(&f.workspace, "workspace", "", "open workspace folder (project skills and MCP)")
 	}
 	return f
 }
+
+// The shared flags a command takes, so that none is registered where it does nothing:
+// --workspace only where a workspace is read, --json only where JSON is printed.
+var (
+	readsWorkspace = map[string]bool{"catalog": true, "skills": true, "watch": true, "serve": true}
+	noJSON         = map[string]bool{"mcp-stdio": true, "serve": true, "plugboard": true}
+)
 
 // parse accepts flags before and after positional arguments.
 func (f *flags) parse(args []string) ([]string, error) {

@@ -98,7 +98,9 @@ func issuesAt(c *catalog.Catalog, ch catalog.Change) issue.List {
 func linkOpts(env Env, name string, args []string, withLink bool) (devlink.Options, []string, *flags, bool) {
 	f := newFlags(env, name, true)
 	var o devlink.Options
-	f.fs.StringVar(&o.Into, "into", "", "home ($PLUGBOARD_HOME/plugins, the default for link) or cursor (~/.cursor/plugins/local)")
+	if name != "links" { // links lists both places
+		f.fs.StringVar(&o.Into, "into", "", "home ($PLUGBOARD_HOME/plugins, the default for link) or cursor (~/.cursor/plugins/local)")
+	}
 	if withLink {
 		f.fs.StringVar(&o.Name, "name", "", "the entry's name (default: the manifest name, else the folder name)")
 		f.fs.BoolVar(&o.Copy, "copy", false, "keep a synced copy instead of a symlink (for agents that refuse links leaving their folder)")

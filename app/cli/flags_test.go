@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Every command registers exactly the flags its usage line names, and the README's CLI
+// reference names the same ones: a flag that does nothing, or one nobody is told about,
+// fails here. The registered flags are what the command prints for -h.
+func TestFlagsMatchUsageAndREADME(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readmeRows(string(readme))
+	flagName := regexp.MustCompile(`--([a-z][a-z-]*)`)
+	names := func(s string) []string {
+		var out []string
+		for _, m := range flagName.FindAllStringSubmatch(s, -1) {
+			if !slices.Contains(out, m[1]) {
+				out = append(out, m[1])
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, c := range commands() {
+		var stderr bytes.Buffer
+		Main([]string{c.name, "-h"}, Env{Stdout: &bytes.Buffer{}, Stderr: &stderr, Getenv: func(string) string { return "" }})
+		var registered []string
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			if m := regexp.MustCompile(`^  -([a-z][a-z-]*)`).FindStringSubmatch(line); m != nil {
+				registered = append(registered, m[1])
+			}
+		}
+		slices.Sort(registered)
+		// The agent's own arguments after "--" are not flags of the command.
+		usage := strings.Split(c.args, " -- ")[0]
+		if got := names(usage); !slices.Equal(got, registered) {
+			t.Errorf("%s: the usage line names %v, the command registers %v", c.name, got, registered)
+		}
+		row, ok := rows[c.name]
+		if !ok {
+			t.Errorf("%s: no row in the README's CLI reference", c.name)
+			continue
+		}
+		if got := names(strings.Split(row, " -- ")[0]); !slices.Equal(got, registered) {
+			t.Errorf("%s: the README names %v, the command registers %v", c.name, got, registered)
+		}
+	}
+}
+
+// readmeRows maps each command of the README's CLI reference table to the synopsis in its
+// first cell (a cell may hold two commands, "`a …`, `b …`").
+func readmeRows(readme string) map[string]string {
+	out := map[string]string{}
+	start := strings.Index(readme, "## CLI reference")
+	if start < 0 {
+		return out
+	}
+	synopsis := regexp.MustCompile("`plugboard ([a-z-]+)([^`]*)`")
+	for _, line := range strings.Split(readme[start:], "\n")[1:] {
+		if strings.HasPrefix(line, "## ") {
+			break
+		}
+		if !strings.HasPrefix(line, "| `plugboard") {
+			continue
+		}
+		first := strings.SplitN(line[1:], " | ", 2)[0]
+		for _, m := range synopsis.FindAllStringSubmatch(first, -1) {
+			out[m[1]] = m[2]
+		}
+	}
+	return out
+}
