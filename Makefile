@@ -114,10 +114,11 @@ fuzz:
 	  done; \
 	done
 
-## bench: micro-benchmarks, then the cold catalog against the read-only floor
-bench:
+## bench: micro-benchmarks, the cold catalog against the read-only floor, then the page at 1,000 plugins
+bench: frontend nogui
 	$(GO) test -run '^$$' -bench . -benchmem ./backend/...
 	$(GO) run ./backend/benchhome/cmd/catalogbench
+	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(NOGUI) node e2e/scale.bench.mjs
 
 ## install: the desktop app for this user, started by double-click (no terminal)
 install: desktop

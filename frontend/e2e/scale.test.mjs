@@ -1,7 +1,7 @@
-// Scale: a home of 1,000 plugins × 10 skills (about 9 MB of catalog JSON). Measures first
-// contentful paint and the time until the first plugin row is on screen over 3 loads, and prints
-//   BENCH first-contentful-paint-ms=<median> first-row-ms=<median> plugins=1000
-// Timing is reported, never asserted; the list being virtualised is asserted.
+// Scale: a home of 1,000 plugins × 10 skills (about 9 MB of catalog JSON) in the real page: the
+// lists are virtualised, the last plugin is reachable, a scan started elsewhere shows its progress,
+// search reaches every skill name. How fast is measured by e2e/scale.bench.mjs (make bench), not
+// here: a timed test fails on a loaded machine.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,66 +31,21 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Records, in the page, when the first plugin row reaches the screen and the largest progress seen. */
-function instrument() {
-  window.__pb = { firstRowDom: null, firstRow: null, progress: 0 };
-  const mo = new MutationObserver(() => {
-    const pb = window.__pb;
-    const pg = document.querySelector('[data-testid="progress"]');
-    if (pg) pb.progress = Math.max(pb.progress, Number(pg.getAttribute('aria-valuenow') || 0));
-    if (pb.firstRowDom === null && document.querySelector('[data-testid="plugin-row"]')) {
-      pb.firstRowDom = performance.now();
-      // the next frame is painted after this callback; the timeout runs after that paint
-      requestAnimationFrame(() => setTimeout(() => (pb.firstRow = performance.now()), 0));
-    }
-  });
-  mo.observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['aria-valuenow'] });
-}
-
 async function load() {
   const page = await newPage(browser);
-  await page.addInitScript(instrument);
   await page.goto(srv.url);
   await page.waitForSelector('[data-testid="plugin-row"]', { timeout: 60000 });
-  await page.waitForFunction(() => window.__pb.firstRow !== null);
-  const m = await page.evaluate(() => ({
-    fcp: performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint')?.startTime ?? NaN,
-    firstRow: window.__pb.firstRow,
-    progress: window.__pb.progress,
-  }));
-  return { page, m };
+  return page;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
 test(
-  `1,000 plugins × 10 skills: fast first paint, virtualised list, last plugin reachable`,
+  `1,000 plugins × 10 skills: virtualised lists, last plugin reachable, progress of a scan, search across skills`,
   { timeout: 240000 },
   async () => {
-    // The first load may meet serve's startup scan (Catalog waits for it; progress shows meanwhile):
-    // it is reported apart from the 3 measured loads.
-    const cold = await load();
-    await cold.page.context().close();
-
-    const fcps = [];
-    const rows = [];
-    let page;
-    for (let i = 0; i < LOADS; i++) {
-      const r = await load();
-      fcps.push(r.m.fcp);
-      rows.push(r.m.firstRow);
-      if (i < LOADS - 1) await r.page.context().close();
-      else page = r.page;
-    }
-    const line = `BENCH first-contentful-paint-ms=${Math.round(median(fcps))} first-row-ms=${Math.round(median(rows))} plugins=${PLUGINS}`;
-    console.log(line);
-    console.log(
-      `BENCH-detail loads-fcp-ms=${fcps.map(Math.round).join(',')} loads-first-row-ms=${rows.map(Math.round).join(',')} ` +
-        `first-load-first-row-ms=${Math.round(cold.m.firstRow)} first-load-progress-max=${cold.m.progress} goal-ms=1000`,
-    );
+    const page = await load();
 
     // a scan started elsewhere shows its progress in the header, then the page reloads quietly
-    await page.waitForTimeout(300); // the event stream is connected
+    await page.waitForSelector('html[data-events="open"]'); // the event stream is connected
     const token = new URL(srv.url).searchParams.get('token');
     const rescan = fetch(`${srv.origin}/api/Rescan`, {
       method: 'POST',
@@ -135,12 +90,10 @@ test(
         message: 'Home selects the first plugin',
       },
     );
-    const t0 = Date.now();
     await page.fill('[data-testid="search"]', 'p0742-skill-03');
     await waitFor(async () => JSON.stringify(await rowIds(page)) === '["plugin-0742"]', {
       message: 'search by skill name',
     });
-    console.log(`BENCH-detail search-ms=${Date.now() - t0} (fill to one row, via the test driver)`);
 
     // the Skills view holds 10,000 skills, virtualised too
     await page.click('[data-testid="tab-skills"]');

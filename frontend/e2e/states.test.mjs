@@ -70,7 +70,7 @@ test('a scan started elsewhere updates the page quietly and keeps the selection'
   const page = await newPage(browser);
   await page.goto(srv.url);
   await waitReady(page);
-  await page.click('[data-testid="plugin-row"][data-id="tool"]');
+  await page.click('[data-testid="plugin-row"][data-id="tool@acme"]');
   const catalogCalls = [];
   page.on('request', (r) => r.url().endsWith('/api/Catalog') && catalogCalls.push(r.url()));
   // another client (the desktop tray, a second tab) rescans
@@ -84,8 +84,8 @@ test('a scan started elsewhere updates the page quietly and keeps the selection'
   await waitFor(() => catalogCalls.length === 1, { message: 'the page fetched the catalog after catalog:updated' });
   await page.waitForTimeout(300);
   assert.equal(catalogCalls.length, 1, 'one quiet reload');
-  assert.equal(await page.getAttribute('[data-testid="plugin-row"][aria-selected="true"]', 'data-id'), 'tool');
-  assert.equal(await page.getAttribute('[data-testid="detail"] article', 'data-id'), 'tool');
+  assert.equal(await page.getAttribute('[data-testid="plugin-row"][aria-selected="true"]', 'data-id'), 'tool@acme');
+  assert.equal(await page.getAttribute('[data-testid="detail"] article', 'data-id'), 'tool@acme');
   assert.equal(await page.isHidden('[data-testid="loading"]'), true, 'no loading screen for a quiet reload');
   // the page's own Rescan applies its result without a second download
   catalogCalls.length = 0;

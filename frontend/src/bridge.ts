@@ -301,6 +301,9 @@ export function on<K extends keyof EventMap>(name: K, cb: Handler<K>): () => voi
     if (!source && typeof EventSource !== 'undefined') {
       if (cachedToken === undefined) cachedToken = token();
       source = new EventSource('/api/events', { withCredentials: true });
+      // <html data-events="open"> once the stream is connected: events sent from then on arrive
+      // (a test that starts a scan elsewhere waits for it instead of sleeping)
+      source.addEventListener('open', () => (document.documentElement.dataset.events = 'open'));
     }
   } catch (e) {
     console.warn('plugboard: no event stream', e);

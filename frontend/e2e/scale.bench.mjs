@@ -1,0 +1,86 @@
+// Benchmark (make bench, not make test): the Plugins page over `plugboard serve` with a home of
+// 1,000 plugins × 10 skills (about 9 MB of catalog JSON), in headless Chromium. Over LOADS loads
+// (after one that may meet serve's startup scan) it measures first contentful paint, the time until
+// the first plugin row is painted, and a search keystroke-to-result over 10,000 skill names, and
+// prints
+//   BENCH first-contentful-paint-ms=<median> first-row-ms=<median> search-ms=<median> plugins=1000
+// Nothing is asserted about time; e2e/scale.test.mjs checks what the page does at that size.
+//
+// Run: PLUGBOARD_BIN=build/bin/plugboard-nogui node e2e/scale.bench.mjs
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generate } from './benchhome.mjs';
+import { launchBrowser, newPage, rowIds, startServe, waitFor } from './harness.mjs';
+
+const PLUGINS = 1000;
+const SKILLS = 10;
+const LOADS = Number(process.env.LOADS || 5);
+
+/** Records, in the page, when the first plugin row reaches the screen and the largest progress seen. */
+function instrument() {
+  window.__pb = { firstRowDom: null, firstRow: null, progress: 0 };
+  const mo = new MutationObserver(() => {
+    const pb = window.__pb;
+    const pg = document.querySelector('[data-testid="progress"]');
+    if (pg) pb.progress = Math.max(pb.progress, Number(pg.getAttribute('aria-valuenow') || 0));
+    if (pb.firstRowDom === null && document.querySelector('[data-testid="plugin-row"]')) {
+      pb.firstRowDom = performance.now();
+      // the next frame is painted after this callback; the timeout runs after that paint
+      requestAnimationFrame(() => setTimeout(() => (pb.firstRow = performance.now()), 0));
+    }
+  });
+  mo.observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['aria-valuenow'] });
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const dir = mkdtempSync(join(tmpdir(), 'pb-scale-bench-'));
+const home = join(dir, 'home');
+generate(join(home, '.plugboard'), PLUGINS, SKILLS);
+const browser = await launchBrowser(); // first, so the first load meets serve's startup scan
+const srv = await startServe({ home, pbHome: join(home, '.plugboard') });
+try {
+  const load = async () => {
+    const page = await newPage(browser);
+    await page.addInitScript(instrument);
+    await page.goto(srv.url);
+    await page.waitForSelector('[data-testid="plugin-row"]', { timeout: 60000 });
+    await page.waitForFunction(() => window.__pb.firstRow !== null);
+    const m = await page.evaluate(() => ({
+      fcp: performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint')?.startTime ?? NaN,
+      firstRow: window.__pb.firstRow,
+      progress: window.__pb.progress,
+    }));
+    return { page, m };
+  };
+  const cold = await load();
+  await cold.page.context().close();
+  const fcps = [];
+  const rows = [];
+  const searches = [];
+  for (let i = 0; i < LOADS; i++) {
+    const { page, m } = await load();
+    fcps.push(m.fcp);
+    rows.push(m.firstRow);
+    const t0 = performance.now();
+    await page.fill('[data-testid="search"]', `p0${String(100 + i * 7).padStart(3, '0')}-skill-03`);
+    await waitFor(async () => (await rowIds(page)).length === 1, { message: 'search to one row' });
+    searches.push(performance.now() - t0);
+    await page.context().close();
+  }
+  console.log(
+    `BENCH first-contentful-paint-ms=${Math.round(median(fcps))} first-row-ms=${Math.round(median(rows))} ` +
+      `search-ms=${Math.round(median(searches))} plugins=${PLUGINS}`,
+  );
+  console.log(
+    `BENCH-detail loads-fcp-ms=${fcps.map(Math.round).join(',')} loads-first-row-ms=${rows.map(Math.round).join(',')} ` +
+      `search-ms=${searches.map(Math.round).join(',')} first-load-first-row-ms=${Math.round(cold.m.firstRow)} ` +
+      `first-load-progress-max=${cold.m.progress} (search: fill to one row, through the test driver)`,
+  );
+} finally {
+  await browser.close();
+  await srv.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
