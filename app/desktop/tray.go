@@ -36,7 +36,8 @@ type Tray struct {
 	kick    chan struct{} // a new state waits in state
 	done    chan struct{}
 	stopped sync.Once
-	end     func() // systray's; nil when the tray never started
+	running sync.WaitGroup // follow, while it may still call systray
+	end     func()         // systray's; nil when the tray never started
 	pause   *systray.MenuItem
 }
 
@@ -109,6 +110,7 @@ func (t *Tray) run() {
 	// The picture and tooltip are set only now: systray reads them when it exports its
 	// properties, which races with onReady, so setting them afterwards is what sticks.
 	t.apply(t.current())
+	t.running.Add(1)
 	go t.follow()
 }
 
@@ -151,6 +153,7 @@ func (t *Tray) current() reload.State {
 }
 
 func (t *Tray) follow() {
+	defer t.running.Done()
 	for {
 		select {
 		case <-t.kick:
@@ -199,11 +202,15 @@ func trayTooltip(st reload.State) string {
 	return s
 }
 
-// Stop removes the icon. systray's end function closes the session bus connection it
-// opened, and panics when it has none (the export failed); the panic is logged.
+// Stop removes the icon. It waits for a state being applied to finish first: systray's
+// end function closes the session bus connection, and an icon or menu update still on its
+// way would fail on it ("failed to emit layout updated signal: dbus: connection closed by
+// user"). The end function panics when it has no connection (the export failed); the
+// panic is logged.
 func (t *Tray) Stop() {
 	t.stopped.Do(func() {
 		close(t.done)
+		t.running.Wait()
 		if t.end != nil {
 			t.guard("stop", t.end)
 		}

@@ -30,7 +30,7 @@ const (
 func TestHelperProcess(t *testing.T) {
 	mode := os.Getenv("PLUGBOARD_TEST_HELPER")
 	if mode == "" {
-		t.Skip("run by the tray tests in a process of its own")
+		return // run by the tray tests in a process of its own
 	}
 	icon, err := os.ReadFile(filepath.Join("..", "..", "build", "appicon.png"))
 	if err != nil {

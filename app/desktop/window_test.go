@@ -10,17 +10,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/reload"
 	"github.com/plugboard/plugboard/backend/testhome"
 )
 
-// TestWindow starts the real desktop binary under Xvfb, finds its window by title, takes
+// TestWindow starts the real desktop binary under Xvfb, waits for its window to be titled
+// with the catalog the page rendered (the number of plugins and skills of the home), takes
 // a screenshot and checks that it is not blank. PLUGBOARD_DESKTOP_BIN names the binary
 // (make test-desktop builds it); PLUGBOARD_SCREENSHOT, when set, is where to keep the
 // picture. The binary gets a private session bus with no tray host, as on GNOME without
@@ -29,7 +32,7 @@ import (
 func TestWindow(t *testing.T) {
 	bin := os.Getenv("PLUGBOARD_DESKTOP_BIN")
 	if bin == "" {
-		t.Skip("PLUGBOARD_DESKTOP_BIN is not set; run make test-desktop")
+		testhome.CannotRun(t, "PLUGBOARD_DESKTOP_BIN is not set; run make test-desktop")
 	}
 	for _, tool := range []string{"Xvfb", "xdotool", "/usr/bin/import"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -53,26 +56,40 @@ func TestWindow(t *testing.T) {
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
 
+	// The page titles the window with the scan it rendered (frontend/src/title.ts): a
+	// window titled so has the catalog from the backend, drawn by the page in WebKit.
+	c := catalog.Load(catalog.Options{Home: home, PlugboardHome: filepath.Join(home, ".plugboard")})
+	want := fmt.Sprintf("Plugboard — %d plugins · %d skills", c.Summary.Plugins, c.Summary.Skills)
 	var wid string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && wid == ""; time.Sleep(500 * time.Millisecond) {
-		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Plugboard$").Output()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline) && wid == ""; time.Sleep(200 * time.Millisecond) {
+		if exitedEarly(exited) {
+			break
+		}
+		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^"+regexp.QuoteMeta(want)).Output()
 		wid = strings.TrimSpace(strings.Split(string(out), "\n")[0])
 	}
 	if wid == "" {
 		log, _ := os.ReadFile(logf.Name())
-		t.Fatalf("no visible window titled Plugboard within 30 s; log:\n%s", log)
+		t.Fatalf("no visible window titled %q (the rendered catalog) within 60 s; log:\n%s", want, log)
 	}
-	time.Sleep(6 * time.Second) // let the page load and render the catalog
 	shot := os.Getenv("PLUGBOARD_SCREENSHOT")
 	if shot == "" {
 		shot = filepath.Join(t.TempDir(), "window.png")
 	}
-	imp := exec.Command("/usr/bin/import", "-window", wid, shot)
-	imp.Env = append(os.Environ(), "DISPLAY="+display)
-	if out, err := imp.CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
+	// The page is drawn (its title says so); its pixels reach the X window when WebKit's
+	// next composited frame does, which is not at the same instant: take pictures until
+	// one is not blank.
+	var colours, w, h int
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		imp := exec.Command("/usr/bin/import", "-window", wid, shot)
+		imp.Env = append(os.Environ(), "DISPLAY="+display)
+		if out, err := imp.CombinedOutput(); err != nil {
+			t.Fatalf("import: %v\n%s", err, out)
+		}
+		if colours, w, h = measure(t, shot); colours >= 16 || time.Now().After(deadline) {
+			break
+		}
 	}
-	colours, w, h := measure(t, shot)
 	if w < 700 || h < 450 {
 		t.Errorf("window is %dx%d, want at least the minimum size 720x480", w, h)
 	}
@@ -206,4 +223,16 @@ func startXvfb(t *testing.T) string {
 		t.Fatalf("Xvfb did not report its display: %v", err)
 	}
 	return ":" + strings.TrimSpace(line)
+}
+
+// exitedEarly reports whether the process behind exited has ended, without waiting; the
+// value is put back for the test's cleanup.
+func exitedEarly(exited chan error) bool {
+	select {
+	case err := <-exited:
+		exited <- err
+		return true
+	default:
+		return false
+	}
 }

@@ -22,6 +22,7 @@ import { PluginsView } from './views/plugins';
 import { SettingsView } from './views/settings';
 import { SkillsView } from './views/skills';
 import { TimelineView } from './views/timeline';
+import { setTitle } from './title';
 
 const TABS: Array<{ id: Tab; label: string }> = [
   { id: 'plugins', label: 'Plugins' },
@@ -295,6 +296,9 @@ function applyCatalog(doc: CatalogDoc): void {
   refreshView(tab);
   const time = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
   setScanState('ready', `${summaryText(doc.summary)} · scanned ${time}`);
+  // once the rendered view is painted (the frame after this one): the desktop test waits for the title
+  const title = summaryText(doc.summary);
+  requestAnimationFrame(() => setTimeout(() => setTitle(title), 0));
   scanState.title = doc.workspace ? `workspace ${doc.workspace}` : '';
   if (first) switchTab(tab);
 }
