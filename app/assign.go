@@ -47,12 +47,9 @@ func (s *Service) Targets() (TargetsState, error) {
 // Assign saves a change to one target when it still has hash; ack acknowledges the MCP
 // servers the change brings in. The save is recorded in the history.
 func (s *Service) Assign(target string, change assign.Change, hash string, ack bool) (SaveResult, error) {
-	c, err := s.Catalog()
-	if err != nil {
-		return SaveResult{}, err
-	}
-	out, err := assign.Apply(s.pbHome, c, target, change, hash, ack)
-	return s.recorded(target, out, 0, err)
+	// A page call carries no context (neither the window's bindings nor the HTTP door
+	// pass one), so each save gets its own.
+	return s.save(context.Background(), assign.Request{Target: target, Change: change, ExpectHash: hash, Ack: ack})
 }
 
 // SetLaunchAs records the choice to launch plugin id, which the specification rejects,
@@ -63,7 +60,7 @@ func (s *Service) SetLaunchAs(id, client string) (*catalog.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, _, err = assign.SetLaunchAs(context.Background(), s.pbHome, c, id, client, s.actor)
+	_, _, err = assign.SetLaunchAs(context.Background(), s.pbHome, c, id, client, s.actor) // a page call carries no context
 	var rule *assign.RuleError
 	switch {
 	case errors.As(err, &rule):
@@ -76,12 +73,13 @@ func (s *Service) SetLaunchAs(id, client string) (*catalog.Catalog, error) {
 
 // History lists history entries, newest first; target "" lists all.
 func (s *Service) History(target string) ([]store.HistoryEntry, error) {
-	st, _, err := store.Open(context.Background(), s.pbHome)
+	ctx := context.Background() // a page call carries no context
+	st, _, err := store.Open(ctx, s.pbHome)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Message: err.Error()}
 	}
 	defer st.Close()
-	entries, err := st.History(context.Background(), target, 200)
+	entries, err := st.History(ctx, target, 200)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Message: err.Error()}
 	}
@@ -90,40 +88,41 @@ func (s *Service) History(target string) ([]store.HistoryEntry, error) {
 
 // Revert undoes one history entry, as a guarded save of its own.
 func (s *Service) Revert(id int64, ack bool) (SaveResult, error) {
+	return s.save(context.Background(), assign.Request{RevertOf: id, Ack: ack})
+}
+
+// save runs one save and its history entry (assign.SaveAndRecord, within ctx) and maps a
+// failure to the page's error codes.
+func (s *Service) save(ctx context.Context, r assign.Request) (SaveResult, error) {
 	c, err := s.Catalog()
 	if err != nil {
 		return SaveResult{}, err
 	}
-	out, e, err := assign.Revert(context.Background(), s.pbHome, c, id, ack)
-	if errors.Is(err, store.ErrNotFound) {
-		return SaveResult{}, &Error{Code: CodeNotFound, Message: err.Error()}
-	}
-	return s.recorded(e.Target, out, id, err)
-}
-
-// recorded maps a save's error for the page, or records the save.
-func (s *Service) recorded(target string, out assign.Outcome, revertOf int64, err error) (SaveResult, error) {
-	var stale *assign.StaleError
-	var rule *assign.RuleError
-	var need *assign.AckError
+	r.Actor = s.actor
+	saved, err := assign.SaveAndRecord(ctx, s.pbHome, c, r)
+	var se *assign.SaveError
 	switch {
-	case errors.As(err, &stale):
-		return SaveResult{}, &Error{Code: CodeStale, Message: target + " changed on disk since it was loaded; nothing was saved. Reset to see it as it is now.", Current: stale.Fresh}
-	case errors.As(err, &rule):
-		return SaveResult{}, &Error{Code: CodeRefused, Message: rule.Reason, Names: rule.Names, Collisions: rule.Collisions}
-	case errors.As(err, &need):
-		return SaveResult{}, &Error{Code: CodeNeedAck, Message: "these MCP servers run local code or send data over the network; acknowledge them to save", Servers: need.Servers}
-	case errors.Is(err, assign.ErrReadOnly):
-		return SaveResult{}, &Error{Code: CodeReadOnly, Message: err.Error()}
-	case errors.Is(err, assign.ErrNotFound):
-		return SaveResult{}, &Error{Code: CodeNotFound, Message: err.Error()}
+	case errors.As(err, &se):
+		return SaveResult{}, pageError(se)
 	case err != nil:
 		return SaveResult{}, &Error{Code: CodeInvalid, Message: err.Error()}
 	}
-	res := SaveResult{Outcome: out, Warnings: []string{}}
-	if out.Written {
-		id, warnings := assign.Record(context.Background(), s.pbHome, target, out, revertOf, s.actor)
-		res.History, res.Warnings = id, append(res.Warnings, warnings...)
+	return SaveResult{Outcome: saved.Outcome, History: saved.History, Warnings: saved.Warnings}, nil
+}
+
+// pageError is a failed save as the page shows it.
+func pageError(se *assign.SaveError) *Error {
+	switch se.Kind {
+	case assign.FailStale:
+		return &Error{Code: CodeStale, Message: se.Target + " changed on disk since it was loaded; nothing was saved. Reset to see it as it is now.", Current: se.Fresh}
+	case assign.FailRefused:
+		return &Error{Code: CodeRefused, Message: se.Rule.Reason, Names: se.Rule.Names, Collisions: se.Rule.Collisions}
+	case assign.FailAckNeeded:
+		return &Error{Code: CodeNeedAck, Message: "these MCP servers run local code or send data over the network; acknowledge them to save", Servers: se.Servers}
+	case assign.FailReadOnly:
+		return &Error{Code: CodeReadOnly, Message: se.Error()}
+	case assign.FailNotFound:
+		return &Error{Code: CodeNotFound, Message: se.Error()}
 	}
-	return res, nil
+	return &Error{Code: CodeInvalid, Message: se.Error()}
 }

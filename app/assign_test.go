@@ -3,12 +3,16 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/testhome"
 )
 
@@ -100,5 +104,39 @@ func TestAssignOverHTTP(t *testing.T) {
 	}
 	if code, _ := call("Revert", 999, false); code != 404 {
 		t.Errorf("Revert of a missing entry = %d", code)
+	}
+}
+
+// A save goes through assign.SaveAndRecord: a file its owner may not write is refused as
+// read-only with the fix named and left alone, a save is recorded as the service's actor,
+// and an unknown history entry is not-found.
+func TestAssignErrorCodes(t *testing.T) {
+	pb := testhome.CopyTestdata(t, "assign/home")
+	svc := NewService(t.TempDir(), pb, nil)
+	p := filepath.Join(pb, "agents", "bare.json")
+	before, _ := os.ReadFile(p)
+	os.Chmod(p, 0o444)
+	_, err := svc.Assign("agent:bare", assign.Change{Add: []string{"notes"}}, "", false)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeReadOnly || !strings.Contains(e.Message, "chmod u+w "+p) {
+		t.Errorf("Assign to a read-only file = %v; want %s naming chmod u+w %s", err, CodeReadOnly, p)
+	}
+	if after, _ := os.ReadFile(p); string(after) != string(before) {
+		t.Errorf("a read-only file was replaced")
+	}
+	os.Chmod(p, 0o644)
+	res, err := svc.Assign("agent:bare", assign.Change{Add: []string{"notes"}}, "", false)
+	if err != nil || res.History == 0 || res.Warnings == nil || !res.Outcome.Written {
+		t.Fatalf("Assign = %+v, %v", res, err)
+	}
+	hist, err := svc.History("agent:bare")
+	if err != nil || len(hist) != 1 || hist[0].Actor != "desktop" {
+		t.Errorf("History = %+v, %v; want one save by desktop", hist, err)
+	}
+	if _, err := svc.Revert(999, false); !errors.As(err, &e) || e.Code != CodeNotFound {
+		t.Errorf("Revert of a missing entry = %v; want %s", err, CodeNotFound)
+	}
+	if _, err := svc.Assign("agent:bare", assign.Change{Add: []string{"legacy-one"}}, res.Outcome.BeforeHash, false); !errors.As(err, &e) || e.Code != CodeStale || e.Current == nil {
+		t.Errorf("stale Assign = %v; want %s with the fresh target", err, CodeStale)
 	}
 }

@@ -114,11 +114,8 @@ func runAssign(env Env, args []string) int {
 	if isFlagSet(f, "set") && ch.Set == nil {
 		ch.Set = []string{}
 	}
-	target := pos[0]
-	return saveAndRecord(env, f, 0, func(pbHome string, cat *catalog.Catalog) (assign.Outcome, string, error) {
-		out, err := assign.Apply(pbHome, cat, target, ch, *expect, *ack)
-		return out, target, err
-	})
+	ctx := context.Background()
+	return saveAndRecord(ctx, env, f, assign.Request{Target: pos[0], Change: ch, ExpectHash: *expect, Ack: *ack})
 }
 
 func isFlagSet(f *flags, name string) bool {
@@ -127,59 +124,70 @@ func isFlagSet(f *flags, name string) bool {
 	return found
 }
 
-// saveAndRecord runs one guarded save, records it in the history, and prints the outcome.
-func saveAndRecord(env Env, f *flags, revertOf int64, apply func(string, *catalog.Catalog) (assign.Outcome, string, error)) int {
+// saveAndRecord runs one guarded save and its history entry (assign.SaveAndRecord,
+// within ctx) and prints the outcome.
+func saveAndRecord(ctx context.Context, env Env, f *flags, r assign.Request) int {
 	cat, pbHome, ok := homeCatalog(env, f, "assign")
 	if !ok {
 		return ExitUsage
 	}
-	out, target, err := apply(pbHome, cat)
-	var stale *assign.StaleError
-	var rule *assign.RuleError
-	var need *assign.AckError
-	switch {
-	case errors.As(err, &stale):
-		fmt.Fprintf(env.Stderr, "plugboard assign: %s changed since it was read; nothing was written. It is now:\n", target)
-		if f.json {
-			writeJSON(env.Stdout, map[string]any{"error": "stale", "target": stale.Fresh})
-		} else {
-			printTarget(env.Stdout, stale.Fresh)
-		}
-		return ExitStale
-	case errors.As(err, &rule):
-		fmt.Fprintf(env.Stderr, "plugboard assign: refused: %s\n", rule.Reason)
-		if f.json {
-			writeJSON(env.Stdout, map[string]any{"error": "refused", "reason": rule.Reason, "names": rule.Names})
-		}
-		return ExitInvalid
-	case errors.As(err, &need):
-		fmt.Fprintln(env.Stderr, "plugboard assign: these MCP servers will run local code or send data over the network (this is not a sandbox); run again with --ack-mcp to accept:")
-		for _, a := range need.Servers {
-			fmt.Fprintf(env.Stderr, "  %s/%s %s %s\n", a.Plugin, a.Server, a.Type, describeSummary(a.Summary.Executable, a.Summary.Origin))
-		}
-		if f.json {
-			writeJSON(env.Stdout, map[string]any{"error": "acknowledgment-needed", "servers": need.Servers})
-		}
-		return ExitNeedAck
-	case err != nil:
-		fmt.Fprintf(env.Stderr, "plugboard assign: %v\n", err)
-		return ExitUsage
+	r.Actor = "cli"
+	saved, err := assign.SaveAndRecord(ctx, pbHome, cat, r)
+	if err != nil {
+		return printFailure(env, f, r, err)
 	}
+	out, target := saved.Outcome, saved.Target
 	if !out.Written {
 		fmt.Fprintf(env.Stdout, "%s already has that plugin set; nothing to save\n", target)
 		return ExitOK
 	}
-	entryID, warnings := record(pbHome, target, out, revertOf)
-	for _, w := range warnings {
+	for _, w := range saved.Warnings {
 		fmt.Fprintln(env.Stderr, "plugboard: warning:", w)
 	}
 	if f.json {
 		writeJSON(env.Stdout, map[string]any{"target": out.Target, "before": out.Before, "after": out.After,
-			"beforeHash": out.BeforeHash, "afterHash": out.AfterHash, "acknowledged": out.Acknowledged, "history": entryID})
+			"beforeHash": out.BeforeHash, "afterHash": out.AfterHash, "acknowledged": out.Acknowledged, "history": saved.History})
 		return ExitOK
 	}
-	fmt.Fprintf(env.Stdout, "saved %s (history entry %d)\n  before: %s\n  after:  %s\n", target, entryID, list(out.Before), list(out.After))
+	fmt.Fprintf(env.Stdout, "saved %s (history entry %d)\n  before: %s\n  after:  %s\n", target, saved.History, list(out.Before), list(out.After))
 	return ExitOK
+}
+
+// printFailure prints a save that did not happen and returns its exit code.
+func printFailure(env Env, f *flags, r assign.Request, err error) int {
+	se := &assign.SaveError{Kind: assign.FailOther, Err: err}
+	errors.As(err, &se)
+	switch se.Kind {
+	case assign.FailStale:
+		fmt.Fprintf(env.Stderr, "plugboard assign: %s changed since it was read; nothing was written. It is now:\n", se.Target)
+		if f.json {
+			writeJSON(env.Stdout, map[string]any{"error": "stale", "target": se.Fresh})
+		} else {
+			printTarget(env.Stdout, se.Fresh)
+		}
+		return ExitStale
+	case assign.FailRefused:
+		fmt.Fprintf(env.Stderr, "plugboard assign: refused: %s\n", se.Rule.Reason)
+		if f.json {
+			writeJSON(env.Stdout, map[string]any{"error": "refused", "reason": se.Rule.Reason, "names": se.Rule.Names})
+		}
+		return ExitInvalid
+	case assign.FailAckNeeded:
+		fmt.Fprintln(env.Stderr, "plugboard assign: these MCP servers will run local code or send data over the network (this is not a sandbox); run again with --ack-mcp to accept:")
+		for _, a := range se.Servers {
+			fmt.Fprintf(env.Stderr, "  %s/%s %s %s\n", a.Plugin, a.Server, a.Type, describeSummary(a.Summary.Executable, a.Summary.Origin))
+		}
+		if f.json {
+			writeJSON(env.Stdout, map[string]any{"error": "acknowledgment-needed", "servers": se.Servers})
+		}
+		return ExitNeedAck
+	}
+	hint := ""
+	if r.RevertOf != 0 && errors.Is(err, store.ErrNotFound) {
+		hint = " (see plugboard history)"
+	}
+	fmt.Fprintf(env.Stderr, "plugboard assign: %v%s\n", err, hint)
+	return ExitUsage
 }
 
 func describeSummary(exe, origin string) string {
@@ -187,11 +195,6 @@ func describeSummary(exe, origin string) string {
 		return "runs " + exe
 	}
 	return "connects to " + origin
-}
-
-// record writes the history entry (backend/assign.Record).
-func record(pbHome, target string, out assign.Outcome, revertOf int64) (int64, []string) {
-	return assign.Record(context.Background(), pbHome, target, out, revertOf, "cli")
 }
 
 func runHistory(env Env, args []string) int {
@@ -210,7 +213,8 @@ func runHistory(env Env, args []string) int {
 	if len(pos) == 1 {
 		target = pos[0]
 	}
-	entries, err := st.History(context.Background(), target, 0)
+	ctx := context.Background()
+	entries, err := st.History(ctx, target, 0)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard history: %v\n", err)
 		return ExitUsage
@@ -255,11 +259,6 @@ func runRevert(env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "plugboard revert: %q is not a history entry number (see plugboard history)\n", pos[0])
 		return ExitUsage
 	}
-	return saveAndRecord(env, f, id, func(pbHome string, cat *catalog.Catalog) (assign.Outcome, string, error) {
-		out, e, err := assign.Revert(context.Background(), pbHome, cat, id, *ack)
-		if errors.Is(err, store.ErrNotFound) {
-			err = fmt.Errorf("%w (see plugboard history)", err)
-		}
-		return out, e.Target, err
-	})
+	ctx := context.Background()
+	return saveAndRecord(ctx, env, f, assign.Request{RevertOf: id, Ack: *ack})
 }

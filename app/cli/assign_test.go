@@ -133,3 +133,22 @@ func TestHistoryAndRevert(t *testing.T) {
 }
 
 func jsonNumber(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+// A file its owner may not write is refused with the fix named and left as it is; an
+// unknown history entry points at plugboard history.
+func TestAssignRefusesReadOnlyFile(t *testing.T) {
+	pb, env := assignHome(t)
+	p := filepath.Join(pb, "templates", "review.json")
+	before, _ := os.ReadFile(p)
+	os.Chmod(p, 0o444)
+	code, _, errOut := run(t, env, "assign", "template:review/bare", "--defaults")
+	if code != ExitUsage || !strings.Contains(errOut, "chmod u+w "+p) {
+		t.Errorf("assign to a read-only file = %d %q; want 2 naming chmod u+w %s", code, errOut, p)
+	}
+	if after, _ := os.ReadFile(p); string(after) != string(before) {
+		t.Errorf("a read-only file was replaced")
+	}
+	if code, _, errOut := run(t, env, "revert", "999"); code != ExitUsage || !strings.Contains(errOut, "(see plugboard history)") {
+		t.Errorf("revert 999 = %d %q", code, errOut)
+	}
+}

@@ -161,6 +161,7 @@ func TestMCPStdioStartsInItsFolder(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "server.json")
 	write(t, cfg, `{"command": "sh", "args": ["-c", "pwd; echo \"$1|$LINT|$PLUGIN_ROOT|$PLUGIN_DATA\"", "sh", "${HOME}"],
 		"env": {"LINT": "on", "PLUGIN_ROOT": "/the/root", "PLUGIN_DATA": "/the/data"}, "cwd": "`+dir+`"}`)
+	os.Chmod(cfg, 0o600) // a private file, as a launch writes it; mcp-stdio refuses one others may read
 	cmd := exec.Command(bin, "mcp-stdio", "--config", cfg)
 	cmd.Env = append(os.Environ(), "PLUGIN_ROOT=/from/the/client", "LINT=off")
 	out, err := cmd.Output()
@@ -168,8 +169,14 @@ func TestMCPStdioStartsInItsFolder(t *testing.T) {
 		t.Errorf("mcp-stdio: %q, %v", out, err)
 	}
 	write(t, cfg, `{"command": "true", "cwd": "`+filepath.Join(dir, "missing")+`"}`)
+	os.Chmod(cfg, 0o600)
 	if out, err := exec.Command(bin, "mcp-stdio", "--config", cfg).CombinedOutput(); err == nil || !strings.Contains(string(out), "working folder") {
 		t.Errorf("missing folder: %q, %v", out, err)
+	}
+	// A config others may read is refused, naming the file and the fix.
+	os.Chmod(cfg, 0o644)
+	if out, err := exec.Command(bin, "mcp-stdio", "--config", cfg).CombinedOutput(); err == nil || !strings.Contains(string(out), "chmod 600 "+cfg) {
+		t.Errorf("shared config: %q, %v", out, err)
 	}
 }
 

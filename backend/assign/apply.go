@@ -226,11 +226,30 @@ func commit(h *home, t *located, data []byte) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("stat %s: %w", real, err)
 	}
+	if err := writable(t, real, st.Mode()); err != nil {
+		return false, err
+	}
 	cleanTemps(real)
 	if err := jsonfile.WriteAtomic(real, data, st.Mode().Perm()); err != nil {
 		return false, fmt.Errorf("save %s: %w", t.File, err)
 	}
 	return true, nil
+}
+
+// writable refuses a file its owner may not write (mode 0444): the rename of an atomic
+// write needs only the folder to be writable, so it would replace the file and drop
+// the protection someone gave it. The mode bits decide, not a write attempt, so the
+// refusal holds for root too.
+func writable(t *located, real string, mode os.FileMode) error {
+	if mode.Perm()&0o200 != 0 {
+		return nil
+	}
+	where := t.File
+	if fi, err := os.Lstat(t.File); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		where += " (a link to " + real + ")"
+	}
+	return fmt.Errorf("%s: %w: %s is not writable (mode %04o), and a save would replace it; nothing was written. Make it writable with chmod u+w %s, or leave the target as it is",
+		t.ID, ErrReadOnly, where, mode.Perm(), real)
 }
 
 // cleanTemps removes temporary files of p (".<name>.tmp-*", jsonfile.WriteAtomic's

@@ -46,17 +46,28 @@
 // mcpconfig summary, never an env or header value).
 //
 // Saves. Every target carries the sha256 of its file. A save reads the file, computes
-// the new bytes (jsonfile.Members/Encode: every other member keeps its place and
-// value; for a slot only that slot's object changes; the file keeps its mode), takes
-// jsonfile.Lock on LockName in the file's folder, re-reads the file, and writes with
-// jsonfile.WriteAtomic (temporary file in the folder, fsync, rename) only if the hash is
-// still the one the save started from, and the caller's expectHash when given;
-// otherwise it returns a *StaleError with the fresh target and writes nothing. So two
-// processes saving from the same hash: exactly one wins. A process killed mid-save
+// the new bytes (jsonfile.SetMember: only the bytes of the pluginDirs member change, in
+// the agent object or the one slot object; everything else — indentation, CRLF line
+// endings, key order, the other members as written — stays, and a new value is written
+// in the file's style: over several lines with its indent, or on one line where the old
+// value was; a deleted member takes its comma, an added one goes last in its object; the
+// file keeps its mode), takes jsonfile.Lock on LockName in the file's folder, re-reads
+// the file, and writes with jsonfile.WriteAtomic (temporary file in the folder, fsync,
+// rename) only if the hash is still the one the save started from, and the caller's
+// expectHash when given; otherwise it returns a *StaleError with the fresh target and
+// writes nothing. So two processes saving from the same hash: exactly one wins. A file
+// its owner may not write (mode 0444; a symlinked file: where it points) is refused with
+// ErrReadOnly, naming the file and chmod u+w: the rename needs only the folder to be
+// writable and would replace it. The mode bits decide, so the refusal holds for root. A process killed mid-save
 // leaves the old file or the new one; it may leave a ".NAME.tmp-*" file beside it, which
 // the next save of that file removes once it is a minute old. The lock files stay (they
 // hold no data). The hash guards the target's own file: a slot's snapshot is taken from
 // its agent's file as read, unguarded.
+//
+// Doors. The page and the CLI save through SaveAndRecord: the save (Apply, or Revert of
+// a history entry), its history entry (Record, with the door's actor) and a failure
+// sorted into a *SaveError kind (stale, refused, ack-needed, read-only, not-found,
+// other), which each door presents in its own words, within the caller's context.
 //
 // Concurrency: the package holds no state; its functions may be called from several
 // goroutines and processes at once, the lock and the hash settling writers.

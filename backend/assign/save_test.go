@@ -286,3 +286,96 @@ func TestSaveThroughSymlink(t *testing.T) {
 		t.Errorf("the link's target was not saved")
 	}
 }
+
+// A save changes the bytes of the pluginDirs member and nothing else: the file keeps its
+// indentation (four spaces, tabs), its CRLF line endings, its key order and the other
+// members as written; a new value follows the file's style (several lines with its indent,
+// or one line where the old value was on one line); a deleted member takes its comma.
+func TestSaveKeepsFileStyle(t *testing.T) {
+	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+	for _, c := range []struct {
+		name, file, before, target string
+		change                     Change
+		after                      string
+	}{
+		{"agent, four spaces, CRLF", "agents/four.json",
+			crlf("{\n    \"name\": \"four\",\n    \"pluginDirs\": [\n        \"plugins/notes\"\n    ],\n    \"profile\": {\"model\": \"m\", \"n\": 1.50}\n}\n"),
+			"agent:four", Change{Add: []string{"legacy-one"}},
+			crlf("{\n    \"name\": \"four\",\n    \"pluginDirs\": [\n        \"plugins/notes\",\n        \"plugins/legacy-one\"\n    ],\n    \"profile\": {\"model\": \"m\", \"n\": 1.50}\n}\n")},
+		{"agent, tabs, member added", "agents/tabs.json",
+			"{\n\t\"profile\": \"p\",\n\t\"name\": \"tabs\"\n}",
+			"agent:tabs", Change{Add: []string{"notes"}},
+			"{\n\t\"profile\": \"p\",\n\t\"name\": \"tabs\",\n\t\"pluginDirs\": [\n\t\t\"plugins/notes\"\n\t]\n}"},
+		{"agent, a value on one line stays on one line", "agents/inline.json",
+			"{\n  \"name\": \"inline\",\n  \"pluginDirs\": [\"plugins/notes\"],\n  \"zeta\": null\n}\n",
+			"agent:inline", Change{Add: []string{"legacy-one"}},
+			"{\n  \"name\": \"inline\",\n  \"pluginDirs\": [\"plugins/notes\", \"plugins/legacy-one\"],\n  \"zeta\": null\n}\n"},
+		{"slot defaults, tabs, CRLF: the member and its comma go", "templates/tabs.json",
+			crlf("{\n\t\"name\": \"tabs\",\n\t\"agents\": [\n\t\t{\n\t\t\t\"ref\": \"bare\",\n\t\t\t\"pluginDirs\": [\n\t\t\t\t\"plugins/notes\"\n\t\t\t],\n\t\t\t\"label\": \"l\"\n\t\t},\n\t\t{\n\t\t\t\"ref\": \"researcher\"\n\t\t}\n\t]\n}\n"),
+			"template:tabs/bare", Change{Defaults: true},
+			crlf("{\n\t\"name\": \"tabs\",\n\t\"agents\": [\n\t\t{\n\t\t\t\"ref\": \"bare\",\n\t\t\t\"label\": \"l\"\n\t\t},\n\t\t{\n\t\t\t\"ref\": \"researcher\"\n\t\t}\n\t]\n}\n")},
+		{"inheriting slot, four spaces: the snapshot appended to that slot", "templates/four.json",
+			"{\n    \"name\": \"four\",\n    \"agents\": [\n        {\n            \"ref\": \"bare\"\n        },\n        {\"ref\": \"researcher\"}\n    ]\n}\n",
+			"template:four/bare", Change{Add: []string{"notes"}},
+			"{\n    \"name\": \"four\",\n    \"agents\": [\n        {\n            \"ref\": \"bare\",\n            \"pluginDirs\": [\n                \"plugins/notes\"\n            ]\n        },\n        {\"ref\": \"researcher\"}\n    ]\n}\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pb, cat := mainHome(t)
+			p := filepath.Join(pb, c.file)
+			if err := os.WriteFile(p, []byte(c.before), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := Apply(pb, cat, c.target, c.change, "", false)
+			if err != nil || !out.Written {
+				t.Fatalf("Apply = %+v, %v", out, err)
+			}
+			if got := readFile(t, p); string(got) != c.after {
+				t.Errorf("%s after the save =\n%q\nwant\n%q", c.file, got, c.after)
+			}
+			if fresh := target(t, pb, cat, c.target); fresh.Hash != out.AfterHash {
+				t.Errorf("hash on disk %s; the outcome says %s", fresh.Hash, out.AfterHash)
+			}
+		})
+	}
+}
+
+// An agent or template file its owner may not write (mode 0444) is refused, naming the
+// file and the fix, and left as it is: the atomic rename would replace it, since only the
+// folder needs to be writable for that. It is a check of the mode bits, so it holds when
+// the tests run as root.
+func TestSaveRefusesReadOnlyFile(t *testing.T) {
+	for _, c := range []struct {
+		target, file string
+		change       Change
+		link         bool
+	}{
+		{"agent:keeper", "agents/keeper.json", Change{Add: []string{"legacy-one"}}, false},
+		{"template:review/bare", "templates/review.json", Change{Defaults: true}, false},
+		{"agent:keeper", "agents/keeper.json", Change{Add: []string{"legacy-one"}}, true},
+	} {
+		pb, cat := mainHome(t)
+		p := filepath.Join(pb, c.file)
+		real := p
+		if c.link {
+			real = filepath.Join(pb, "keeper-real.json")
+			os.Rename(p, real)
+			if err := os.Symlink(real, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Chmod(real, 0o444); err != nil {
+			t.Fatal(err)
+		}
+		before := readFile(t, real)
+		_, err := Apply(pb, cat, c.target, c.change, "", false)
+		if err == nil || !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "chmod u+w "+real) {
+			t.Errorf("%s (link %v): Apply = %v; want ErrReadOnly naming %s and chmod u+w %s", c.target, c.link, err, p, real)
+		}
+		if st, _ := os.Stat(real); !bytes.Equal(readFile(t, real), before) || st.Mode().Perm() != 0o444 {
+			t.Errorf("%s (link %v): the read-only file was replaced (mode now %v)", c.target, c.link, st.Mode().Perm())
+		}
+		if st, err := os.Lstat(p); c.link && (err != nil || st.Mode()&os.ModeSymlink == 0) {
+			t.Errorf("the symlink was replaced")
+		}
+	}
+}

@@ -1,8 +1,11 @@
 // Package jsonfile rewrites user JSON files safely: members of the top-level object keep
-// their order and bytes except those replaced, and a write is atomic (temporary file in
-// the same folder, fsync, rename, folder fsync), so a crash leaves the old file or the
-// new one, never a torn one. Lock serialises read-compare-write across processes. The
-// functions hold no state and are safe for concurrent use.
+// their order and bytes except those replaced (Members, Set, Encode re-indent the file
+// the way Encode writes it; SetMember changes the bytes of one member of any object and
+// nothing else, in the file's own style), and a write is atomic (temporary file in the
+// same folder, fsync, rename, folder fsync), so a crash leaves the old file or the new
+// one, never a torn one. Lock serialises read-compare-write across processes.
+// ReadPrivate reads a file that must be private to its owner (a launch's server
+// configs). The functions hold no state and are safe for concurrent use.
 package jsonfile
 
 import (

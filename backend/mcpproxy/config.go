@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/plugboard/plugboard/backend/jsonfile"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
 	"golang.org/x/net/http/httpguts"
 )
@@ -43,39 +44,21 @@ type Config struct {
 
 // ReadConfig reads and checks the file at path. It refuses a file that is not a regular
 // file (a symlink included), that group or others may read or write (it holds header
-// values), that is larger than 64 KiB, or whose content is not one Config. Errors name
-// the file and the fix, never a header value.
+// values), that is larger than 64 KiB, or whose content is not one Config: the checks
+// of jsonfile.ReadPrivate, which plugboard mcp-stdio makes on its config too. Errors
+// name the file and the fix, never a header value.
 func ReadConfig(path string) (Config, error) {
 	refuse := func(format string, a ...any) (Config, error) {
 		return Config{}, fmt.Errorf("config %s: %w: "+format, append([]any{path, ErrBadConfig}, a...)...)
 	}
-	lst, err := os.Lstat(path)
-	if err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", path, pathErr(err))
-	}
-	switch mode := lst.Mode(); {
-	case !mode.IsRegular():
-		return refuse("not a regular file (%s); point --config at the file the launcher wrote", kind(mode))
-	case mode.Perm()&0o077 != 0:
-		return refuse("mode %04o lets other users read or write it, and it holds header values; run chmod 600 %s", mode.Perm(), path)
-	case lst.Size() > maxConfigSize:
-		return refuse("%d bytes, more than the %d a proxy config may have; point --config at the file the launcher wrote", lst.Size(), maxConfigSize)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", path, pathErr(err))
-	}
-	defer f.Close()
-	// The checks above were made on the name; make sure they hold for what was opened.
-	if st, err := f.Stat(); err != nil || !os.SameFile(lst, st) {
-		return refuse("the file changed while it was being opened; start the proxy again")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
-	if err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", path, pathErr(err))
-	}
-	if len(data) > maxConfigSize {
-		return refuse("larger than the %d bytes a proxy config may have", maxConfigSize)
+	data, err := jsonfile.ReadPrivate(path, jsonfile.Private{Max: maxConfigSize, Holds: "header values",
+		Fix: "point --config at the file the launcher wrote"})
+	var pe *jsonfile.PrivateError
+	switch {
+	case errors.As(err, &pe):
+		return refuse("%s", pe.Reason)
+	case err != nil:
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
 	cfg, err := parseConfig(data, os.LookupEnv)
 	if err != nil {
@@ -146,25 +129,6 @@ func parseURL(raw string) (*url.URL, error) {
 		return nil, errors.New("url has no host; write it as https://host/path")
 	}
 	return u, nil
-}
-
-// pathErr drops the *os.PathError wrapper, whose text repeats the path.
-func pathErr(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-func kind(m os.FileMode) string {
-	switch {
-	case m&os.ModeSymlink != 0:
-		return "a symlink"
-	case m.IsDir():
-		return "a folder"
-	}
-	return "a special file"
 }
 
 func sortedNames(m map[string]string) []string {

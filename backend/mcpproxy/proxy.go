@@ -27,7 +27,7 @@ func Run(ctx context.Context, cfg Config, in io.Reader, out io.Writer, log io.Wr
 		return fmt.Errorf("config: %w: %v", ErrBadConfig, err)
 	}
 	u, _ := parseURL(cfg.URL) // checked above
-	b := &bridge{origin: originOf(u), urls: []string{cfg.URL, u.String()}, log: log}
+	b := &bridge{origin: originOf(u), base: u, urls: []string{cfg.URL, u.String()}, log: log}
 	if b.log == nil {
 		b.log = io.Discard
 	}
@@ -73,6 +73,7 @@ func remoteTransport(cfg Config, client *http.Client) mcp.Transport {
 // bridge is the state of one Run.
 type bridge struct {
 	origin string   // the configured origin, the only one requests may go to
+	base   *url.URL // the configured URL, which a relative URL in an error is relative to
 	urls   []string // spellings of the configured URL, shown as origin in messages
 	guard  *guard
 	calls  sync.WaitGroup // calls in flight to the remote
@@ -180,7 +181,10 @@ func (b *bridge) logf(format string, a ...any) {
 // redact rewrites err's text so that URLs show only their origin: net/http quotes the
 // whole request URL in its errors, and a URL's path or query may carry a token. The
 // configured URL is replaced wherever it appears (the SDK flattens some errors with %v),
-// other URLs where a *url.Error carries them. errors.Is and errors.As still see err.
+// other URLs where a *url.Error carries them. A relative one (net/http puts a redirect's
+// Location there as the server wrote it, "/elsewhere") is shown by the origin it resolves
+// to from the configured URL: every request that reaches a server went to that origin, so
+// that is where the server pointed. errors.Is and errors.As still see err.
 func (b *bridge) redact(err error) error {
 	msg := err.Error()
 	for _, raw := range b.urls {
@@ -194,10 +198,15 @@ func (b *bridge) redact(err error) error {
 		}
 		shown := "(url)"
 		if u, perr := url.Parse(ue.URL); perr == nil {
+			if b.base != nil {
+				u = b.base.ResolveReference(u)
+			}
 			shown = originOf(u)
 		}
 		msg = strings.ReplaceAll(msg, strconv.Quote(ue.URL), shown)
-		msg = strings.ReplaceAll(msg, ue.URL, shown)
+		if ue.URL != "" && ue.URL != "/" { // a Location of "/" would replace every slash
+			msg = strings.ReplaceAll(msg, ue.URL, shown)
+		}
 		e = ue.Err
 	}
 	return &redacted{msg: msg, err: err}

@@ -169,6 +169,51 @@ func TestRedirectRefused(t *testing.T) {
 	}
 }
 
+// TestRelativeRedirectNamesItsOrigin: a refused redirect whose Location is relative
+// ("/elsewhere") names the origin it resolves to, the configured server's, and never a
+// broken one ("://:") or the Location's path and query.
+func TestRelativeRedirectNamesItsOrigin(t *testing.T) {
+	for _, typ := range []string{TypeStreamableHTTP, TypeSSE} {
+		for _, loc := range []string{"/elsewhere", "/elsewhere?k=v", "/", "elsewhere"} {
+			t.Run(typ+"/"+loc, func(t *testing.T) {
+				source := &recorder{}
+				srv := startServer(t, source.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Location", loc)
+					w.WriteHeader(http.StatusFound)
+				})))
+				cfg := Config{Type: typ, URL: srv.URL + "/mcp"}
+				want := origin(t, srv.URL)
+				var shown string
+				if typ == TypeSSE {
+					ctx, cancel := context.WithTimeout(context.Background(), timeout)
+					defer cancel()
+					err := Run(ctx, cfg, strings.NewReader(initializeLine+"\n"), io.Discard, io.Discard)
+					if !errors.Is(err, ErrRefused) {
+						t.Fatalf("Run = %v, want an error wrapping ErrRefused", err)
+					}
+					shown = err.Error()
+				} else {
+					p := startProxy(t, cfg)
+					p.send(initializeLine)
+					shown = p.errorMessage(1)
+					p.stop()
+					shown += "\n" + p.log.String()
+				}
+				if !strings.Contains(shown, "redirected to "+want) {
+					t.Errorf("error = %q, want the redirect named as going to %s", shown, want)
+				}
+				rest := strings.ReplaceAll(shown, want, "")
+				if strings.Contains(rest, "://") || strings.Contains(rest, "k=v") || strings.Contains(rest, "elsewhere") {
+					t.Errorf("error = %q names an origin other than %s, or the Location's path or query", shown, want)
+				}
+				if n := len(source.all()); n != 1 {
+					t.Errorf("the server saw %d requests, want the one it redirected", n)
+				}
+			})
+		}
+	}
+}
+
 // TestSSEEndpointOtherOrigin: a legacy SSE server whose endpoint event points at another
 // origin gets a refusal for every message, and that origin receives nothing.
 func TestSSEEndpointOtherOrigin(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/plugboard/plugboard/backend/capread"
+	"github.com/plugboard/plugboard/backend/jsonfile"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
 )
 
@@ -70,10 +70,16 @@ func Run(ctx context.Context, p *Plan, stdin io.Reader, stdout, stderr io.Writer
 // replaces this process with the server, found with the executable search of that
 // environment. So the client starts the server where spec §7.2.1 says, with its args and
 // env exactly as normalised. It returns only on failure.
+//
+// The file holds the server's env, so it is read as a private file
+// (jsonfile.ReadPrivate, the check mcp-proxy makes on its config): a file that is not a
+// regular file (a symlink included) or that group or others may read or write is
+// refused, naming the file and the fix, before anything else is done.
 func ExecStdio(file string) error {
-	data, err := capread.ReadNoFollow(file, 1<<20)
+	data, err := jsonfile.ReadPrivate(file, jsonfile.Private{Max: 1 << 20, Holds: "the server's command and env",
+		Fix: "point --config at the file the launcher wrote"})
 	if err != nil {
-		return err
+		return fmt.Errorf("config %s: %w", file, err)
 	}
 	var c StdioConfig
 	if err := json.Unmarshal(data, &c); err != nil || c.Command == "" {
