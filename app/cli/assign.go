@@ -153,13 +153,18 @@ func saveAndRecord(ctx context.Context, env Env, f *flags, r assign.Request) int
 	return ExitOK
 }
 
-// printFailure prints a save that did not happen and returns its exit code.
+// printFailure prints a save that did not happen and returns its exit code. Its lines
+// are prefixed with the command that ran: assign, or revert.
 func printFailure(env Env, f *flags, r assign.Request, err error) int {
+	cmd := "assign"
+	if r.RevertOf != 0 {
+		cmd = "revert"
+	}
 	se := &assign.SaveError{Kind: assign.FailOther, Err: err}
 	errors.As(err, &se)
 	switch se.Kind {
 	case assign.FailStale:
-		fmt.Fprintf(env.Stderr, "plugboard assign: %s changed since it was read; nothing was written. It is now:\n", se.Target)
+		fmt.Fprintf(env.Stderr, "plugboard %s: %s changed since it was read; nothing was written. It is now:\n", cmd, se.Target)
 		if f.json {
 			writeJSON(env.Stdout, map[string]any{"error": "stale", "target": se.Fresh})
 		} else {
@@ -167,13 +172,13 @@ func printFailure(env Env, f *flags, r assign.Request, err error) int {
 		}
 		return ExitStale
 	case assign.FailRefused:
-		fmt.Fprintf(env.Stderr, "plugboard assign: refused: %s\n", se.Rule.Reason)
+		fmt.Fprintf(env.Stderr, "plugboard %s: refused: %s\n", cmd, se.Rule.Reason)
 		if f.json {
 			writeJSON(env.Stdout, map[string]any{"error": "refused", "reason": se.Rule.Reason, "names": se.Rule.Names})
 		}
 		return ExitInvalid
 	case assign.FailAckNeeded:
-		fmt.Fprintln(env.Stderr, "plugboard assign: these MCP servers will run local code or send data over the network (this is not a sandbox); run again with --ack-mcp to accept:")
+		fmt.Fprintln(env.Stderr, "plugboard "+cmd+": these MCP servers will run local code or send data over the network (this is not a sandbox); run again with --ack-mcp to accept:")
 		for _, a := range se.Servers {
 			fmt.Fprintf(env.Stderr, "  %s/%s %s %s\n", a.Plugin, a.Server, a.Type, describeSummary(a.Summary.Executable, a.Summary.Origin))
 		}
@@ -186,7 +191,7 @@ func printFailure(env Env, f *flags, r assign.Request, err error) int {
 	if r.RevertOf != 0 && errors.Is(err, store.ErrNotFound) {
 		hint = " (see plugboard history)"
 	}
-	fmt.Fprintf(env.Stderr, "plugboard assign: %v%s\n", err, hint)
+	fmt.Fprintf(env.Stderr, "plugboard %s: %v%s\n", cmd, err, hint)
 	return ExitUsage
 }
 

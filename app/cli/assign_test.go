@@ -152,3 +152,14 @@ func TestAssignRefusesReadOnlyFile(t *testing.T) {
 		t.Errorf("revert 999 = %d %q", code, errOut)
 	}
 }
+
+// A revert of an entry that does not exist says so once, as revert, with where to look.
+func TestRevertOfAMissingEntry(t *testing.T) {
+	_, env := assignHome(t)
+	run(t, env, "assign", "agent:bare", "--set", "notes") // a database with history in it
+	code, _, errOut := run(t, env, "revert", "999")
+	want := "plugboard revert: history entry 999: not found (see plugboard history)\n"
+	if code != ExitUsage || errOut != want {
+		t.Errorf("revert 999 = %d %q, want %d %q", code, errOut, ExitUsage, want)
+	}
+}

@@ -41,7 +41,7 @@ func Revert(ctx context.Context, pbHome string, cat *catalog.Catalog, id int64, 
 	e, err := st.HistoryEntry(ctx, id)
 	st.Close()
 	if err != nil {
-		return Outcome{}, e, fmt.Errorf("history entry %d: %w", id, err)
+		return Outcome{}, e, err // the store's error names the entry
 	}
 	if e.Kind == store.KindAck {
 		return Outcome{Target: Target{ID: e.Target}}, e, &RuleError{Code: RuleNotRevertable,
