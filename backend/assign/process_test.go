@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,15 +18,15 @@ import (
 
 // Helper processes: the test binary run again with ASSIGN_HELPER set.
 //
-//	apply: wait for the file ASSIGN_GO, then Apply Set ASSIGN_SET to ASSIGN_TARGET with
-//	       ASSIGN_EXPECT; exit 0 saved, 3 stale, 1 anything else. The save sleeps between
-//	       its read and the lock, so both processes read before either writes.
+//	apply: Apply Set ASSIGN_SET to ASSIGN_TARGET with ASSIGN_EXPECT; exit 0 saved, 3
+//	       stale, 1 anything else. Between its read and the lock the save waits at a
+//	       barrier (ASSIGN_READY, ASSIGN_N) until all ASSIGN_N processes have read.
 //	loop:  save ASSIGN_TARGET forever, alternating Set ASSIGN_SET and Set ASSIGN_SET2,
-//	       creating ASSIGN_GO after the first save.
+//	       creating ASSIGN_GO after savesBeforeKill saves.
 func TestHelperProcess(t *testing.T) {
 	mode := os.Getenv("ASSIGN_HELPER")
 	if mode == "" {
-		t.Skip("run by the process tests")
+		return // run by the process tests
 	}
 	pb := os.Getenv("ASSIGN_HOME")
 	cat := catalog.Load(catalog.Options{Home: os.Getenv("ASSIGN_USERHOME"), PlugboardHome: pb, Workers: 1})
@@ -33,12 +34,18 @@ func TestHelperProcess(t *testing.T) {
 	set := func(v string) Change { return Change{Set: strings.Split(os.Getenv(v), ",")} }
 	switch mode {
 	case "apply":
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-			if _, err := os.Stat(goFile); err == nil || time.Now().After(deadline) {
-				break
+		// A barrier between the read and the lock: each process says it has read the
+		// target (a file in ASSIGN_READY) and waits until every one has, so all of them
+		// read before any of them writes.
+		ready, n := os.Getenv("ASSIGN_READY"), os.Getenv("ASSIGN_N")
+		beforeLock = func(string) {
+			os.WriteFile(filepath.Join(ready, strconv.Itoa(os.Getpid())), nil, 0o644)
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				if ents, _ := os.ReadDir(ready); strconv.Itoa(len(ents)) == n {
+					return
+				}
 			}
 		}
-		beforeLock = func(string) { time.Sleep(100 * time.Millisecond) }
 		_, err := Apply(pb, cat, id, set("ASSIGN_SET"), os.Getenv("ASSIGN_EXPECT"), false)
 		switch {
 		case err == nil:
@@ -58,13 +65,17 @@ func TestHelperProcess(t *testing.T) {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
 			}
-			if i == 0 {
-				os.WriteFile(goFile, nil, 0o644)
+			if i == savesBeforeKill {
+				os.WriteFile(goFile, nil, 0o644) // the test kills it from now on, mid-save or between
 			}
 		}
 	}
 	os.Exit(2)
 }
+
+// savesBeforeKill is how many saves the loop helper makes before it tells the test to kill
+// it: enough for the kill to land anywhere in a save.
+const savesBeforeKill = 50
 
 func helper(t *testing.T, pb string, env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
@@ -86,18 +97,17 @@ func TestConcurrentProcesses(t *testing.T) {
 		pb, cat := mainHome(t)
 		id, p := "agent:keeper", filepath.Join(pb, "agents", "keeper.json")
 		hash := target(t, pb, cat, id).Hash
-		goFile := filepath.Join(t.TempDir(), "go")
+		ready := t.TempDir()
 		sets := []string{"legacy-one", "mcp-off"}
 		var cmds []*exec.Cmd
 		for _, s := range sets {
-			cmd := helper(t, pb, "ASSIGN_HELPER=apply", "ASSIGN_TARGET="+id, "ASSIGN_EXPECT="+hash, "ASSIGN_GO="+goFile, "ASSIGN_SET="+s)
+			cmd := helper(t, pb, "ASSIGN_HELPER=apply", "ASSIGN_TARGET="+id, "ASSIGN_EXPECT="+hash, "ASSIGN_READY="+ready,
+				"ASSIGN_N="+strconv.Itoa(len(sets)), "ASSIGN_SET="+s)
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
 			cmds = append(cmds, cmd)
 		}
-		time.Sleep(300 * time.Millisecond) // both have loaded their catalog
-		os.WriteFile(goFile, nil, 0o644)
 		var codes []int
 		winner := ""
 		for i, cmd := range cmds {
@@ -147,7 +157,6 @@ func TestKilledMidSave(t *testing.T) {
 			t.Fatal("the helper never saved")
 		}
 	}
-	time.Sleep(300 * time.Millisecond)
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
