@@ -63,7 +63,7 @@ test('settings round trip: add a skillPluginPaths entry, save, reload, it is sti
   assert.deepEqual(readSettings().skillsEnabled, { 'agent-only': false }, 'other settings kept');
   // the backend rescans after a save; catalog:updated makes the page reload the catalog quietly
   await page.click('[data-testid="tab-plugins"]');
-  await waitFor(async () => (await rowIds(page)).includes('gamma'), {
+  await waitFor(async () => (await rowIds(page)).includes('gamma@plugin-path'), {
     message: 'plugin gamma in the list after the rescan',
   });
   await page.reload();
