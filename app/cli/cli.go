@@ -56,6 +56,7 @@ func commands() []command {
 		{"revert", "[--ack-mcp] [--json] [--home DIR] ENTRY", "undo one history entry (itself a guarded save)", runRevert},
 		{"launch", "TARGET [--backend claude|pi] [--plugins none] [--mode benchmark|subagent] [--bin PATH] [--dry-run] [--require-ack] [--json] [--home DIR] [-- AGENT-ARGS]", "start an agent from a private projection of the target's plugins (an MCP server not acknowledged is left out; --require-ack: exit 4)", runLaunch},
 		{"ack", "TARGET [PLUGIN[/SERVER] ...] [--json] [--home DIR]", "acknowledge the MCP servers of a target's launch set as they are now (all not yet acknowledged, or those named)", runAck},
+		{"activity", "[--json] [--since DURATION] [--home DIR] [TARGET]", "the skills launched agents invoked, per skill and target, and the assigned skills not used since they were assigned (a launched claude's hooks run activity record)", runActivity},
 		{"watch", "[--json] [--home DIR] [--workspace DIR]", "re-validate as files change: one line (or JSON object) per change", runWatch},
 		{"link", "DIR [--into home|cursor] [--name NAME] [--copy] [--force] [--json] [--home DIR]", "link a plugin working copy into a plugin root (validated first)", runLink},
 		{"unlink", "NAME [--into home|cursor] [--json] [--home DIR]", "remove a link or copy made by plugboard link", runUnlink},

@@ -15,6 +15,8 @@ import (
 //	plugins/<namespace>/skills/<skill>/              or Cursor package, its skills copied
 //	mcp.json                                         the supplemental --mcp-config
 //	stdio/<n>.json, remote/<n>.json                  the servers' private files (serverFiles)
+//	settings.json, activity.json                     --settings with the skill-activity hooks,
+//	                                                 and the index they read (activity.go)
 //
 // Legacy Claude folders are passed with --plugin-dir as they are (R1).
 func claudeLayout(plan *Plan, units []unit, req Request) layout {
@@ -65,6 +67,8 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 		// form, because --mcp-config takes several files and would swallow what follows.
 		argv = append(argv, "--mcp-config="+filepath.Join(plan.Projection, "mcp.json"))
 	}
+	// The hooks that record which skills the session invokes (R8, activity.go).
+	argv = append(argv, activityFiles(plan, &l, units, req)...)
 	plan.Argv = append(argv, req.Args...)
 	return l
 }

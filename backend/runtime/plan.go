@@ -118,7 +118,7 @@ type Suppressed struct {
 // Drop is one component left out of the launch, alone (R5), and why.
 type Drop struct {
 	Plugin string `json:"plugin"`
-	What   string `json:"what"` // "plugin", "skill", "file" (of a skill), "server" or "mcp"
+	What   string `json:"what"` // "plugin", "skill", "file" (of a skill), "server", "mcp" or "hooks" (activity recording)
 	Name   string `json:"name,omitempty"`
 	Reason string `json:"reason"`
 	// Code is the issue code inspect and catalog report for the same cause, when there is
@@ -484,14 +484,16 @@ func piCollisions(units []unit) []assign.Collision {
 
 // layoutVersion changes whenever the projection's file layout or formats change, so
 // that a new Plugboard never reuses a projection an older one wrote differently.
-const layoutVersion = 1
+// 2: a Claude projection holds settings.json (the skill-activity hooks) and activity.json.
+const layoutVersion = 2
 
 // fingerprint hashes everything a launch's capabilities depend on (R6): the backend and
 // mode, the effective plugin folders, the content of every projected skill, the
 // projected manifests, and the
-// normalised MCP servers (the config files are a function of these and of the
-// projection's own path, which is named after the fingerprint). Agent arguments are not
-// capabilities and are left out.
+// normalised MCP servers (the config files, and a Claude projection's activity hooks and
+// index, are a function of these, of the plugboard executable and of the projection's
+// own path, which is named after the fingerprint). Agent arguments are not capabilities
+// and are left out; neither is the target, which the hooks read from the environment.
 func fingerprint(backend string, req Request, units []unit) string {
 	type skillFP struct{ Name, Sum string }
 	type unitFP struct {

@@ -390,7 +390,9 @@ func TestSuppression(t *testing.T) {
 	req := request(pb, "coder")
 	req.NoPlugins = true
 	p := build(t, req)
-	if !slices.Equal(p.Argv, []string{"claude"}) || len(p.Skills)+len(p.Servers)+len(p.Plugins) != 0 {
+	// Nothing but the skill-activity hooks (every Claude launch records what it invokes).
+	if !slices.Equal(p.Argv, []string{"claude", "--settings", filepath.Join(p.Projection, ActivitySettingsFile)}) ||
+		len(p.Skills)+len(p.Servers)+len(p.Plugins) != 0 {
 		t.Errorf("--plugins none: %+v", p)
 	}
 }

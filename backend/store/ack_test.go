@@ -105,8 +105,8 @@ func TestMigrateToAcknowledgments(t *testing.T) {
 	rawDB(t, path, old+`PRAGMA user_version = 3;
 		INSERT INTO history (time, target, after_dirs, acknowledged, actor) VALUES ('2026-01-01T00:00:00.000000000Z', 'agent:coder', '["plugins/review"]', '["review/lint"]', 'cli');`)
 	st := openTestStore(t, home)
-	if v := pragma[int](t, st, "user_version"); v != 4 {
-		t.Fatalf("user_version after Open = %d, want 4", v)
+	if v := pragma[int](t, st, "user_version"); v != schemaVersion() {
+		t.Fatalf("user_version after Open = %d, want %d", v, schemaVersion())
 	}
 	entries, err := st.History(context.Background(), "agent:coder", 0)
 	if err != nil || len(entries) != 1 {

@@ -1,6 +1,6 @@
 // Package store is Plugboard's SQLite database: the assignment history (A6), the MCP
-// acknowledgments (A4) and the catalog snapshots (U6), kept in
-// $PLUGBOARD_HOME/state/plugboard.db.
+// acknowledgments (A4), the catalog snapshots (U6) and the skill activity of launched
+// agents (R8), kept in $PLUGBOARD_HOME/state/plugboard.db.
 //
 // # Contract
 //
@@ -28,6 +28,20 @@
 //
 // History entries are never removed. Catalog snapshots are a cache: AddSnapshot keeps
 // the newest [SnapshotRetention] of them.
+//
+// # Skill activity
+//
+// Each skill a launched agent invokes is one row (an [Activity]: names and ids, never a
+// prompt, an argument or a result), written by a hook process that must not make the
+// agent wait. [RecordActivity] is its door: it inserts the row straight into the file,
+// without Open's checks, waiting at most a few milliseconds for the write lock, and
+// otherwise appends it as one JSON line to state/activity.spool.jsonl (O_APPEND, one
+// write per line). Every Open imports the spool ([Store.ImportSpool]) under its lock.
+// Each record carries a key, unique in the table, so a record imported twice (an import
+// that died after its commit and before it removed the file) is kept once, and nothing
+// spooled is lost: a spool file is claimed by renaming it under an exclusive flock that
+// waits for the writes in flight, and a writer that finds its file claimed writes to
+// the new one.
 //
 // The schema is a series of numbered SQL files embedded from migrations/
 // (0001_history.sql, 0002_snapshots.sql, …). Each is applied in its own transaction,

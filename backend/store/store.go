@@ -72,6 +72,8 @@ func Open(ctx context.Context, pbHome string) (st *Store, warnings []string, err
 	if err != nil {
 		return nil, nil, fmt.Errorf("open the Plugboard database: %w", err)
 	}
+	// A hook that ran before any database existed made the folder for its spool only.
+	firstRun = firstRun || onlySpool(dir)
 	unlock, err := lockOpen(ctx, dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open the Plugboard database: %w", err)
@@ -98,7 +100,14 @@ func Open(ctx context.Context, pbHome string) (st *Store, warnings []string, err
 	if err != nil {
 		return nil, warnings, fmt.Errorf("open the Plugboard database %s: %w", path, err)
 	}
-	return &Store{db: db, path: path}, warnings, nil
+	st = &Store{db: db, path: path}
+	// Skill records that hooks spooled while the database was busy (RecordActivity).
+	w, ierr := st.ImportSpool(ctx)
+	warnings = append(warnings, w...)
+	if ierr != nil && !errors.Is(ierr, ErrBusy) {
+		warnings = append(warnings, ierr.Error()+"; the spool is kept and imported at the next open")
+	}
+	return st, warnings, nil
 }
 
 // Close closes the pool. Calls in flight finish first; later calls fail.
@@ -161,9 +170,13 @@ func mapErr(err error) error {
 // synchronous=NORMAL (in WAL mode a power cut may lose the last commits, never
 // corrupt the file; the files on disk stay the source of truth either way).
 func dsn(path string) string {
-	// As a file: URI, SQLite decodes %XX in the path; escape what would otherwise
-	// end the path part (? and #) and the escape character itself.
-	p := strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(filepath.ToSlash(path))
-	return fmt.Sprintf("file:%s?mode=rwc&_journal_mode=WAL&_foreign_keys=on&_busy_timeout=%d&_txlock=immediate&_synchronous=NORMAL",
-		p, busyTimeoutMS)
+	return fmt.Sprintf("%s?mode=rwc&_journal_mode=WAL&_foreign_keys=on&_busy_timeout=%d&_txlock=immediate&_synchronous=NORMAL",
+		fileURI(path), busyTimeoutMS)
+}
+
+// fileURI is path as a file: URI without a query. SQLite decodes %XX in the path;
+// escape what would otherwise end the path part (? and #) and the escape character
+// itself.
+func fileURI(path string) string {
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(filepath.ToSlash(path))
 }

@@ -1,0 +1,149 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/plugboard/plugboard/backend/capread"
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/settings"
+)
+
+// Skill activity (R8). A Claude launch passes Claude Code a settings file of its own
+// (--settings <projection>/settings.json) whose hooks run "plugboard activity record
+// <projection>/activity.json" after each Skill tool call (PostToolUse, matcher Skill) and
+// after each slash command that expands to a skill or command (UserPromptExpansion). The
+// index beside it says, for every skill of the launch, the plugin id and version and the
+// skill folder's content hash, so that the recorder reads one small file instead of the
+// catalog. Both files are functions of the plugboard executable (Request.Self, in the
+// fingerprint), the projection's own path (the fingerprint) and what the fingerprint
+// covers, so they are sealed and reused with the projection like every other file. The
+// target is not in them (one projection serves every target with the same set): the
+// launch gives it to the agent's environment as ActivityTargetEnv, which hooks inherit.
+const (
+	ActivityIndexFile    = "activity.json"
+	ActivitySettingsFile = "settings.json"
+	ActivityTargetEnv    = "PLUGBOARD_ACTIVITY_TARGET"
+)
+
+// activityHookTimeout is the timeout, in seconds, Claude Code gives each recording hook:
+// the recorder returns in milliseconds and never waits on a busy database (it spools),
+// so this only bounds a recorder that is somehow stuck; without it Claude waits ten
+// minutes.
+const activityHookTimeout = 10
+
+// ActivityIndex is a projection's activity.json.
+type ActivityIndex struct {
+	V           int    `json:"v"`
+	Home        string `json:"home"` // $PLUGBOARD_HOME of the launch: where the store is
+	Backend     string `json:"backend"`
+	Fingerprint string `json:"fingerprint"`
+	// Skills are the launch's skills by the name Claude gives them (plugin:skill).
+	Skills map[string]IndexedSkill `json:"skills"`
+}
+
+// IndexedSkill is what the index knows of one skill.
+type IndexedSkill struct {
+	Plugin  string `json:"plugin"`
+	Version string `json:"version,omitempty"`
+	Hash    string `json:"hash,omitempty"` // "sha256:<hex>" of the skill folder (ctree's sum)
+}
+
+// ReadActivityIndex reads a projection's activity index.
+func ReadActivityIndex(path string) (*ActivityIndex, error) {
+	data, err := capread.ReadNoFollow(path, 16<<20)
+	if err != nil {
+		return nil, err
+	}
+	var ix ActivityIndex
+	if err := json.Unmarshal(data, &ix); err != nil || ix.V != 1 {
+		return nil, fmt.Errorf("%s is not a Plugboard activity index", path)
+	}
+	return &ix, nil
+}
+
+// activityFiles adds the index and the hook settings to a Claude projection and returns
+// the arguments that pass them. Without the plugboard executable there is nothing for a
+// hook to run, and nothing is added.
+func activityFiles(plan *Plan, l *layout, units []unit, req Request) []string {
+	if req.Self == "" {
+		return nil
+	}
+	ix := ActivityIndex{V: 1, Home: req.PlugboardHome, Backend: Claude, Fingerprint: plan.Fingerprint, Skills: map[string]IndexedSkill{}}
+	for _, u := range units {
+		if u.asIs() {
+			// Claude reads the folder itself: its skills as Claude's load model finds them,
+			// hashed where they are.
+			if u.p.Clients == nil {
+				continue
+			}
+			for _, s := range u.p.Clients.Claude.LoadedSkills() {
+				is := IndexedSkill{Plugin: u.p.ID, Version: u.p.Version}
+				if t, err := hashTree(u.root, filepath.Join(u.root, filepath.FromSlash(s.Dir))); err == nil {
+					is.Hash = "sha256:" + t.Sum
+				}
+				ix.Skills[s.Name] = is
+			}
+			continue
+		}
+		for _, s := range u.skills {
+			ix.Skills[namespace(&u.p)+":"+s.name] = IndexedSkill{Plugin: u.p.ID, Version: u.p.Version, Hash: "sha256:" + s.t.Sum}
+		}
+	}
+	index := filepath.Join(plan.Projection, ActivityIndexFile)
+	hook := []any{map[string]any{"type": "command", "command": ShellQuote([]string{req.Self, "activity", "record", index}),
+		"timeout": activityHookTimeout}}
+	l.files[ActivityIndexFile] = mustJSON(ix)
+	l.files[ActivitySettingsFile] = mustJSON(map[string]any{"hooks": map[string]any{
+		"PostToolUse":         []any{map[string]any{"matcher": "Skill", "hooks": hook}},
+		"UserPromptExpansion": []any{map[string]any{"hooks": hook}},
+	}})
+	plan.EnvKeys = append(plan.EnvKeys, ActivityTargetEnv)
+	plan.env = append(plan.env, ActivityTargetEnv+"="+plan.Target)
+	if givesSettings(req.Args) {
+		plan.Dropped = append(plan.Dropped, Drop{Plugin: "plugboard", What: "hooks", Name: "activity",
+			Reason: "the agent's arguments give --settings, and Claude Code keeps only the last --settings, so the launch's own (its skill-activity hooks) is replaced and the skills this session invokes are not recorded"})
+	}
+	return []string{"--settings", filepath.Join(plan.Projection, ActivitySettingsFile)}
+}
+
+// givesSettings reports whether agent arguments hold a --settings of their own.
+func givesSettings(args []string) bool {
+	for _, a := range args {
+		if a == "--settings" || strings.HasPrefix(a, "--settings=") {
+			return true
+		}
+	}
+	return false
+}
+
+// ClaudeSkillNames are the names Claude gives the skills a launch hands it from p, as
+// the plan and the activity index name them: for a package projected as a
+// compatibility plugin, namespace:skill for each valid skill settings leave on; for a
+// folder Claude gets as it is (a legacy package, or one launched as Claude loads it),
+// the skill folders Claude's own load model finds. A package a launch leaves out (an
+// invalid one) has none.
+func ClaudeSkillNames(p *catalog.Plugin, st settings.Settings) []string {
+	var out []string
+	u := unit{p: *p, asClaude: !p.Valid && st.LaunchAsClient(p.ID) == Claude && p.Clients != nil && p.Clients.Claude.Loads}
+	switch {
+	case u.asIs():
+		if p.Clients != nil && (p.Valid || u.asClaude) {
+			for _, s := range p.Clients.Claude.LoadedSkills() {
+				out = append(out, s.Name)
+			}
+		}
+	case p.Valid:
+		for _, s := range p.Skills {
+			id := namespace(p) + ":" + s.Name
+			if s.Valid && st.Enabled(s.Name, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,170 @@
+package runtime
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/plugboard/plugboard/backend/catalog"
+)
+
+// claudeSettings is the part of a projection's settings.json the tests read.
+type claudeSettings struct {
+	Hooks map[string][]struct {
+		Matcher string `json:"matcher"`
+		Hooks   []struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+			Timeout int    `json:"timeout"`
+		} `json:"hooks"`
+	} `json:"hooks"`
+}
+
+// A Claude launch passes --settings with the skill-activity hooks, which run this
+// plugboard's "activity record" on the projection's index; the index names every skill
+// of the plan with its plugin, version and content hash; the target goes to the agent's
+// environment, so one projection serves every target with the same set.
+func TestClaudeActivityHooks(t *testing.T) {
+	pb := home(t)
+	req := request(pb, "coder")
+	req.Args = []string{"--model", "x"}
+	p := build(t, req)
+	settingsFile := filepath.Join(p.Projection, ActivitySettingsFile)
+	if got := argAfter(p.Argv, "--settings"); !slices.Equal(got, []string{settingsFile}) {
+		t.Errorf("--settings = %v, want %s", got, settingsFile)
+	}
+	if !slices.Equal(p.Argv[len(p.Argv)-2:], req.Args) {
+		t.Errorf("the agent's own arguments are not last: %v", p.Argv)
+	}
+	var s claudeSettings
+	readJSON(t, settingsFile, &s)
+	wantCmd := ShellQuote([]string{req.Self, "activity", "record", filepath.Join(p.Projection, ActivityIndexFile)})
+	for event, matcher := range map[string]string{"PostToolUse": "Skill", "UserPromptExpansion": ""} {
+		hs := s.Hooks[event]
+		if len(hs) != 1 || hs[0].Matcher != matcher || len(hs[0].Hooks) != 1 {
+			t.Errorf("hooks %s = %+v, want one with matcher %q", event, hs, matcher)
+			continue
+		}
+		if h := hs[0].Hooks[0]; h.Type != "command" || h.Command != wantCmd || h.Timeout != activityHookTimeout {
+			t.Errorf("hook %s = %+v, want command %s", event, h, wantCmd)
+		}
+	}
+	if len(s.Hooks) != 2 {
+		t.Errorf("hooks for %d events, want 2: %+v", len(s.Hooks), s.Hooks)
+	}
+
+	ix, err := ReadActivityIndex(filepath.Join(p.Projection, ActivityIndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Home != pb || ix.Backend != Claude || ix.Fingerprint != p.Fingerprint {
+		t.Errorf("index = %+v", ix)
+	}
+	var names []string
+	for name := range ix.Skills {
+		names = append(names, name)
+	}
+	if slices.Sort(names); !slices.Equal(names, p.Skills) {
+		t.Errorf("index skills %v, plan skills %v", names, p.Skills)
+	}
+	for name, want := range map[string]struct{ plugin, version, dir string }{
+		"review:check":           {"review", "1.2.0", filepath.Join(p.Projection, "plugins", "review", "skills", "check")},
+		"legacy-tools:grep-help": {"legacy-tools", "", filepath.Join(pb, "plugins", "legacy-tools", "skills", "grep-help")},
+	} {
+		tr, err := hashTree(filepath.Dir(filepath.Dir(want.dir)), want.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ix.Skills[name]
+		if got.Plugin != want.plugin || got.Hash != "sha256:"+tr.Sum || (want.version != "" && got.Version != want.version) {
+			t.Errorf("index %s = %+v, want plugin %s version %s hash of %s", name, got, want.plugin, want.version, want.dir)
+		}
+	}
+
+	if !slices.Contains(p.EnvKeys, ActivityTargetEnv) || !slices.Contains(p.Env(nil), ActivityTargetEnv+"=agent:coder") {
+		t.Errorf("env keys %v: want %s=agent:coder", p.EnvKeys, ActivityTargetEnv)
+	}
+	slot := build(t, request(pb, "template:team/coder"))
+	if slot.Projection != p.Projection || !slot.Reused || !slices.Contains(slot.Env(nil), ActivityTargetEnv+"=template:team/coder") {
+		t.Errorf("the slot with coder's set: projection %s reused=%v env %v; want coder's projection, reused, its own target",
+			slot.Projection, slot.Reused, slot.Env(nil))
+	}
+}
+
+// The hook files are sealed with the projection: one edited is made anew.
+func TestActivityFilesAreSealed(t *testing.T) {
+	pb := home(t)
+	first := build(t, request(pb, "coder"))
+	var sl seal
+	readJSON(t, filepath.Join(first.Projection, sealFile), &sl)
+	for _, name := range []string{ActivitySettingsFile, ActivityIndexFile} {
+		if !slices.ContainsFunc(sl.Files, func(f sealItem) bool { return f.Path == name }) {
+			t.Errorf("the seal does not list %s", name)
+		}
+		file := filepath.Join(first.Projection, name)
+		want, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(`{"hooks": {}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p := build(t, request(pb, "coder"))
+		if p.Reused || !strings.Contains(p.Rebuilt, name+" changed since it was projected") {
+			t.Errorf("%s edited: reused=%v rebuilt=%q", name, p.Reused, p.Rebuilt)
+		}
+		if got, _ := os.ReadFile(file); string(got) != string(want) {
+			t.Errorf("%s after the rebuild = %s, want %s", name, got, want)
+		}
+		if again := build(t, request(pb, "coder")); !again.Reused {
+			t.Errorf("%s: the rebuilt projection is not reused: %q", name, again.Rebuilt)
+		}
+	}
+}
+
+// Without the plugboard executable there is no hook to run: no settings, no index. A
+// --settings of the agent's own replaces the launch's (Claude keeps the last one), which
+// the plan says.
+func TestActivityHooksNeedSelfAndTheirOwnSettings(t *testing.T) {
+	pb := home(t)
+	req := request(pb, "coder")
+	req.Self = ""
+	p := build(t, req)
+	if slices.Contains(p.Argv, "--settings") || slices.Contains(p.EnvKeys, ActivityTargetEnv) {
+		t.Errorf("without Self: argv %v env keys %v", p.Argv, p.EnvKeys)
+	}
+	for _, name := range []string{ActivitySettingsFile, ActivityIndexFile} {
+		if _, err := os.Lstat(filepath.Join(p.Projection, name)); !os.IsNotExist(err) {
+			t.Errorf("without Self the projection has %s", name)
+		}
+	}
+	for _, args := range [][]string{{"--settings", "mine.json"}, {"--settings={}"}} {
+		req := request(pb, "coder")
+		req.Args = args
+		p := build(t, req)
+		if !slices.ContainsFunc(p.Dropped, func(d Drop) bool { return d.What == "hooks" && strings.Contains(d.Reason, "not recorded") }) {
+			t.Errorf("agent args %q: no drop says the activity is not recorded: %+v", args, p.Dropped)
+		}
+	}
+}
+
+// ClaudeSkillNames gives, from the catalog alone, the names the plan gives.
+func TestClaudeSkillNames(t *testing.T) {
+	pb := home(t)
+	p := build(t, request(pb, "coder"))
+	cat := catalog.Load(catalog.Options{Home: filepath.Dir(pb), PlugboardHome: pb})
+	var names []string
+	for _, pl := range cat.Plugins {
+		if pl.ID == "review" || pl.ID == "legacy-tools" {
+			names = append(names, ClaudeSkillNames(&pl, cat.Settings)...)
+		}
+		if pl.ID == "broken" && len(ClaudeSkillNames(&pl, cat.Settings)) != 0 {
+			t.Errorf("an invalid package has skill names: %v", ClaudeSkillNames(&pl, cat.Settings))
+		}
+	}
+	if slices.Sort(names); !slices.Equal(names, p.Skills) {
+		t.Errorf("ClaudeSkillNames = %v, plan skills %v", names, p.Skills)
+	}
+}
