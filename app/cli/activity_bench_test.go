@@ -19,21 +19,7 @@ import (
 // benchBinary is testBinary for a benchmark: the same build, made once for the package.
 func benchBinary(b *testing.B) string {
 	b.Helper()
-	binOnce.Do(func() {
-		binDir, binErr = os.MkdirTemp("", "plugboard-bin-")
-		if binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "plugboard")
-		out, err := exec.Command("go", "build", "-o", binPath, "../..").CombinedOutput()
-		if err != nil {
-			binErr = &buildError{err, out}
-		}
-	})
-	if binErr != nil {
-		b.Fatal(binErr)
-	}
-	return binPath
+	return builtBinary(b)
 }
 
 // recordHome is a Plugboard home with a database and a projection's activity index, as

@@ -27,6 +27,12 @@ func testBinary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	return builtBinary(t)
+}
+
+// builtBinary builds the plugboard binary once per test process, for tests and benchmarks.
+func builtBinary(tb testing.TB) string {
+	tb.Helper()
 	binOnce.Do(func() {
 		binDir, binErr = os.MkdirTemp("", "plugboard-bin-")
 		if binErr != nil {
@@ -39,7 +45,7 @@ func testBinary(t *testing.T) string {
 		}
 	})
 	if binErr != nil {
-		t.Fatal(binErr)
+		tb.Fatal(binErr)
 	}
 	return binPath
 }

@@ -2,7 +2,6 @@ package mcpconfig
 
 import (
 	"errors"
-	"io/fs"
 	"path"
 	"strconv"
 	"strings"
@@ -84,7 +83,7 @@ func (p portable) commandPath(s *Server, cmd, ptr string) {
 			"keep the executable inside the plugin and do not link out of it", q(s.Name))
 	case err != nil:
 		p.errorf(&s.Issues, CodeCommandResolve, ptr, "server %s: \"command\" cannot be resolved inside the plugin root (%s); "+
-			"make it a \"./\" path to a file in the plugin", q(s.Name), reason(err))
+			"make it a \"./\" path to a file in the plugin", q(s.Name), pathsafe.Reason(err))
 	}
 }
 
@@ -114,7 +113,7 @@ func (p portable) cwd(s *Server, cwd, ptr string) {
 		p.errorf(&s.Issues, CodeCwdEscapes, ptr, "server %s: \"cwd\" resolves outside %s; keep it inside", q(s.Name), where)
 	case err != nil:
 		p.errorf(&s.Issues, CodeCwdResolve, ptr, "server %s: \"cwd\" cannot be resolved inside %s (%s); name a folder inside it",
-			q(s.Name), where, reason(err))
+			q(s.Name), where, pathsafe.Reason(err))
 	}
 }
 
@@ -160,21 +159,4 @@ func (p portable) env(s *Server, env map[string]any, ptr string) {
 			p.errorf(&s.Issues, CodeNULByte, kp, "server %s: the value of env %s contains a NUL byte, which no process environment can carry", q(s.Name), q(k))
 		}
 	}
-}
-
-// reason words a resolution error without the paths it may carry: the error of a failed
-// Lstat or Readlink names the absolute path, which holds the command or cwd as written.
-func reason(err error) string {
-	var pe *fs.PathError
-	switch {
-	case errors.Is(err, pathsafe.ErrLoop):
-		return "a symlink loop"
-	case errors.Is(err, pathsafe.ErrAbsolute):
-		return "an absolute path"
-	case errors.Is(err, pathsafe.ErrMissingParent):
-		return "\"..\" after a folder that does not exist"
-	case errors.As(err, &pe):
-		return pe.Err.Error()
-	}
-	return "it cannot be looked up"
 }

@@ -13,6 +13,7 @@ package pathsafe
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -158,4 +159,24 @@ func Rel(root, p string) string {
 		return p
 	}
 	return filepath.ToSlash(r)
+}
+
+// Reason words a Resolve or ResolveUnder failure without any path, for a message that
+// must not show one: the error of a failed Lstat or Readlink names the absolute path,
+// which holds the relative path as written (a command or cwd, which may hold a token).
+func Reason(err error) string {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, ErrEscapes):
+		return "it leads outside the folder"
+	case errors.Is(err, ErrLoop):
+		return "a symlink loop"
+	case errors.Is(err, ErrAbsolute):
+		return "an absolute path"
+	case errors.Is(err, ErrMissingParent):
+		return "\"..\" after a folder that does not exist"
+	case errors.As(err, &pe):
+		return pe.Err.Error()
+	}
+	return "it cannot be looked up"
 }

@@ -59,7 +59,7 @@ func normaliseCursor(s mcpconfig.Server, pluginID, root, data string, v mcpconfi
 	if strings.HasPrefix(n.Command, "./") {
 		p, err := pathsafe.Resolve(root, n.Command)
 		if err != nil {
-			return n, fmt.Errorf("its \"command\" does not resolve inside the plugin folder (%s); keep the executable a file inside the plugin", resolveReason(err))
+			return n, fmt.Errorf("its \"command\" does not resolve inside the plugin folder (%s); keep the executable a file inside the plugin", pathsafe.Reason(err))
 		}
 		n.Command = p
 	}
@@ -85,7 +85,7 @@ func normaliseCursor(s mcpconfig.Server, pluginID, root, data string, v mcpconfi
 	default:
 		p, err := pathsafe.Resolve(root, cwd)
 		if err != nil {
-			return n, fmt.Errorf("its \"cwd\" does not resolve inside the plugin folder (%s); keep it inside, or write an absolute folder", resolveReason(err))
+			return n, fmt.Errorf("its \"cwd\" does not resolve inside the plugin folder (%s); keep it inside, or write an absolute folder", pathsafe.Reason(err))
 		}
 		n.Cwd = p
 	}

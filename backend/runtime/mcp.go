@@ -1,9 +1,7 @@
 package runtime
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -152,7 +150,7 @@ func normalise(s mcpconfig.Server, pluginID, root, data string) (Server, error) 
 		p, err := pathsafe.Resolve(root, s.Command)
 		if err != nil {
 			return n, fmt.Errorf("its \"command\" does not resolve inside the plugin folder (%s); "+
-				"keep the executable a file inside the plugin", resolveReason(err))
+				"keep the executable a file inside the plugin", pathsafe.Reason(err))
 		}
 		n.Command = p
 	}
@@ -211,27 +209,7 @@ func resolveCwd(cwd, root, data string) (string, error) {
 // cwdUnresolved is the reason for a cwd that pathsafe.Resolve refused.
 func cwdUnresolved(err error) error {
 	return fmt.Errorf("its \"cwd\" does not resolve inside the plugin folder (%s); "+
-		"make it a folder inside the plugin", resolveReason(err))
-}
-
-// resolveReason words a pathsafe.Resolve failure for a reason without any path: the
-// error of a failed Lstat or Readlink names the absolute path, which holds the command
-// or cwd as written, and a command or cwd may hold a token.
-func resolveReason(err error) string {
-	var pe *fs.PathError
-	switch {
-	case errors.Is(err, pathsafe.ErrEscapes):
-		return "it leads outside the folder"
-	case errors.Is(err, pathsafe.ErrLoop):
-		return "a symlink loop"
-	case errors.Is(err, pathsafe.ErrAbsolute):
-		return "an absolute path"
-	case errors.Is(err, pathsafe.ErrMissingParent):
-		return "\"..\" after a folder that does not exist"
-	case errors.As(err, &pe):
-		return pe.Err.Error()
-	}
-	return "it cannot be looked up"
+		"make it a folder inside the plugin", pathsafe.Reason(err))
 }
 
 func copyMap(m map[string]string) map[string]string {
