@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/plugboard/plugboard/backend/activity"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/devlink"
@@ -198,4 +200,22 @@ func SetFolderPicker(s *Service, pick func() (string, error)) {
 	s.mu.Lock()
 	s.pick = pick
 	s.mu.Unlock()
+}
+
+// Activity reports the skills launched agents invoked in the last days days (0: all
+// time) and the assigned skills never used (backend/activity), over the last scan.
+func (s *Service) Activity(days int) (activity.Report, error) {
+	c, err := s.Catalog()
+	if err != nil {
+		return activity.Report{}, err
+	}
+	var since time.Time
+	if days > 0 {
+		since = time.Now().Add(-time.Duration(days) * 24 * time.Hour)
+	}
+	rep, _, err := activity.Load(context.Background(), s.pbHome, c, since, "")
+	if err != nil {
+		return activity.Report{}, &Error{Code: CodeIO, Message: err.Error()}
+	}
+	return rep, nil
 }

@@ -208,6 +208,7 @@ var pageMethods = map[string]pageMethod{
 	"PickFolder":        noArgs((*Page).PickFolder),
 	"Snapshots":         noArgs((*Page).Snapshots),
 	"SnapshotDiff":      twoArgs((*Page).SnapshotDiff),
+	"Activity":          oneArg((*Page).Activity),
 }
 
 // A pageMethod is one entry of pageMethods.

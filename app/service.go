@@ -7,6 +7,7 @@ package app
 
 import (
 	"errors"
+	"github.com/plugboard/plugboard/backend/activity"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -124,6 +125,7 @@ type pageSurface interface {
 	PickFolder() (string, error)
 	Snapshots() ([]snapshot.Info, error)
 	SnapshotDiff(a, b int64) ([]catalog.Change, error)
+	Activity(days int) (activity.Report, error)
 }
 
 // NewPage makes the page's surface over s.

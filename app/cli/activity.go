@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/plugboard/plugboard/backend/activity"
-	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/catalog"
 )
 
@@ -50,29 +49,21 @@ func runActivity(env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "plugboard activity: %v\n", err)
 		return ExitUsage
 	}
-	st, ok := openStore(env, f, "activity") // imports what hooks spooled
-	if !ok {
+	cat := catalog.Load(catalog.Options{Home: home, PlugboardHome: pbHome})
+	rep, warnings, err := activity.Load(context.Background(), pbHome, cat, from, target) // imports what hooks spooled
+	for _, w := range warnings {
+		fmt.Fprintln(env.Stderr, "plugboard: warning:", w)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard activity: %v\n", err)
 		return ExitUsage
 	}
-	defer st.Close()
-	ctx := context.Background()
-	recs, err := st.Activity(ctx, from)
-	if err == nil {
-		cat := catalog.Load(catalog.Options{Home: home, PlugboardHome: pbHome})
-		targets, _ := assign.Targets(pbHome, cat)
-		in := activity.Input{Records: recs, Targets: targets, Catalog: cat, Since: from, Target: target}
-		if in.History, err = st.History(ctx, "", 0); err == nil {
-			rep := activity.Summarize(in)
-			if f.json {
-				writeJSON(env.Stdout, rep)
-			} else {
-				printActivity(env.Stdout, rep, *since)
-			}
-			return ExitOK
-		}
+	if f.json {
+		writeJSON(env.Stdout, rep)
+	} else {
+		printActivity(env.Stdout, rep, *since)
 	}
-	fmt.Fprintf(env.Stderr, "plugboard activity: %v\n", err)
-	return ExitUsage
+	return ExitOK
 }
 
 // runActivityRecord is the hook a launched claude runs (backend/runtime, activity.go):

@@ -1,6 +1,7 @@
 package activity
 
 import (
+	"context"
 	"path"
 	"path/filepath"
 	"sort"
@@ -221,3 +222,25 @@ func hasEntry(dirs []string, dir string) bool {
 }
 
 func cleanEntry(d string) string { return path.Clean(filepath.ToSlash(d)) }
+
+// Load reads what a report needs from the Plugboard home pbHome — the records since
+// since (zero: all), the history, the targets over cat — and summarises them for target
+// ("" every target). Opening the store imports what hooks spooled; its warnings (a
+// database moved aside) are returned.
+func Load(ctx context.Context, pbHome string, cat *catalog.Catalog, since time.Time, target string) (Report, []string, error) {
+	st, warnings, err := store.Open(ctx, pbHome)
+	if err != nil {
+		return Report{}, warnings, err
+	}
+	defer st.Close()
+	recs, err := st.Activity(ctx, since)
+	if err != nil {
+		return Report{}, warnings, err
+	}
+	history, err := st.History(ctx, "", 0)
+	if err != nil {
+		return Report{}, warnings, err
+	}
+	targets, _ := assign.Targets(pbHome, cat)
+	return Summarize(Input{Records: recs, History: history, Targets: targets, Catalog: cat, Since: since, Target: target}), warnings, nil
+}

@@ -10,6 +10,7 @@
 
 import type {
   AckRef,
+  ActivityReport,
   AckResult,
   ApiErrorBody,
   AssignChange,
@@ -50,7 +51,8 @@ type Method =
   | 'Unlink'
   | 'PickFolder'
   | 'Snapshots'
-  | 'SnapshotDiff';
+  | 'SnapshotDiff'
+  | 'Activity';
 
 interface WailsService {
   [method: string]: ((...args: unknown[]) => Promise<unknown>) | undefined;
@@ -270,6 +272,8 @@ export const api = {
   pickFolder: () => invoke<string>('PickFolder', [], true),
   snapshots: () => call<SnapshotInfo[]>('Snapshots'),
   snapshotDiff: (a: number, b: number) => call<Change[]>('SnapshotDiff', a, b),
+  /** Skill uses in the last `days` days (0: all time) and the assigned skills never used. */
+  activity: (days: number) => call<ActivityReport>('Activity', days),
 };
 
 type Handler<K extends keyof EventMap> = (data: EventMap[K]) => void;

@@ -22,6 +22,7 @@ import { PluginsView } from './views/plugins';
 import { SettingsView } from './views/settings';
 import { SkillsView } from './views/skills';
 import { TimelineView } from './views/timeline';
+import { ActivityView } from './views/activity';
 import { setTitle } from './title';
 
 const TABS: Array<{ id: Tab; label: string }> = [
@@ -31,6 +32,7 @@ const TABS: Array<{ id: Tab; label: string }> = [
   { id: 'assign', label: 'Assignments' },
   { id: 'dev', label: 'Local development' },
   { id: 'timeline', label: 'What changed' },
+  { id: 'activity', label: 'Activity' },
   { id: 'settings', label: 'Settings' },
 ];
 
@@ -90,6 +92,7 @@ const settingsView = new SettingsView(ctx);
 const assign = new AssignView(ctx);
 const dev = new DevView(ctx);
 const timeline = new TimelineView();
+const activity = new ActivityView();
 const live = new LiveStatus();
 const views: Record<Tab, { el: HTMLElement; setIndex(ix: CatalogIndex): void; activate?(): void }> = {
   plugins,
@@ -98,6 +101,7 @@ const views: Record<Tab, { el: HTMLElement; setIndex(ix: CatalogIndex): void; ac
   assign,
   dev,
   timeline,
+  activity,
   settings: settingsView,
 };
 // Which catalog each view last rendered: only the visible view renders when a document arrives,
@@ -109,6 +113,7 @@ const shown: Record<Tab, CatalogIndex | null> = {
   assign: null,
   dev: null,
   timeline: null,
+  activity: null,
   settings: null,
 };
 

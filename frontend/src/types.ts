@@ -495,3 +495,27 @@ export interface EventMap {
   'watch:state': WatchState;
   'targets:changed': null;
 }
+
+/** One skill's recorded uses (plugboard activity --json). */
+export interface SkillUse {
+  id: string;
+  plugin: string;
+  uses: number;
+  last: string;
+  byTarget: Record<string, number> | null;
+}
+
+/** A skill of a plugin assigned to a target that the target never used since it was assigned. */
+export interface UnusedSkill {
+  id: string;
+  plugin: string;
+  target: string;
+  assignedSince: string | null;
+}
+
+/** The Activity method's answer. */
+export interface ActivityReport {
+  skills: SkillUse[] | null;
+  tools: unknown[] | null;
+  unused: UnusedSkill[] | null;
+}

@@ -4,7 +4,7 @@ import type { CatalogIndex } from '../search';
 import type { SettingsModel } from '../settingsModel';
 import type { CatalogDoc, SkillEntry } from '../types';
 
-export type Tab = 'plugins' | 'skills' | 'mcp' | 'assign' | 'dev' | 'timeline' | 'settings';
+export type Tab = 'plugins' | 'skills' | 'mcp' | 'assign' | 'dev' | 'timeline' | 'activity' | 'settings';
 
 export interface Ctx {
   index(): CatalogIndex | null;
