@@ -23,15 +23,7 @@ func TestAuthorLoop(t *testing.T) {
 	write(t, filepath.Join(work, "plugin.json"), strings.Replace(manifest, "%s", "my-plugin", 1))
 	skill := filepath.Join(work, "skills", "hello", "SKILL.md")
 	write(t, skill, "---\nname: hello\ndescription: Say hello.\n---\n")
-	cmd := func(args ...string) (string, int) {
-		c := exec.Command(bin, args...)
-		c.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-		out, err := c.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); ok {
-			return string(out), ee.ExitCode()
-		}
-		return string(out), 0
-	}
+	cmd := runAs(bin, home)
 
 	if out, code := cmd("link", work); code != 0 || !strings.Contains(out, "linked my-plugin (link)") {
 		t.Fatalf("link: %d %s", code, out)
@@ -141,15 +133,7 @@ func TestCopyRecordedAndShippedMarkerLeftAlone(t *testing.T) {
 	work := filepath.Join(t.TempDir(), "my-plugin")
 	write(t, filepath.Join(work, "plugin.json"), strings.Replace(manifest, "%s", "my-plugin", 1))
 	write(t, filepath.Join(work, "skills", "hello", "SKILL.md"), "---\nname: hello\ndescription: Say hello.\n---\n")
-	cmd := func(args ...string) (string, int) {
-		c := exec.Command(bin, args...)
-		c.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-		out, err := c.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); ok {
-			return string(out), ee.ExitCode()
-		}
-		return string(out), 0
-	}
+	cmd := runAs(bin, home)
 	pb := filepath.Join(home, ".plugboard")
 	copies := func() map[string]map[string]string {
 		var r struct {
@@ -262,4 +246,18 @@ func tree(t *testing.T, dir string) string {
 		return nil
 	})
 	return b.String()
+}
+
+// runAs runs the plugboard binary bin with HOME=home and returns its combined output and
+// exit status.
+func runAs(bin, home string) func(args ...string) (string, int) {
+	return func(args ...string) (string, int) {
+		c := exec.Command(bin, args...)
+		c.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+		out, err := c.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return string(out), ee.ExitCode()
+		}
+		return string(out), 0
+	}
 }

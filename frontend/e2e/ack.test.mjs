@@ -13,11 +13,11 @@ import {
   launchBrowser,
   makeRuntimeFixture,
   newPage,
+  openAssignments,
   selectTarget,
   startServe,
   terminalStandIn,
   waitFor,
-  waitReady,
 } from './harness.mjs';
 
 let fx, srv, browser, page, record;
@@ -29,10 +29,7 @@ before(async () => {
   srv = await startServe({ ...fx, env: { TERMINAL: stand, PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' } });
   browser = await launchBrowser();
   page = await newPage(browser);
-  await page.goto(srv.url);
-  await waitReady(page);
-  await page.click('[data-testid="tab-assign"]');
-  await page.waitForSelector('[data-testid="target"]');
+  await openAssignments(page, srv.url);
 });
 
 after(async () => {

@@ -6,7 +6,15 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { launchBrowser, makeAssignFixture, newPage, startServe, waitFor, waitReady, selectTarget } from './harness.mjs';
+import {
+  launchBrowser,
+  makeAssignFixture,
+  newPage,
+  openAssignments,
+  selectTarget,
+  startServe,
+  waitFor,
+} from './harness.mjs';
 
 let fx, srv, browser, page;
 const agentFile = (name) => join(fx.pbHome, 'agents', `${name}.json`);
@@ -19,10 +27,7 @@ before(async () => {
   srv = await startServe(fx);
   browser = await launchBrowser();
   page = await newPage(browser);
-  await page.goto(srv.url);
-  await waitReady(page);
-  await page.click('[data-testid="tab-assign"]');
-  await page.waitForSelector('[data-testid="target"]');
+  await openAssignments(page, srv.url);
 });
 
 after(async () => {

@@ -160,6 +160,14 @@ export async function waitReady(page) {
 }
 
 /** data-id of every plugin row currently in the DOM. */
+/** Loads the page at url, waits for the catalog, and opens the Assignments tab with its targets. */
+export async function openAssignments(page, url) {
+  await page.goto(url);
+  await waitReady(page);
+  await page.click('[data-testid="tab-assign"]');
+  await page.waitForSelector('[data-testid="target"]');
+}
+
 /** Opens one target in the Assignments tab and waits for its detail. */
 export async function selectTarget(page, id) {
   await page.click(`[data-testid="target"][data-id="${id}"]`);

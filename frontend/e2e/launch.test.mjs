@@ -13,12 +13,13 @@ import {
   launchBrowser,
   makeRuntimeFixture,
   newPage,
+  openAssignments,
   pluginBin,
+  selectTarget,
   startServe,
+  terminalStandIn,
   waitFor,
   waitReady,
-  selectTarget,
-  terminalStandIn,
 } from './harness.mjs';
 
 let fx, srv, browser, page, stand, record;
@@ -38,10 +39,7 @@ before(async () => {
   browser = await launchBrowser();
   page = await newPage(browser);
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: srv.origin });
-  await page.goto(srv.url);
-  await waitReady(page);
-  await page.click('[data-testid="tab-assign"]');
-  await page.waitForSelector('[data-testid="target"]');
+  await openAssignments(page, srv.url);
 });
 
 after(async () => {

@@ -12,11 +12,11 @@ import {
   launchBrowser,
   makeAssignFixture,
   newPage,
+  openAssignments,
   selectTarget,
   startServe,
   terminalStandIn,
   waitFor,
-  waitReady,
 } from './harness.mjs';
 
 let fx, srv, browser, page;
@@ -49,10 +49,7 @@ before(async () => {
   srv = await startServe({ ...fx, env: { TERMINAL: stand, PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' } });
   browser = await launchBrowser();
   page = await newPage(browser);
-  await page.goto(srv.url);
-  await waitReady(page);
-  await page.click('[data-testid="tab-assign"]');
-  await page.waitForSelector('[data-testid="target"]');
+  await openAssignments(page, srv.url);
 });
 
 after(async () => {
