@@ -47,6 +47,7 @@ func Record(ctx context.Context, index string, stdin io.Reader, getenv func(stri
 	if ix == nil {
 		a.Backend = runtime.Claude // the only backend with hooks
 	}
+	a.Run = getenv(runtime.ActivityRunEnv)
 	spooled, err := store.RecordActivity(ctx, pbHome, a)
 	if err != nil {
 		return Outcome{}, err

@@ -10,15 +10,28 @@ import (
 	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/runtime"
+	"github.com/plugboard/plugboard/backend/settings"
 	"github.com/plugboard/plugboard/backend/store"
 )
 
 // Report is what "plugboard activity --json" prints.
 type Report struct {
 	Skills []SkillUse `json:"skills"`
-	// Tools will count MCP tool calls; they are not recorded yet, so it is always empty.
-	Tools  []any    `json:"tools"`
-	Unused []Unused `json:"unused"`
+	Tools  []ToolUse  `json:"tools"`
+	Unused []Unused   `json:"unused"`
+}
+
+// ToolUse is one MCP tool's recorded calls, through plugboard mcp-stdio or mcp-proxy.
+type ToolUse struct {
+	Server string `json:"server"` // as the launch configured it
+	Plugin string `json:"plugin"` // the plugin that declares the server
+	Tool   string `json:"tool"`
+	Calls  int    `json:"calls"`
+	Errors int    `json:"errors"` // answered with a JSON-RPC error or a result with isError
+	// P50ms is the median time from the call to its answer, in milliseconds.
+	P50ms    int64          `json:"p50ms"`
+	Last     time.Time      `json:"last"`
+	ByTarget map[string]int `json:"byTarget"`
 }
 
 // SkillUse is one skill's recorded uses.
@@ -30,7 +43,12 @@ type SkillUse struct {
 	// ByTarget counts the uses per launched target (a claude started by hand, outside
 	// plugboard launch, has none and counts in Uses only).
 	ByTarget map[string]int `json:"byTarget"`
+	// ByDay counts the uses per day, by the local date ("2006-01-02").
+	ByDay map[string]int `json:"byDay"`
 }
+
+// DayLayout is how ByDay writes a day.
+const DayLayout = "2006-01-02"
 
 // Unused is a skill of a plugin assigned to a target that the target has not used since
 // the plugin was assigned to it.
@@ -60,17 +78,17 @@ type Input struct {
 // skill Claude gets from each plugin in effect with no use by that target since the
 // later of Since and the time the plugin was assigned.
 func Summarize(in Input) Report {
-	r := Report{Skills: []SkillUse{}, Tools: []any{}, Unused: []Unused{}}
+	r := Report{Skills: []SkillUse{}, Tools: tools(in), Unused: []Unused{}}
 	type skillKey struct{ id, plugin string }
 	uses := map[skillKey]*SkillUse{}
 	for _, a := range in.Records {
-		if in.Target != "" && a.Target != in.Target {
+		if a.IsTool() || in.Target != "" && a.Target != in.Target {
 			continue
 		}
 		k := skillKey{a.Skill, a.Plugin}
 		u := uses[k]
 		if u == nil {
-			u = &SkillUse{ID: a.Skill, Plugin: a.Plugin, ByTarget: map[string]int{}}
+			u = &SkillUse{ID: a.Skill, Plugin: a.Plugin, ByTarget: map[string]int{}, ByDay: map[string]int{}}
 			uses[k] = u
 		}
 		u.Uses++
@@ -80,6 +98,7 @@ func Summarize(in Input) Report {
 		if a.Target != "" {
 			u.ByTarget[a.Target]++
 		}
+		u.ByDay[a.Time.Local().Format(DayLayout)]++
 	}
 	for _, u := range uses {
 		r.Skills = append(r.Skills, *u)
@@ -96,6 +115,63 @@ func Summarize(in Input) Report {
 	})
 	r.Unused = unused(in)
 	return r
+}
+
+// tools counts the tool calls per server and tool, most called first.
+func tools(in Input) []ToolUse {
+	type toolKey struct{ plugin, server, tool string }
+	calls := map[toolKey]*ToolUse{}
+	ms := map[toolKey][]int64{}
+	for _, a := range in.Records {
+		if !a.IsTool() || in.Target != "" && a.Target != in.Target {
+			continue
+		}
+		k := toolKey{a.Plugin, a.Server, a.Tool}
+		u := calls[k]
+		if u == nil {
+			u = &ToolUse{Server: a.Server, Plugin: a.Plugin, Tool: a.Tool, ByTarget: map[string]int{}}
+			calls[k] = u
+		}
+		u.Calls++
+		if a.Failed {
+			u.Errors++
+		}
+		if a.Time.After(u.Last) {
+			u.Last = a.Time
+		}
+		if a.Target != "" {
+			u.ByTarget[a.Target]++
+		}
+		ms[k] = append(ms[k], a.MS)
+	}
+	out := make([]ToolUse, 0, len(calls))
+	for k, u := range calls {
+		u.P50ms = median(ms[k])
+		out = append(out, *u)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Calls != b.Calls {
+			return a.Calls > b.Calls
+		}
+		if a.Server != b.Server {
+			return a.Server < b.Server
+		}
+		if a.Tool != b.Tool {
+			return a.Tool < b.Tool
+		}
+		return a.Plugin < b.Plugin
+	})
+	return out
+}
+
+// median is the middle value of v (the lower of the two middle ones for an even count).
+func median(v []int64) int64 {
+	if len(v) == 0 {
+		return 0
+	}
+	sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
+	return v[(len(v)-1)/2]
 }
 
 func unused(in Input) []Unused {
@@ -115,7 +191,7 @@ func unused(in Input) []Unused {
 			agents[t.Name] = t
 		}
 	}
-	last := newLastUses(in.Records)
+	last := newLastUses(in.Records) // tool calls have no skill name, so they never match one
 	for _, t := range in.Targets {
 		if t.Kind == assign.KindActive || in.Target != "" && t.ID != in.Target {
 			continue
@@ -226,13 +302,17 @@ func cleanEntry(d string) string { return path.Clean(filepath.ToSlash(d)) }
 // Load reads what a report needs from the Plugboard home pbHome — the records since
 // since (zero: all), the history, the targets over cat — and summarises them for target
 // ("" every target). Opening the store imports what hooks spooled; its warnings (a
-// database moved aside) are returned.
+// database moved aside) are returned. Records older than the retention the settings
+// give (activityRetentionDays) are removed first.
 func Load(ctx context.Context, pbHome string, cat *catalog.Catalog, since time.Time, target string) (Report, []string, error) {
 	st, warnings, err := store.Open(ctx, pbHome)
 	if err != nil {
 		return Report{}, warnings, err
 	}
 	defer st.Close()
+	if err := Prune(ctx, st, cat.Settings, time.Now()); err != nil {
+		return Report{}, warnings, err
+	}
 	recs, err := st.Activity(ctx, since)
 	if err != nil {
 		return Report{}, warnings, err
@@ -243,4 +323,13 @@ func Load(ctx context.Context, pbHome string, cat *catalog.Catalog, since time.T
 	}
 	targets, _ := assign.Targets(pbHome, cat)
 	return Summarize(Input{Records: recs, History: history, Targets: targets, Catalog: cat, Since: since, Target: target}), warnings, nil
+}
+
+// Prune removes the records older than the settings' retention (none when it is 0).
+func Prune(ctx context.Context, st *store.Store, s settings.Settings, now time.Time) error {
+	if s.ActivityRetentionDays <= 0 {
+		return nil
+	}
+	_, err := st.PruneActivity(ctx, now.AddDate(0, 0, -s.ActivityRetentionDays))
+	return err
 }

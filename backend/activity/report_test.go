@@ -125,3 +125,35 @@ func TestSummarize(t *testing.T) {
 		})
 	}
 }
+
+// Tool calls are counted per plugin, server and tool with their errors and median time,
+// never as skills; each skill's uses are counted per local day.
+func TestSummarizeToolsAndDays(t *testing.T) {
+	day := time.Date(2026, 11, 3, 12, 0, 0, 0, time.Local)
+	call := func(h int, tool string, ms int64, failed bool) store.Activity {
+		return store.Activity{Key: fmt.Sprint(tool, h), Time: day.Add(time.Duration(h) * time.Hour), Target: "agent:coder",
+			Kind: store.KindTool, Server: "db", Plugin: "alpha", Tool: tool, MS: ms, Failed: failed, How: store.HowModel}
+	}
+	skill := func(h int) store.Activity {
+		return store.Activity{Key: fmt.Sprint("s", h), Time: day.Add(time.Duration(h) * time.Hour), Target: "agent:coder",
+			Skill: "alpha:summarize", Plugin: "alpha", How: store.HowModel}
+	}
+	rep := Summarize(Input{Records: []store.Activity{
+		call(0, "query", 40, false), call(1, "query", 10, true), call(2, "query", 30, false), call(3, "query", 20, false),
+		call(4, "schema", 5, false), skill(0), skill(1), skill(24),
+	}})
+	want := []ToolUse{
+		{Server: "db", Plugin: "alpha", Tool: "query", Calls: 4, Errors: 1, P50ms: 20, Last: day.Add(3 * time.Hour), ByTarget: map[string]int{"agent:coder": 4}},
+		{Server: "db", Plugin: "alpha", Tool: "schema", Calls: 1, P50ms: 5, Last: day.Add(4 * time.Hour), ByTarget: map[string]int{"agent:coder": 1}},
+	}
+	got, _ := json.Marshal(rep.Tools)
+	if w, _ := json.Marshal(want); string(got) != string(w) {
+		t.Errorf("tools = %s\nwant %s", got, w)
+	}
+	if len(rep.Skills) != 1 || rep.Skills[0].Uses != 3 {
+		t.Fatalf("skills = %+v, want alpha:summarize used 3 times (tool calls are not skills)", rep.Skills)
+	}
+	if got := rep.Skills[0].ByDay; len(got) != 2 || got["2026-11-03"] != 2 || got["2026-11-04"] != 1 {
+		t.Errorf("byDay = %v, want 2026-11-03: 2, 2026-11-04: 1", got)
+	}
+}

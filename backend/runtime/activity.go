@@ -27,6 +27,10 @@ const (
 	ActivityIndexFile    = "activity.json"
 	ActivitySettingsFile = "settings.json"
 	ActivityTargetEnv    = "PLUGBOARD_ACTIVITY_TARGET"
+	// ActivityRunEnv is set by plugboard try in the environment of the agent it starts:
+	// every record of that agent (its hooks', its MCP relays') carries it as
+	// store.Activity.Run, so the try reads back exactly its own turn.
+	ActivityRunEnv = "PLUGBOARD_ACTIVITY_RUN"
 )
 
 // activityHookTimeout is the timeout, in seconds, Claude Code gives each recording hook:

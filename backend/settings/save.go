@@ -145,17 +145,24 @@ func merge(old []byte, s Settings) ([]byte, error) {
 			return nil, err
 		}
 	}
+	// activityRetentionDays likewise: written once set, and then kept (0: keep all).
+	if s.ActivityRetentionDays != 0 || slices.ContainsFunc(members, func(m jsonfile.Member) bool { return m.Key == "activityRetentionDays" }) {
+		if members, err = jsonfile.Set(members, "activityRetentionDays", s.ActivityRetentionDays); err != nil {
+			return nil, err
+		}
+	}
 	return jsonfile.Encode(members)
 }
 
 // clone copies s deeply, so an edit cannot change what was read.
 func (s Settings) clone() Settings {
 	c := Settings{SkillPluginPaths: slices.Clone(s.SkillPluginPaths), TrustedWorkspaces: slices.Clone(s.TrustedWorkspaces),
-		SkillsEnabled: maps.Clone(s.SkillsEnabled), LaunchAs: maps.Clone(s.LaunchAs)}
+		SkillsEnabled: maps.Clone(s.SkillsEnabled), LaunchAs: maps.Clone(s.LaunchAs), ActivityRetentionDays: s.ActivityRetentionDays}
 	return c
 }
 
 func equalSettings(a, b Settings) bool {
 	return slices.Equal(a.SkillPluginPaths, b.SkillPluginPaths) && slices.Equal(a.TrustedWorkspaces, b.TrustedWorkspaces) &&
-		maps.Equal(a.SkillsEnabled, b.SkillsEnabled) && maps.Equal(a.LaunchAs, b.LaunchAs)
+		maps.Equal(a.SkillsEnabled, b.SkillsEnabled) && maps.Equal(a.LaunchAs, b.LaunchAs) &&
+		a.ActivityRetentionDays == b.ActivityRetentionDays
 }

@@ -39,6 +39,9 @@ type Settings struct {
 	// specification rejects as a client loads it ({"my-plugin": "claude"}): the launch
 	// then hands that client the folder as it is (issue 10).
 	LaunchAs map[string]string `json:"launchAs,omitempty"`
+	// ActivityRetentionDays is how many days of skill and tool activity the store keeps
+	// (R8); 0 keeps all of it.
+	ActivityRetentionDays int `json:"activityRetentionDays,omitempty"`
 }
 
 // LaunchAsClient is the client a plugin is launched as despite its spec verdict, or "".
@@ -105,7 +108,10 @@ func parse(data []byte) (Settings, error) {
 		return s, err
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
-		return Settings{}, errors.New("has a field of the wrong type (" + err.Error() + "); skillPluginPaths and trustedWorkspaces are lists of folder paths, skillsEnabled maps names to true/false, launchAs maps plugin ids to a client name")
+		return Settings{}, errors.New("has a field of the wrong type (" + err.Error() + "); skillPluginPaths and trustedWorkspaces are lists of folder paths, skillsEnabled maps names to true/false, launchAs maps plugin ids to a client name, activityRetentionDays is a whole number of days")
+	}
+	if s.ActivityRetentionDays < 0 {
+		return Settings{}, errors.New("has activityRetentionDays below 0; give the number of days of activity to keep, or 0 to keep all of it")
 	}
 	return s.Normalised(), nil
 }

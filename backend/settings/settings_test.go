@@ -180,3 +180,27 @@ func TestUpdateAppliesOnWhatIsThere(t *testing.T) {
 		t.Errorf("with a stale expected hash: %v", err)
 	}
 }
+
+// activityRetentionDays is read, refused below 0, written once set and kept (as 0) when
+// cleared, so that a user's explicit choice stays in the file.
+func TestActivityRetentionDays(t *testing.T) {
+	home := t.TempDir()
+	os.WriteFile(Path(home), []byte(`{"activityRetentionDays": -3}`), 0o644)
+	if _, _, issues := Read(home); len(issues) != 1 || !strings.Contains(issues[0].Message, "activityRetentionDays below 0") {
+		t.Errorf("negative retention issues = %v", issues)
+	}
+	os.WriteFile(Path(home), []byte(`{"zeta": 1}`), 0o644)
+	_, _, h, err := Update(home, "", func(s *Settings) error { s.ActivityRetentionDays = 90; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _, _ := Read(home); s.ActivityRetentionDays != 90 {
+		t.Errorf("after saving 90: retention %d", s.ActivityRetentionDays)
+	}
+	if _, _, _, err = Update(home, h, func(s *Settings) error { s.ActivityRetentionDays = 0; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(Path(home)); !strings.Contains(string(got), `"activityRetentionDays": 0`) {
+		t.Errorf("after clearing, the file is\n%s\nwant activityRetentionDays kept as 0", got)
+	}
+}

@@ -17,7 +17,7 @@ import (
 // rec is a complete activity record for tests.
 func rec(key, skill, how string) Activity {
 	return Activity{Key: key, Time: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), Target: "agent:coder", Backend: "claude",
-		Fingerprint: "sha256:abc", Session: "0b7c2f1e-session", Skill: skill, Plugin: "kit", Version: "1.0.0", Hash: "sha256:def", How: how}
+		Fingerprint: "sha256:abc", Session: "0b7c2f1e-session", Skill: skill, Plugin: "kit", Version: "1.0.0", Hash: "sha256:def", How: how, Kind: KindSkill}
 }
 
 func countActivity(t testing.TB, st *Store) int {
@@ -58,6 +58,11 @@ func TestActivityIsNamesOnly(t *testing.T) {
 		"unknown how":  {Key: "k", Skill: "s", How: "tool"},
 		"a prompt":     {Key: "k", Skill: "s\nplease summarise my secret notes", How: HowUser},
 		"a long value": {Key: "k", Skill: "s", Plugin: strings.Repeat("x", maxName+1), How: HowUser},
+		"unknown kind": {Key: "k", Skill: "s", How: HowModel, Kind: "prompt"},
+		"tool no tool": {Key: "k", Kind: KindTool, Server: "db", How: HowModel},
+		"tool by user": {Key: "k", Kind: KindTool, Server: "db", Tool: "query", How: HowUser},
+		"tool arg":     {Key: "k", Kind: KindTool, Server: "db", Tool: "query\n{\"sql\": \"select\"}", How: HowModel},
+		"negative ms":  {Key: "k", Kind: KindTool, Server: "db", Tool: "query", How: HowModel, MS: -1},
 	} {
 		if _, err := st.AddActivity(context.Background(), a); err == nil {
 			t.Errorf("AddActivity(%s) = nil error, want a refusal", name)
@@ -68,6 +73,39 @@ func TestActivityIsNamesOnly(t *testing.T) {
 	}
 	if n := countActivity(t, st); n != 0 {
 		t.Errorf("%d rows after refusals", n)
+	}
+}
+
+// Tool calls and a try's run are stored beside skill records and read back as written;
+// RunActivity finds a run's records only, and PruneActivity drops what is older than
+// the retention.
+func TestActivityToolsRunsAndPrune(t *testing.T) {
+	st := newTestStore(t)
+	ctx := context.Background()
+	old := rec("k0", "kit:brief", HowModel)
+	old.Time = old.Time.Add(-40 * 24 * time.Hour)
+	call := Activity{Key: "t1", Time: old.Time.Add(39 * 24 * time.Hour), Target: "agent:coder", Backend: "claude",
+		Kind: KindTool, Server: "db", Tool: "query", MS: 42, Failed: true, How: HowModel, Run: "run-1"}
+	mine := rec("k1", "kit:brief", HowModel)
+	mine.Run = "run-1"
+	other := rec("k2", "kit:brief", HowUser)
+	other.Run = "run-2"
+	if _, err := st.AddActivity(ctx, old, call, mine, other); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.RunActivity(ctx, "run-1")
+	if err != nil || len(got) != 2 || got[0] != call || got[1] != mine {
+		t.Fatalf("RunActivity(run-1) = %+v, %v; want [call mine]", got, err)
+	}
+	if got, err := st.RunActivity(ctx, ""); err != nil || len(got) != 0 {
+		t.Errorf("RunActivity(\"\") = %+v, %v; want none (the records of launches that are not tries)", got, err)
+	}
+	n, err := st.PruneActivity(ctx, old.Time.Add(time.Hour))
+	if err != nil || n != 1 {
+		t.Fatalf("PruneActivity = %d, %v; want 1", n, err)
+	}
+	if n := countActivity(t, st); n != 3 {
+		t.Errorf("%d rows after pruning one of four", n)
 	}
 }
 
