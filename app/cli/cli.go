@@ -57,6 +57,7 @@ func commands() []command {
 		{"launch", "TARGET [--backend claude|pi] [--plugins none] [--mode benchmark|subagent] [--bin PATH] [--dry-run] [--require-ack] [--json] [--home DIR] [-- AGENT-ARGS]", "start an agent from a private projection of the target's plugins (an MCP server not acknowledged is left out; --require-ack: exit 4)", runLaunch},
 		{"ack", "TARGET [PLUGIN[/SERVER] ...] [--json] [--home DIR]", "acknowledge the MCP servers of a target's launch set as they are now (all not yet acknowledged, or those named)", runAck},
 		{"activity", "[--json] [--since DURATION] [--home DIR] [TARGET]", "the skills launched agents invoked, per skill and target, and the assigned skills not used since they were assigned (a launched claude's hooks run activity record)", runActivity},
+		{"try", "TARGET|DIR (-p PROMPT | --cases FILE) [--backend claude|pi] [--bin PATH] [--json] [--home DIR] [-- AGENT-ARGS]", "run a prompt (or each case of a file) as one turn of the agent on the launch's projection and report the skills and MCP tools the model invoked, and the answer (exit 1: a case failed)", runTry},
 		{"watch", "[--json] [--home DIR] [--workspace DIR]", "re-validate as files change: one line (or JSON object) per change", runWatch},
 		{"link", "DIR [--into home|cursor] [--name NAME] [--copy] [--force] [--json] [--home DIR]", "link a plugin working copy into a plugin root (validated first)", runLink},
 		{"unlink", "NAME [--into home|cursor] [--json] [--home DIR]", "remove a link or copy made by plugboard link", runUnlink},
@@ -219,3 +220,13 @@ func sortedKeys[V any](m map[string]V) []string {
 type noPage struct{}
 
 func (noPage) Open(string) (fs.File, error) { return nil, fs.ErrNotExist }
+
+// commandArgs is the synopsis of a command after its name, as the usage lists it.
+func commandArgs(name string) string {
+	for _, c := range commands() {
+		if c.name == name {
+			return c.args
+		}
+	}
+	return ""
+}

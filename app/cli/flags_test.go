@@ -19,7 +19,7 @@ func TestFlagsMatchUsageAndREADME(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := readmeRows(string(readme))
-	flagName := regexp.MustCompile(`--([a-z][a-z-]*)`)
+	flagName := regexp.MustCompile(`(?:^|[\s\[(|])--?([a-z][a-z-]*)`) // --name, or a one-letter -p
 	names := func(s string) []string {
 		var out []string
 		for _, m := range flagName.FindAllStringSubmatch(s, -1) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,6 +39,10 @@ type Request struct {
 	PlugboardHome string
 	// Target is a target id (agent:NAME, template:NAME/REF…); a bare NAME means agent:NAME.
 	Target string
+	// Dirs, when set, launch exactly these plugin folders instead of a target's set (a
+	// working copy tried with plugboard try): the plan's target is DirTarget(Dirs), and
+	// Target is ignored.
+	Dirs []string
 	// Backend is Claude or PI; "" means the agent file's "backend" member, else Claude.
 	Backend string
 	// NoPlugins launches with an explicit empty set (--plugins none).
@@ -132,6 +137,26 @@ type Drop struct {
 func (p *Plan) Env(base []string) []string {
 	out := append([]string{}, base...)
 	return append(out, p.env...)
+}
+
+// SetEnv adds key=value to the agent's environment (key to EnvKeys; the value is never
+// serialised), replacing an earlier addition of key.
+func (p *Plan) SetEnv(key, value string) {
+	env := p.env[:0:0]
+	for _, kv := range p.env {
+		if k, _, _ := strings.Cut(kv, "="); k != key {
+			env = append(env, kv)
+		}
+	}
+	p.env = append(env, key+"="+value)
+	if !slices.Contains(p.EnvKeys, key) {
+		p.EnvKeys = append(p.EnvKeys, key)
+	}
+}
+
+// DirTarget is the target id of a launch of plugin folders (Request.Dirs).
+func DirTarget(dirs []string) string {
+	return "dir:" + strings.Join(dirs, string(filepath.ListSeparator))
 }
 
 // Errors Build returns.
@@ -256,6 +281,25 @@ func RuntimeDir(pbHome string) string { return filepath.Join(pbHome, "runtime") 
 // effect (its own, or its agent's when it inherits) and the unmanaged entries beside
 // them, absolute.
 func resolveTarget(req Request) (assign.Target, []string, string, error) {
+	if len(req.Dirs) > 0 {
+		dirs := make([]string, len(req.Dirs))
+		for i, d := range req.Dirs {
+			abs, err := filepath.Abs(settings.ExpandHome(d, req.Home))
+			if err != nil {
+				return assign.Target{}, nil, "", fmt.Errorf("%w: %s: %v", ErrTarget, d, err)
+			}
+			dirs[i] = abs
+		}
+		t := assign.Target{ID: DirTarget(dirs)}
+		backend := req.Backend
+		if backend == "" {
+			backend = Claude
+		}
+		if _, ok := backends[backend]; !ok {
+			return t, nil, "", fmt.Errorf("%w: unknown backend %q; use claude or pi", ErrTarget, backend)
+		}
+		return t, dirs, backend, nil
+	}
 	id := req.Target
 	if !strings.Contains(id, ":") {
 		id = "agent:" + id

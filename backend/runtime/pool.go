@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -17,6 +18,18 @@ import (
 // SessionArgs turn a Claude launch into a non-interactive session that takes one JSON
 // message per line on stdin and answers in JSON lines on stdout.
 var SessionArgs = []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"}
+
+// PISessionArgs do the same for PI: its RPC mode takes one JSON command per line on
+// stdin and answers with JSON responses and events; no session file is written.
+var PISessionArgs = []string{"--mode", "rpc", "--no-session"}
+
+// sessionArgs are the session arguments of a backend.
+func sessionArgs(backend string) []string {
+	if backend == PI {
+		return PISessionArgs
+	}
+	return SessionArgs
+}
 
 // Pool keeps live non-interactive agent sessions keyed by fingerprint (R6): a plan with
 // the fingerprint of a live session gets that session; any other fingerprint starts a
@@ -26,10 +39,15 @@ var SessionArgs = []string{"-p", "--input-format", "stream-json", "--output-form
 // goes first.
 type Pool struct {
 	Max int // 0: DefaultPoolSize
+	// Idle stops a session nobody has used for this long (0: never), so that a pool in a
+	// long-running process (the desktop app, left in the tray) does not keep agents alive
+	// for a try made hours ago.
+	Idle time.Duration
 
 	mu       sync.Mutex
 	sessions map[string]*Session
 	closed   bool
+	reaper   *time.Timer
 }
 
 // DefaultPoolSize bounds the live sessions: each is a Node process of 100–300 MB.
@@ -38,19 +56,22 @@ const DefaultPoolSize = 4
 // Session is one pooled agent process.
 type Session struct {
 	Fingerprint string
+	Backend     string
 	PID         int
 	key         string
 
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	out    *bufio.Reader
-	mu     sync.Mutex // one conversation turn at a time
-	used   time.Time
+	stderr *tail
+	mu     sync.Mutex   // one conversation turn at a time
+	turns  int          // turns taken, under mu
+	used   atomic.Int64 // when it was last handed out or ended a turn, in Unix nanoseconds
 	exited chan struct{}
 }
 
 // Get returns the live session for the plan's fingerprint, or starts one with the plan's
-// argv followed by SessionArgs.
+// argv followed by the backend's session arguments (SessionArgs, PISessionArgs).
 func (p *Pool) Get(ctx context.Context, plan *Plan) (*Session, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -62,7 +83,7 @@ func (p *Pool) Get(ctx context.Context, plan *Plan) (*Session, error) {
 	}
 	key := sessionKey(plan)
 	if s := p.sessions[key]; s != nil && s.alive() {
-		s.used = time.Now()
+		s.touch()
 		return s, nil
 	}
 	delete(p.sessions, key)
@@ -73,7 +94,36 @@ func (p *Pool) Get(ctx context.Context, plan *Plan) (*Session, error) {
 	}
 	s.key = key
 	p.sessions[key] = s
+	p.armReaper()
 	return s, nil
+}
+
+// armReaper schedules the next check for idle sessions, when Idle is set and none is
+// scheduled. Called with p.mu held.
+func (p *Pool) armReaper() {
+	if p.Idle <= 0 || p.reaper != nil || len(p.sessions) == 0 {
+		return
+	}
+	p.reaper = time.AfterFunc(p.Idle/2, func() { p.reap(time.Now()) })
+}
+
+// reap stops the sessions idle for Idle or longer (one in a conversation is busy, not
+// idle: its turn holds its lock) and schedules the next check while any is left.
+func (p *Pool) reap(now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.reaper = nil
+	if p.closed {
+		return
+	}
+	for key, s := range p.sessions {
+		if now.Sub(time.Unix(0, s.used.Load())) >= p.Idle && s.mu.TryLock() {
+			s.mu.Unlock()
+			delete(p.sessions, key)
+			go s.Close()
+		}
+	}
+	p.armReaper()
 }
 
 // evict stops the least recently used sessions until one more fits.
@@ -85,7 +135,7 @@ func (p *Pool) evict() {
 	for len(p.sessions) >= max {
 		var oldest *Session
 		for _, s := range p.sessions {
-			if oldest == nil || s.used.Before(oldest.used) {
+			if oldest == nil || s.used.Load() < oldest.used.Load() {
 				oldest = s
 			}
 		}
@@ -106,6 +156,9 @@ func (p *Pool) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
+	if p.reaper != nil {
+		p.reaper.Stop()
+	}
 	for fp, s := range p.sessions {
 		s.Close()
 		delete(p.sessions, fp)
@@ -118,14 +171,15 @@ func sessionKey(plan *Plan) string {
 }
 
 func start(plan *Plan) (*Session, error) {
-	argv := append(append([]string{}, plan.Argv...), SessionArgs...)
+	argv := append(append([]string{}, plan.Argv...), sessionArgs(plan.Backend)...)
 	bin, err := exec.LookPath(argv[0])
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin, argv[1:]...)
 	cmd.Env = plan.Env(os.Environ())
-	cmd.Stderr = io.Discard
+	errs := &tail{max: stderrTail}
+	cmd.Stderr = errs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Close stops its children too
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -138,11 +192,14 @@ func start(plan *Plan) (*Session, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
 	}
-	s := &Session{Fingerprint: plan.Fingerprint, PID: cmd.Process.Pid, cmd: cmd, stdin: in,
-		out: bufio.NewReader(out), used: time.Now(), exited: make(chan struct{})}
+	s := &Session{Fingerprint: plan.Fingerprint, Backend: plan.Backend, PID: cmd.Process.Pid, cmd: cmd, stdin: in,
+		out: bufio.NewReader(out), stderr: errs, exited: make(chan struct{})}
+	s.touch()
 	go func() { _ = cmd.Wait(); close(s.exited) }()
 	return s, nil
 }
+
+func (s *Session) touch() { s.used.Store(time.Now().UnixNano()) }
 
 func (s *Session) alive() bool {
 	select {
@@ -161,6 +218,85 @@ func (s *Session) Send(line []byte) ([]byte, error) {
 		return nil, err
 	}
 	return s.out.ReadBytes('\n')
+}
+
+// Conn is a session's streams during one Converse.
+type Conn struct {
+	s   *Session
+	ctx context.Context
+}
+
+// Write sends one line (a JSON message or command) to the agent.
+func (c *Conn) Write(line []byte) error {
+	if _, err := c.s.stdin.Write(append(append([]byte{}, line...), '\n')); err != nil {
+		return c.s.failed(c.ctx, err)
+	}
+	return nil
+}
+
+// Read returns the next line the agent prints.
+func (c *Conn) Read() ([]byte, error) {
+	line, err := c.s.out.ReadBytes('\n')
+	if err != nil {
+		return nil, c.s.failed(c.ctx, err)
+	}
+	return line, nil
+}
+
+// Converse gives f the session's streams for one conversation turn (no other caller
+// writes or reads meanwhile) and how many turns the session had taken before it, so that
+// f can tell a warm process (which may need its conversation reset) from a fresh one.
+// When ctx ends first the session is closed, which ends a Read in f (the pool replaces a
+// closed session).
+func (s *Session) Converse(ctx context.Context, f func(c *Conn, turnsBefore int) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	before := s.turns
+	s.turns++
+	stop := context.AfterFunc(ctx, s.Close)
+	defer stop()
+	defer s.touch()
+	return f(&Conn{s: s, ctx: ctx}, before)
+}
+
+// failed words a conversation that broke off: the session is closed, and the error says
+// why, with the end of the agent's stderr.
+func (s *Session) failed(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("the agent did not finish in time: %w", ctx.Err())
+	}
+	s.Close()
+	msg := fmt.Sprintf("the agent stopped before the end of its turn (%v)", err)
+	if t := strings.TrimSpace(s.stderr.String()); t != "" {
+		msg += "; its stderr ends: " + t
+	}
+	return errors.New(msg)
+}
+
+// stderrTail is how much of a session's stderr is kept for its errors.
+const stderrTail = 4 << 10
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append([]byte{}, t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
 }
 
 // Close stops the session's process group and waits for it briefly. A process already
