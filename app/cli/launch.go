@@ -122,7 +122,9 @@ func runMCPStdio(env Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "plugboard mcp-stdio: usage: plugboard mcp-stdio --config FILE")
 		return ExitUsage
 	}
-	err := runtime.ExecStdio(*file)
-	fmt.Fprintf(env.Stderr, "plugboard mcp-stdio: %v\n", err)
-	return 127
+	code, err := runtime.ExecStdio(*file)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard mcp-stdio: %v\n", err)
+	}
+	return code
 }

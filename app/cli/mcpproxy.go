@@ -8,9 +8,16 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/plugboard/plugboard/backend/mcpproxy"
+	"github.com/plugboard/plugboard/backend/mcptap"
+	"github.com/plugboard/plugboard/backend/runtime"
 )
+
+// proxyFlushWait bounds how long mcp-proxy waits, once the bridge has ended, for the
+// calls it counted to be written.
+const proxyFlushWait = 2 * time.Second
 
 // runMCPProxy is the stdio MCP server that Claude Code starts for a remote server: it
 // bridges stdin/stdout to the URL in the private --config file until stdin ends. Stdout
@@ -36,7 +43,17 @@ func runMCPProxy(env Env, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = mcpproxy.Run(ctx, cfg, os.Stdin, env.Stdout, env.Stderr)
+	// With the config's activity member every tools/call is counted (backend/mcptap), for
+	// the target and try run the agent's environment names.
+	var calls mcptap.Sink
+	if cfg.Activity != nil {
+		rec := mcptap.NewRecorder(*cfg.Activity, env.Getenv(runtime.ActivityTargetEnv), env.Getenv(runtime.ActivityRunEnv),
+			"plugboard mcp-proxy", env.Stderr)
+		rec.Wait = mcptap.AnswerWait
+		defer rec.Close(proxyFlushWait)
+		calls = rec
+	}
+	err = mcpproxy.Run(ctx, cfg, os.Stdin, env.Stdout, env.Stderr, calls)
 	switch {
 	case err == nil || ctx.Err() != nil: // stdin ended, or we were asked to stop
 		return ExitOK

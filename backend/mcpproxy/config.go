@@ -14,6 +14,7 @@ import (
 
 	"github.com/plugboard/plugboard/backend/jsonfile"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
+	"github.com/plugboard/plugboard/backend/mcptap"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -40,6 +41,9 @@ type Config struct {
 	// ${NAME}; a Cursor server), resolved from the proxy's environment when it reads the
 	// config, so no value sits in the file.
 	EnvRefs bool `json:"envRefs,omitempty"`
+	// Activity names the server for the records of its tool calls (backend/mcptap); a
+	// file without it (an older launch's) is relayed without counting.
+	Activity *mcptap.Info `json:"activity,omitempty"`
 }
 
 // ReadConfig reads and checks the file at path. It refuses a file that is not a regular

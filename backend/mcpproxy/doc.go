@@ -23,6 +23,10 @@
 //     name origins (scheme://host:port) and header names only.
 //   - A request the remote refuses or cannot take gets a JSON-RPC error response on stdout,
 //     so the client never waits forever, and one line in the log.
+//   - Tool calls are counted (R8, backend/mcptap) when the config names the server for
+//     activity records: each tools/call from the client is paired by id with the answer
+//     from the remote, or with the error the bridge answers itself, and handed to the
+//     caller's mcptap.Sink with its tool name, time and failure only.
 //   - Run is safe to call concurrently with different arguments; one Run owns its in and
 //     out until it returns.
 //

@@ -11,9 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/plugboard/plugboard/backend/mcptap"
 )
 
 // Run bridges newline-delimited JSON-RPC on in and out to the remote server of cfg. It
@@ -22,7 +25,12 @@ import (
 // done. On return it closes in if in is an io.Closer, so that a pending read ends; it
 // never closes out. Problems that do not end the bridge, such as a refused redirect, go
 // to log (nil: nowhere), one line each.
-func Run(ctx context.Context, cfg Config, in io.Reader, out io.Writer, log io.Writer) error {
+//
+// Every tools/call the client sends is counted when calls is not nil: calls gets it once
+// answered, with the time to the answer, failed when the answer is a JSON-RPC error (the
+// remote's, or the bridge's own when the remote did not take the call) or a result with
+// "isError": true. Record must not wait: the bridge calls it on its way to the client.
+func Run(ctx context.Context, cfg Config, in io.Reader, out io.Writer, log io.Writer, calls mcptap.Sink) error {
 	if err := cfg.check(); err != nil {
 		return fmt.Errorf("config: %w: %v", ErrBadConfig, err)
 	}
@@ -30,6 +38,9 @@ func Run(ctx context.Context, cfg Config, in io.Reader, out io.Writer, log io.Wr
 	b := &bridge{origin: originOf(u), base: u, urls: []string{cfg.URL, u.String()}, log: log}
 	if b.log == nil {
 		b.log = io.Discard
+	}
+	if calls != nil {
+		b.tap = mcptap.New(calls)
 	}
 	b.guard = newGuard(b.origin, cfg.Headers, b.logf)
 	defer b.guard.base.CloseIdleConnections()
@@ -56,6 +67,9 @@ func Run(ctx context.Context, cfg Config, in io.Reader, out io.Writer, log io.Wr
 	local.Close()
 	<-errc
 	b.calls.Wait()
+	if b.tap != nil && b.tap.Untracked() > 0 {
+		b.logf("%d MCP tool calls were not counted: too many were in flight", b.tap.Untracked())
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -77,6 +91,7 @@ type bridge struct {
 	urls   []string // spellings of the configured URL, shown as origin in messages
 	guard  *guard
 	calls  sync.WaitGroup // calls in flight to the remote
+	tap    *mcptap.Tap    // counts the tool calls; nil: none are counted
 
 	logMu sync.Mutex
 	log   io.Writer
@@ -98,6 +113,7 @@ func (b *bridge) toRemote(ctx context.Context, local, remote mcp.Connection) err
 		if err != nil {
 			return fmt.Errorf("read stdin: %w", err)
 		}
+		b.noteCall(msg)
 		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 			if req.Method == "initialize" {
 				b.setInitID(req.ID)
@@ -124,6 +140,7 @@ func (b *bridge) call(ctx context.Context, local, remote mcp.Connection, req *js
 		Code:    jsonrpc.CodeInternalError,
 		Message: "plugboard mcp-proxy: " + err.Error(),
 	}}
+	b.noteAnswer(resp, time.Now())
 	if err := local.Write(ctx, resp); err != nil && ctx.Err() == nil {
 		b.logf("write stdout: %v", err)
 	}
@@ -140,9 +157,39 @@ func (b *bridge) toLocal(ctx context.Context, remote, local mcp.Connection) erro
 			return fmt.Errorf("%s: %w", b.origin, b.redact(err))
 		}
 		b.noteVersion(msg)
+		if resp, ok := msg.(*jsonrpc.Response); ok {
+			b.noteAnswer(resp, time.Now()) // before it is passed on: its row is written first (Recorder.Wait)
+		}
 		if err := local.Write(ctx, msg); err != nil {
 			return fmt.Errorf("write stdout: %w", err)
 		}
+	}
+}
+
+// noteCall hands the tap a tools/call of the client, before it is sent, and forgets a
+// call the client cancels.
+func (b *bridge) noteCall(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if b.tap == nil || !ok {
+		return
+	}
+	switch {
+	case req.Method == "tools/call" && req.IsCall():
+		b.tap.Call(mcptap.Key(req.ID.Raw()), mcptap.ToolOf(req.Params), time.Now())
+	case req.Method == "notifications/cancelled":
+		var p struct {
+			RequestID any `json:"requestId"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil {
+			b.tap.Forget(mcptap.Key(p.RequestID))
+		}
+	}
+}
+
+// noteAnswer hands the tap an answer the bridge got (or made) at at.
+func (b *bridge) noteAnswer(resp *jsonrpc.Response, at time.Time) {
+	if b.tap != nil && resp.ID.IsValid() {
+		b.tap.Answer(mcptap.Key(resp.ID.Raw()), resp.Error != nil || mcptap.IsError(resp.Result), at)
 	}
 }
 

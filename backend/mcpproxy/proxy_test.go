@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/plugboard/plugboard/backend/mcptap"
 )
 
 const (
@@ -135,7 +137,7 @@ func TestRedirectRefused(t *testing.T) {
 					ctx, cancel := context.WithTimeout(context.Background(), timeout)
 					defer cancel()
 					var out, log bytes.Buffer
-					err := Run(ctx, cfg, strings.NewReader(initializeLine+"\n"), &out, &log)
+					err := Run(ctx, cfg, strings.NewReader(initializeLine+"\n"), &out, &log, nil)
 					if !errors.Is(err, ErrRefused) {
 						t.Fatalf("Run = %v, want an error wrapping ErrRefused", err)
 					}
@@ -187,7 +189,7 @@ func TestRelativeRedirectNamesItsOrigin(t *testing.T) {
 				if typ == TypeSSE {
 					ctx, cancel := context.WithTimeout(context.Background(), timeout)
 					defer cancel()
-					err := Run(ctx, cfg, strings.NewReader(initializeLine+"\n"), io.Discard, io.Discard)
+					err := Run(ctx, cfg, strings.NewReader(initializeLine+"\n"), io.Discard, io.Discard, nil)
 					if !errors.Is(err, ErrRefused) {
 						t.Fatalf("Run = %v, want an error wrapping ErrRefused", err)
 					}
@@ -318,7 +320,7 @@ func TestRunEndsWithContext(t *testing.T) {
 	defer inW.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, Config{Type: TypeStreamableHTTP, URL: srv.URL}, inR, io.Discard, nil) }()
+	go func() { done <- Run(ctx, Config{Type: TypeStreamableHTTP, URL: srv.URL}, inR, io.Discard, nil, nil) }()
 	cancel()
 	select {
 	case err := <-done:
@@ -415,14 +417,17 @@ type proxy struct {
 }
 
 // startProxy starts Run; stop (also a cleanup) closes stdin and expects Run to return nil.
-func startProxy(t *testing.T, cfg Config) *proxy {
+func startProxy(t *testing.T, cfg Config) *proxy { return startCounting(t, cfg, nil) }
+
+// startCounting is startProxy with the tool calls counted into calls.
+func startCounting(t *testing.T, cfg Config, calls mcptap.Sink) *proxy {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*timeout)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	p := &proxy{t: t, stdin: inW, lines: make(chan string, 100), log: &lockedBuffer{}, done: make(chan struct{}),
 		early: map[string]rpcMessage{}}
 	go func() {
-		p.err = Run(ctx, cfg, inR, outW, p.log)
+		p.err = Run(ctx, cfg, inR, outW, p.log, calls)
 		close(p.done)
 		outW.Close()
 	}()

@@ -22,7 +22,7 @@ import (
 func claudeLayout(plan *Plan, units []unit, req Request) layout {
 	l := newLayout()
 	argv := []string{binOr(req.Bin, Claude)}
-	servers := newServerFiles(plan, &l, req.Self)
+	servers := newServerFiles(plan, &l, req)
 	for _, u := range units {
 		ns := namespace(&u.p)
 		if u.asIs() {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plugboard/plugboard/backend/mcptap"
 	"github.com/plugboard/plugboard/backend/testhome"
 )
 
@@ -78,8 +79,9 @@ func TestCursorPluginLaunches(t *testing.T) {
 	readJSON(t, filepath.Join(p.Projection, "remote", "1.json"), &remote)
 	data := DataDir(pb, "tool@mk")
 	want := StdioConfig{Command: filepath.Join(root, "bin", "serve"), Cwd: root, EnvRefs: true,
-		Args: []string{"--home", home, "--ws", "proj", "--tok", "${env:TOOL_TOKEN}"},
-		Env:  map[string]string{"ROOT": root, "TOKEN": "${TOOL_TOKEN}", "PLUGIN_ROOT": root, "PLUGIN_DATA": data, "CURSOR_PLUGIN_ROOT": root}}
+		Args:     []string{"--home", home, "--ws", "proj", "--tok", "${env:TOOL_TOKEN}"},
+		Env:      map[string]string{"ROOT": root, "TOKEN": "${TOOL_TOKEN}", "PLUGIN_ROOT": root, "PLUGIN_DATA": data, "CURSOR_PLUGIN_ROOT": root},
+		Activity: &mcptap.Info{Home: pb, Backend: Claude, Fingerprint: p.Fingerprint, Plugin: "tool@mk", Server: "tool-srv"}}
 	if got, w := mustJSON(stdio), mustJSON(want); !bytes.Equal(got, w) {
 		t.Errorf("stdio config\n got %s\nwant %s", got, w)
 	}

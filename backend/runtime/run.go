@@ -13,9 +13,11 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/plugboard/plugboard/backend/jsonfile"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
+	"github.com/plugboard/plugboard/backend/mcptap"
 )
 
 // Run starts the plan's agent in the foreground with the given standard streams and
@@ -67,29 +69,37 @@ func Run(ctx context.Context, p *Plan, stdin io.Reader, stdout, stderr io.Writer
 // ExecStdio is "plugboard mcp-stdio --config FILE": it reads the private file a launch
 // wrote for one stdio server (StdioConfig), changes to the server's cwd, adds its env
 // (PLUGIN_ROOT and PLUGIN_DATA last, as normalised) to the environment it was given, and
-// replaces this process with the server, found with the executable search of that
-// environment. So the client starts the server where spec §7.2.1 says, with its args and
-// env exactly as normalised. It returns only on failure.
+// starts the server, found with the executable search of that environment. So the client
+// starts the server where spec §7.2.1 says, with its args and env exactly as normalised.
+//
+// When the file names the server for activity records (StdioConfig.Activity), the server
+// runs as this process's child and every tools/call relayed to it is counted
+// (mcptap.RunStdio): stdin and stdout are relayed byte for byte, SIGTERM, SIGINT and
+// SIGHUP are forwarded, and the returned code is the server's exit status (128+n for a
+// signal n) once the calls counted are written, or given up on after stdioFlushWait.
+// The records carry the target and the try's run from the environment (ActivityTargetEnv,
+// ActivityRunEnv). Without Activity this process is replaced with the server, and
+// ExecStdio returns only on failure, with 127.
 //
 // The file holds the server's env, so it is read as a private file
 // (jsonfile.ReadPrivate, the check mcp-proxy makes on its config): a file that is not a
 // regular file (a symlink included) or that group or others may read or write is
 // refused, naming the file and the fix, before anything else is done.
-func ExecStdio(file string) error {
+func ExecStdio(file string) (int, error) {
 	data, err := jsonfile.ReadPrivate(file, jsonfile.Private{Max: 1 << 20, Holds: "the server's command and env",
 		Fix: "point --config at the file the launcher wrote"})
 	if err != nil {
-		return fmt.Errorf("config %s: %w", file, err)
+		return 127, fmt.Errorf("config %s: %w", file, err)
 	}
 	var c StdioConfig
 	if err := json.Unmarshal(data, &c); err != nil || c.Command == "" {
-		return fmt.Errorf("%s is not a stdio server config: %v", file, err)
+		return 127, fmt.Errorf("%s is not a stdio server config: %v", file, err)
 	}
 	if c.EnvRefs {
 		c.expandEnvRefs(os.LookupEnv)
 	}
 	if err := os.Chdir(c.Cwd); err != nil {
-		return fmt.Errorf("working folder: %w", err)
+		return 127, fmt.Errorf("working folder: %w", err)
 	}
 	env := overlay(os.Environ(), c.Env)
 	bin := c.Command
@@ -102,11 +112,24 @@ func ExecStdio(file string) error {
 			}
 		}
 		if bin, err = lookPathIn(c.Command, path); err != nil {
-			return err
+			return 127, err
 		}
 	}
-	return syscall.Exec(bin, append([]string{c.Command}, c.Args...), env)
+	argv := append([]string{c.Command}, c.Args...)
+	if c.Activity == nil {
+		return 127, syscall.Exec(bin, argv, env)
+	}
+	const who = "plugboard mcp-stdio"
+	rec := mcptap.NewRecorder(*c.Activity, os.Getenv(ActivityTargetEnv), os.Getenv(ActivityRunEnv), who, os.Stderr)
+	rec.Wait = mcptap.AnswerWait
+	code, err := mcptap.RunStdio(mcptap.Child{Path: bin, Argv: argv, Env: env}, os.Stdin, os.Stdout, rec, who, os.Stderr)
+	rec.Close(stdioFlushWait)
+	return code, err
 }
+
+// stdioFlushWait bounds how long mcp-stdio waits, once its server has exited, for the
+// calls it counted to be written: the client waits for it to exit.
+const stdioFlushWait = 2 * time.Second
 
 // expandEnvRefs resolves the environment references of a Cursor server's command, args
 // and env values (mcpconfig.ExpandEnvRefs) with lookup, the environment it was started in.
