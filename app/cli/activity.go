@@ -67,9 +67,11 @@ func runActivity(env Env, args []string) int {
 }
 
 // runActivityRecord is the hook a launched claude runs (backend/runtime, activity.go):
-// "plugboard activity record INDEX" with the hook's JSON on stdin. It never fails the
-// agent: it exits 0 whatever happens and prints nothing on stdout, which Claude may hand
-// to the model; a record it could neither write nor spool is said on stderr only.
+// "plugboard activity record INDEX" with the hook's JSON on stdin; and, with --pi, what a
+// launched pi's activity extension runs (backend/runtime, piactivity.go) with its event's
+// JSON. It never fails the agent: it exits 0 whatever happens and prints nothing on
+// stdout, which Claude may hand to the model; a record it could neither write nor spool
+// is said on stderr only.
 func runActivityRecord(env Env, args []string) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -77,13 +79,17 @@ func runActivityRecord(env Env, args []string) (code int) {
 			code = ExitOK
 		}
 	}()
-	if len(args) != 1 {
-		fmt.Fprintln(env.Stderr, "usage: plugboard activity record INDEX (run by a launched agent's hook, with the hook's JSON on stdin)")
+	record := activity.Record
+	if len(args) == 2 && args[0] == "--pi" {
+		record, args = activity.RecordPI, args[1:]
+	}
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintln(env.Stderr, "usage: plugboard activity record INDEX (run by a launched agent's hook, with the hook's JSON on stdin), or plugboard activity record --pi INDEX (run by a launched pi's activity extension, with its event's JSON on stdin)")
 		return ExitOK
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 	defer cancel()
-	if _, err := activity.Record(ctx, args[0], env.Stdin, env.Getenv); err != nil {
+	if _, err := record(ctx, args[0], env.Stdin, env.Getenv); err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard activity record: %v\n", err)
 	}
 	return ExitOK

@@ -153,7 +153,8 @@ func TestLaunchRunsTheAgent(t *testing.T) {
 	b, _ := os.ReadFile(record)
 	got := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 	proj := filepath.Join(pb, "runtime", "pi")
-	if len(got) != 7 || got[0] != "--no-skills" || got[1] != "--skill" || !strings.HasPrefix(got[2], proj) || !slices.Equal(got[5:], []string{"-p", "hello there"}) {
+	if len(got) != 9 || got[0] != "--no-skills" || got[1] != "--skill" || !strings.HasPrefix(got[2], proj) || got[5] != "-e" || !strings.HasPrefix(got[6], proj) ||
+		!slices.Equal(got[7:], []string{"-p", "hello there"}) {
 		t.Errorf("agent argv = %q", got)
 	}
 	if !strings.Contains(errOut, "left out plugin broken") {

@@ -16,13 +16,30 @@
 // environment (runtime.ActivityTargetEnv). [Record] then writes one row with
 // store.RecordActivity, which spools it when the database is busy.
 //
+// PI has no hooks. A PI launch loads an extension of Plugboard's with -e (backend/runtime,
+// piactivity.ts, copied into the projection beside the index) that runs "plugboard
+// activity record --pi INDEX" with a JSON of four members on stdin — the event, the
+// skill's name, PI's session id and an id of the invocation — after each successful call
+// of PI's read tool whose path, resolved against the cwd, is the SKILL.md of a skill the
+// index lists (event "read": the model invoked it), and for each user message PI made of
+// a skill command, /skill:name (event "command": the user invoked it; the id is one the
+// extension draws for it). The extension sends nothing else: not the prompt, not the
+// tool's arguments, not its result. [FromPIEvent] reads that JSON and [RecordPI] records
+// it as Record does; PI's index names the skills by PI's bare names, so a name it lacks
+// is recorded as it is, with no plugin. The key is a hash of "pi", the session, the event
+// and the id, so an event recorded twice is one row. The extension starts the recorder
+// and does not wait for it, but waits for the recorders still running (a few seconds at
+// most) when the session shuts down, so that a print-mode run ends with its records.
+//
 // The recorder must never block or fail the agent: the CLI command exits 0 whatever
-// happens and prints nothing (a hook's output can reach the model), reads at most
-// maxHookInput bytes, and the store waits milliseconds at most before spooling.
+// happens and prints nothing (a hook's output can reach the model, and pi's stdout in
+// print mode is its answer), reads at most maxHookInput bytes, and the store waits
+// milliseconds at most before spooling.
 //
 // # Names
 //
-// Claude names a plugin's skill plugin:skill. The model may call one by its bare name;
+// Claude names a plugin's skill plugin:skill (PI names every skill by its bare name, and a
+// launch hands it no two of one name). The model may call one by its bare name;
 // Claude then loads a standalone skill of that name (~/.claude/skills/<name>, or the
 // project's .claude/skills/<name>) when there is one, else the plugin skill, and reports
 // the bare name. Record does the same resolution: a bare name with no standalone skill

@@ -12,7 +12,8 @@ import (
 )
 
 // maxHookInput bounds what Record reads of a hook's stdin. A Skill call's input is well
-// under a kilobyte; anything larger is read up to here and then not a hook's.
+// under a kilobyte (a PI event's, a few hundred bytes); anything larger is read up to
+// here and then not a hook's.
 const maxHookInput = 1 << 20
 
 // Outcome is what Record did.
@@ -26,8 +27,30 @@ type Outcome struct {
 // stdin and records the skill invocation it reports for the launch whose projection
 // holds the index file. The store is the one of the index's Plugboard home (a missing
 // or unreadable index: the home that holds the projection, runtime/<backend>/<fp>/ under
-// it). getenv gives the target (runtime.ActivityTargetEnv) and HOME.
+// it). getenv gives the target (runtime.ActivityTargetEnv), the run
+// (runtime.ActivityRunEnv) and HOME.
 func Record(ctx context.Context, index string, stdin io.Reader, getenv func(string) string) (Outcome, error) {
+	return record(ctx, runtime.Claude, index, stdin, getenv)
+}
+
+// RecordPI is "plugboard activity record --pi INDEX": Record for one event of a PI
+// launch's activity extension (FromPIEvent) on stdin.
+func RecordPI(ctx context.Context, index string, stdin io.Reader, getenv func(string) string) (Outcome, error) {
+	return record(ctx, runtime.PI, index, stdin, getenv)
+}
+
+// record reads the input of the backend's recorder (Claude's hooks, PI's extension) and
+// records the invocation it reports.
+func record(ctx context.Context, backend, index string, stdin io.Reader, getenv func(string) string) (Outcome, error) {
+	var from func([]byte, *runtime.ActivityIndex, Where) (store.Activity, bool)
+	switch backend {
+	case runtime.Claude:
+		from = FromClaudeHook
+	case runtime.PI:
+		from = FromPIEvent
+	default:
+		return Outcome{}, errors.New("no activity input of backend " + backend)
+	}
 	data, err := io.ReadAll(io.LimitReader(stdin, maxHookInput+1))
 	if err != nil {
 		return Outcome{}, err
@@ -40,12 +63,12 @@ func Record(ctx context.Context, index string, stdin io.Reader, getenv func(stri
 	if ierr == nil && ix.Home != "" {
 		pbHome = ix.Home
 	}
-	a, ok := FromClaudeHook(data, ix, Where{Target: getenv(runtime.ActivityTargetEnv), Home: getenv("HOME"), Now: time.Now()})
+	a, ok := from(data, ix, Where{Target: getenv(runtime.ActivityTargetEnv), Home: getenv("HOME"), Now: time.Now()})
 	if !ok {
 		return Outcome{}, nil
 	}
 	if ix == nil {
-		a.Backend = runtime.Claude // the only backend with hooks
+		a.Backend = backend
 	}
 	a.Run = getenv(runtime.ActivityRunEnv)
 	spooled, err := store.RecordActivity(ctx, pbHome, a)

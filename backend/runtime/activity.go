@@ -23,6 +23,7 @@ import (
 // covers, so they are sealed and reused with the projection like every other file. The
 // target is not in them (one projection serves every target with the same set): the
 // launch gives it to the agent's environment as ActivityTargetEnv, which hooks inherit.
+// A PI launch records through an extension instead (piactivity.go).
 const (
 	ActivityIndexFile    = "activity.json"
 	ActivitySettingsFile = "settings.json"
@@ -45,8 +46,12 @@ type ActivityIndex struct {
 	Home        string `json:"home"` // $PLUGBOARD_HOME of the launch: where the store is
 	Backend     string `json:"backend"`
 	Fingerprint string `json:"fingerprint"`
-	// Skills are the launch's skills by the name Claude gives them (plugin:skill).
+	// Skills are the launch's skills by the name the agent gives them: Claude's
+	// plugin:skill, PI's bare skill name.
 	Skills map[string]IndexedSkill `json:"skills"`
+	// Record is, in a PI projection, the command the activity extension runs for each
+	// invocation (piactivity.go); Claude's hooks have theirs in settings.json.
+	Record []string `json:"record,omitempty"`
 }
 
 // IndexedSkill is what the index knows of one skill.
@@ -54,6 +59,9 @@ type IndexedSkill struct {
 	Plugin  string `json:"plugin"`
 	Version string `json:"version,omitempty"`
 	Hash    string `json:"hash,omitempty"` // "sha256:<hex>" of the skill folder (ctree's sum)
+	// Location is, in a PI projection, the SKILL.md PI lists for the skill: a read of it is
+	// the model invoking the skill.
+	Location string `json:"location,omitempty"`
 }
 
 // ReadActivityIndex reads a projection's activity index.

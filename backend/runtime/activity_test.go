@@ -168,3 +168,105 @@ func TestClaudeSkillNames(t *testing.T) {
 		t.Errorf("ClaudeSkillNames = %v, plan skills %v", names, p.Skills)
 	}
 }
+
+// A PI launch loads the activity extension with -e from the projection, beside the
+// index it reads: the command that records (this plugboard's "activity record --pi" on
+// the index) and every skill of the plan under PI's bare name, with its plugin, version,
+// content hash and the SKILL.md PI lists. The target goes to the agent's environment.
+// Both files are sealed with the projection, and the extension's content is part of the
+// fingerprint: another extension is another projection, never the old one reused.
+func TestPIActivityExtension(t *testing.T) {
+	pb := home(t)
+	req := request(pb, "pi-coder")
+	req.Bin = filepath.Join(t.TempDir(), "pi") // not installed: no MCP bridge
+	req.Args = []string{"-p", "hello"}
+	p := build(t, req)
+	ext := filepath.Join(p.Projection, PIActivityExtensionFile)
+	if got := argAfter(p.Argv, "-e"); !slices.Equal(got, []string{ext}) {
+		t.Errorf("-e = %v, want %s", got, ext)
+	}
+	if !slices.Equal(p.Argv[len(p.Argv)-2:], req.Args) {
+		t.Errorf("the agent's own arguments are not last: %v", p.Argv)
+	}
+	if b, err := os.ReadFile(ext); err != nil || string(b) != string(piActivityExtension) || !strings.Contains(string(b), `pi.on("tool_result"`) {
+		t.Errorf("the projection's extension = %.80q, %v; want piactivity.ts", b, err)
+	}
+	index := filepath.Join(p.Projection, ActivityIndexFile)
+	ix, err := ReadActivityIndex(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Home != pb || ix.Backend != PI || ix.Fingerprint != p.Fingerprint ||
+		!slices.Equal(ix.Record, []string{req.Self, "activity", "record", "--pi", index}) {
+		t.Errorf("index = %+v", ix)
+	}
+	var names []string
+	for name := range ix.Skills {
+		names = append(names, name)
+	}
+	if slices.Sort(names); !slices.Equal(names, p.Skills) || !slices.Equal(names, []string{"check", "explain"}) {
+		t.Errorf("index skills %v, plan skills %v", names, p.Skills)
+	}
+	for _, name := range names {
+		dir := filepath.Join(p.Projection, "skills", name)
+		tr, err := hashTree(filepath.Dir(dir), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ix.Skills[name]
+		if got.Plugin != "review" || got.Version != "1.2.0" || got.Hash != "sha256:"+tr.Sum || got.Location != filepath.Join(dir, "SKILL.md") {
+			t.Errorf("index %s = %+v, want plugin review 1.2.0, the hash of %s and its SKILL.md", name, got, dir)
+		}
+		if !slices.Contains(argAfter(p.Argv, "--skill"), filepath.Dir(got.Location)) {
+			t.Errorf("index %s: location %s is not a --skill of %v", name, got.Location, p.Argv)
+		}
+	}
+	if !slices.Contains(p.EnvKeys, ActivityTargetEnv) || !slices.Contains(p.Env(nil), ActivityTargetEnv+"=agent:pi-coder") {
+		t.Errorf("env keys %v: want %s=agent:pi-coder", p.EnvKeys, ActivityTargetEnv)
+	}
+	var sl seal
+	readJSON(t, filepath.Join(p.Projection, sealFile), &sl)
+	for _, name := range []string{PIActivityExtensionFile, ActivityIndexFile} {
+		if !slices.ContainsFunc(sl.Files, func(f sealItem) bool { return f.Path == name }) {
+			t.Errorf("the seal does not list %s", name)
+		}
+	}
+	if again := build(t, req); !again.Reused || again.Fingerprint != p.Fingerprint {
+		t.Errorf("the same launch again: reused=%v fingerprint %s, want %s", again.Reused, again.Fingerprint, p.Fingerprint)
+	}
+
+	// Another version of the extension (a new plugboard at the same path).
+	old := piActivityExtension
+	t.Cleanup(func() { piActivityExtension = old })
+	piActivityExtension = append(slices.Clone(old), []byte("// another version\n")...)
+	other := build(t, req)
+	if other.Fingerprint == p.Fingerprint || other.Projection == p.Projection || other.Reused {
+		t.Errorf("another extension: fingerprint %s projection %s reused=%v; want a new projection", other.Fingerprint, other.Projection, other.Reused)
+	}
+	if b, _ := os.ReadFile(filepath.Join(other.Projection, PIActivityExtensionFile)); string(b) != string(piActivityExtension) {
+		t.Errorf("the new projection's extension is not the new version")
+	}
+	if !strings.HasSuffix(other.Projection, strings.TrimPrefix(other.Fingerprint, "sha256:")[:32]) {
+		t.Errorf("projection %s is not named after fingerprint %s", other.Projection, other.Fingerprint)
+	}
+	if got := argAfter(other.Argv, "-e"); !slices.Equal(got, []string{filepath.Join(other.Projection, PIActivityExtensionFile)}) {
+		t.Errorf("-e = %v, want the new projection's extension", got)
+	}
+	if ix, err := ReadActivityIndex(filepath.Join(other.Projection, ActivityIndexFile)); err != nil || ix.Fingerprint != other.Fingerprint ||
+		!strings.HasPrefix(ix.Skills["check"].Location, other.Projection+string(filepath.Separator)) {
+		t.Errorf("the new projection's index = %+v, %v", ix, err)
+	}
+
+	// Without the plugboard executable there is nothing to record with.
+	piActivityExtension = old
+	req.Self = ""
+	none := build(t, req)
+	if slices.Contains(none.Argv, "-e") || slices.Contains(none.EnvKeys, ActivityTargetEnv) {
+		t.Errorf("without Self: argv %v env keys %v", none.Argv, none.EnvKeys)
+	}
+	for _, name := range []string{PIActivityExtensionFile, ActivityIndexFile} {
+		if _, err := os.Lstat(filepath.Join(none.Projection, name)); !os.IsNotExist(err) {
+			t.Errorf("without Self the projection has %s", name)
+		}
+	}
+}

@@ -18,6 +18,8 @@ const PIMCPConfigMode = "PI_MCP_CONFIG_MODE"
 //	skills/<name>/        every projected skill, each passed with its own --skill
 //	mcp.json              the private config of the MCP bridge (pi-mcp-adapter)
 //	stdio/, remote/       the servers' private files (see serverFiles)
+//	activity.ts           the skill-activity extension, passed with -e, and the index
+//	activity.json         it reads (piactivity.go)
 //
 // --no-skills turns PI's own skill discovery off, so exactly the projection loads. PI
 // has no MCP of its own: the pi-mcp-adapter extension is loaded with -e and pointed at
@@ -26,7 +28,8 @@ const PIMCPConfigMode = "PI_MCP_CONFIG_MODE"
 func piLayout(plan *Plan, units []unit, req Request) layout {
 	l := newLayout()
 	argv := []string{binOr(req.Bin, PI), "--no-skills"}
-	servers := newServerFiles(plan, &l, req.Self)
+	indexed := map[string]IndexedSkill{}
+	servers := newServerFiles(plan, &l, req)
 	adapter := req.PIMCPAdapter // found by Build when not given
 	for _, u := range units {
 		l.how[u.p.ID] = "skills"
@@ -37,8 +40,10 @@ func piLayout(plan *Plan, units []unit, req Request) layout {
 		for _, s := range u.skills {
 			rel := "skills/" + s.name
 			l.addTree(rel, u.p.ID, s)
-			argv = append(argv, "--skill", filepath.Join(plan.Projection, filepath.FromSlash(rel)))
+			dir := filepath.Join(plan.Projection, filepath.FromSlash(rel))
+			argv = append(argv, "--skill", dir)
 			plan.Skills = append(plan.Skills, s.name)
+			indexed[s.name] = IndexedSkill{Plugin: u.p.ID, Version: u.p.Version, Hash: "sha256:" + s.t.Sum, Location: filepath.Join(dir, "SKILL.md")}
 		}
 		if len(u.mcp) == 0 {
 			continue
@@ -54,6 +59,8 @@ func piLayout(plan *Plan, units []unit, req Request) layout {
 		// metadata cache it does not have in a private launch.
 		servers.add(u, func(Server) map[string]any { return map[string]any{"lifecycle": "eager"} })
 	}
+	// The extension that records which skills the session invokes (R8, piactivity.go).
+	argv = append(argv, piActivityFiles(plan, &l, indexed, req)...)
 	if len(servers.entries) > 0 {
 		// scriptMode off: the adapter would otherwise add a skill of its own beside the
 		// projected ones.

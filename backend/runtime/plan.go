@@ -529,7 +529,7 @@ func piCollisions(units []unit) []assign.Collision {
 // layoutVersion changes whenever the projection's file layout or formats change, so
 // that a new Plugboard never reuses a projection an older one wrote differently.
 // 2: a Claude projection holds settings.json (the skill-activity hooks) and activity.json.
-const layoutVersion = 2
+const layoutVersion = 3
 
 // fingerprint hashes everything a launch's capabilities depend on (R6): the backend and
 // mode, the effective plugin folders, the content of every projected skill, the
@@ -555,8 +555,13 @@ func fingerprint(backend string, req Request, units []unit) string {
 		Mode    string
 		Self    string
 		Adapter string
-		Units   []unitFP
+		// PIActivity is the digest of PI's activity extension (piActivityDigest).
+		PIActivity string `json:",omitempty"`
+		Units      []unitFP
 	}{V: layoutVersion, Backend: backend, Mode: req.Mode, Self: req.Self, Adapter: req.PIMCPAdapter}
+	if backend == PI {
+		in.PIActivity = piActivityDigest(req)
+	}
 	for _, u := range units {
 		f := unitFP{Dir: u.dir, Root: u.root, Format: string(u.p.Format), AsClaude: u.asClaude, Namespace: namespace(&u.p),
 			Manifest: compatManifest(&u.p, namespace(&u.p)), Servers: u.mcp}

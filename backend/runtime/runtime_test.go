@@ -407,7 +407,8 @@ func TestPIProjection(t *testing.T) {
 	}
 	want := []string{req.Bin, "--no-skills",
 		"--skill", filepath.Join(p.Projection, "skills", "check"),
-		"--skill", filepath.Join(p.Projection, "skills", "explain")}
+		"--skill", filepath.Join(p.Projection, "skills", "explain"),
+		"-e", filepath.Join(p.Projection, PIActivityExtensionFile)} // skill activity (piactivity.go)
 	if !slices.Equal(p.Argv, want) {
 		t.Errorf("argv = %v\nwant %v", p.Argv, want)
 	}
@@ -556,7 +557,7 @@ func TestPIMCPBridge(t *testing.T) {
 	if !slices.Equal(tail, []string{"-e", req.PIMCPAdapter, "--mcp-config", cfg}) || !slices.Contains(p.Argv, "--no-skills") {
 		t.Errorf("argv = %v", p.Argv)
 	}
-	if !slices.Equal(p.EnvKeys, []string{PIMCPConfigMode}) || !slices.Contains(p.Env(nil), PIMCPConfigMode+"=exclusive") {
+	if !slices.Equal(p.EnvKeys, []string{ActivityTargetEnv, PIMCPConfigMode}) || !slices.Contains(p.Env(nil), PIMCPConfigMode+"=exclusive") {
 		t.Errorf("env keys %v, env %v", p.EnvKeys, p.Env(nil))
 	}
 	if !slices.Equal(p.Servers, []string{"docs", "lint"}) {
@@ -580,9 +581,9 @@ func TestPIMCPBridge(t *testing.T) {
 			t.Errorf("%s = %+v", name, e)
 		}
 	}
-	// Benchmark runs: no bridge at all.
+	// Benchmark runs: no bridge at all (the activity extension stays).
 	req.Mode = ModeBenchmark
-	if p := build(t, req); slices.Contains(p.Argv, "-e") || len(p.EnvKeys) != 0 {
+	if p := build(t, req); slices.Contains(p.Argv, req.PIMCPAdapter) || slices.Contains(p.EnvKeys, PIMCPConfigMode) {
 		t.Errorf("benchmark argv = %v", p.Argv)
 	}
 }
