@@ -40,22 +40,8 @@ func (s *Service) Launch(target, backend string, requireAck bool) (LaunchResult,
 	req := runtime.Request{Home: s.home, PlugboardHome: s.pbHome, Target: target, Backend: backend, Self: self, RequireAck: requireAck}
 	req.FromEnv(s.getenv)
 	plan, err := runtime.Build(req)
-	var ce *runtime.CollisionError
-	var need *runtime.AckError
-	switch {
-	case errors.As(err, &need):
-		return LaunchResult{}, &Error{Code: CodeNeedAck, Message: "these MCP servers are not acknowledged for " + need.Target +
-			" as they are now; they run local code or send data over the network. Acknowledge them to launch with them, or launch without them", Servers: need.Servers}
-	case errors.As(err, &ce):
-		names := make([]string, len(ce.Collisions))
-		for i, c := range ce.Collisions {
-			names[i] = c.Name
-		}
-		return LaunchResult{}, &Error{Code: CodeRefused, Message: err.Error(), Names: names, Collisions: ce.Collisions}
-	case errors.Is(err, runtime.ErrTarget):
-		return LaunchResult{}, &Error{Code: CodeNotFound, Message: err.Error()}
-	case err != nil:
-		return LaunchResult{}, &Error{Code: CodeIO, Message: err.Error()}
+	if err != nil {
+		return LaunchResult{}, launchError(err)
 	}
 	argv := []string{self, "launch", plan.Target, "--backend", plan.Backend, "--home", s.pbHome}
 	res := LaunchResult{Command: runtime.ShellQuote(plan.Argv), Plan: plan}
@@ -84,6 +70,28 @@ type AckResult struct {
 	Target       string       `json:"target"`
 	Acknowledged []assign.Ack `json:"acknowledged"`
 	History      int64        `json:"history"`
+}
+
+// launchError is the page's error for a launch that could not be built (Launch, Try): the
+// servers to acknowledge, the collisions, an unknown target; anything else is CodeIO.
+func launchError(err error) error {
+	var ce *runtime.CollisionError
+	var need *runtime.AckError
+	switch {
+	case errors.As(err, &need):
+		return &Error{Code: CodeNeedAck, Message: "these MCP servers are not acknowledged for " + need.Target +
+			" as they are now; they run local code or send data over the network. Acknowledge them to launch with them, or launch without them", Servers: need.Servers}
+	case errors.As(err, &ce):
+		names := make([]string, len(ce.Collisions))
+		for i, c := range ce.Collisions {
+			names[i] = c.Name
+		}
+		return &Error{Code: CodeRefused, Message: err.Error(), Names: names, Collisions: ce.Collisions}
+	case errors.Is(err, runtime.ErrTarget):
+		return &Error{Code: CodeNotFound, Message: err.Error()}
+	default:
+		return &Error{Code: CodeIO, Message: err.Error()}
+	}
 }
 
 // Acknowledge records, for target, the MCP servers of its launch set that servers names

@@ -184,7 +184,7 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 // surface, and no other. Each entry names the method and says how many arguments it
 // takes; the arguments decode, in order, into its parameters' types (as the desktop
 // window's bindings decode them), and arguments past those are ignored. Methods of the
-// Service that are not on Page (SetActor, DraftDirty, Workspace) are "no method" here.
+// Service that are not on Page (SetActor, DraftDirty, Workspace, Close) are "no method" here.
 var pageMethods = map[string]pageMethod{
 	"Catalog":           noArgs((*Page).Catalog),
 	"Rescan":            noArgs((*Page).Rescan),
@@ -209,6 +209,9 @@ var pageMethods = map[string]pageMethod{
 	"Snapshots":         noArgs((*Page).Snapshots),
 	"SnapshotDiff":      twoArgs((*Page).SnapshotDiff),
 	"Activity":          oneArg((*Page).Activity),
+	"ActivityCSV":       oneArg((*Page).ActivityCSV),
+	"SaveActivityCSV":   oneArg((*Page).SaveActivityCSV),
+	"Try":               fourArgs((*Page).Try),
 }
 
 // A pageMethod is one entry of pageMethods.

@@ -24,6 +24,7 @@ import (
 	"github.com/plugboard/plugboard/backend/settings"
 	"github.com/plugboard/plugboard/backend/snapshot"
 	"github.com/plugboard/plugboard/backend/store"
+	"github.com/plugboard/plugboard/backend/try"
 )
 
 // Events the service emits.
@@ -67,7 +68,7 @@ const (
 
 // Service holds the state behind the page. Its exported methods are what the page calls
 // (Page lists them for both doors) and a few the Go shells use and the page must not:
-// SetActor, DraftDirty and Workspace.
+// SetActor, DraftDirty, Workspace and Close.
 type Service struct {
 	home, pbHome string
 	emit         Emitter
@@ -80,9 +81,12 @@ type Service struct {
 	mu        sync.Mutex // guards the fields below
 	workspace string
 	last      *catalog.Catalog
-	seq       int64                  // the number of the last announced scan
-	live      *reload.Reloader       // set by StartLive
-	pick      func() (string, error) // the window's folder dialog; nil over HTTP
+	seq       int64                        // the number of the last announced scan
+	live      *reload.Reloader             // set by StartLive
+	pick      func() (string, error)       // the window's folder dialog; nil over HTTP
+	saveAs    func(string) (string, error) // the window's save dialog; nil over HTTP
+
+	tries tries // the page's tries and their warm agents (try.go)
 }
 
 // NewService makes a service over one home. emit may be nil.
@@ -126,6 +130,9 @@ type pageSurface interface {
 	Snapshots() ([]snapshot.Info, error)
 	SnapshotDiff(a, b int64) ([]catalog.Change, error)
 	Activity(days int) (activity.Report, error)
+	ActivityCSV(days int) (string, error)
+	SaveActivityCSV(days int) (string, error)
+	Try(target, dir, backend, prompt string) (*try.Result, error)
 }
 
 // NewPage makes the page's surface over s.
@@ -215,6 +222,9 @@ func (s *Service) Settings() (SettingsState, error) {
 
 // SaveSettings saves when the file still has hash, then rescans.
 func (s *Service) SaveSettings(st settings.Settings, hash string) (SettingsState, error) {
+	if st.ActivityRetentionDays < 0 {
+		return SettingsState{}, &Error{Code: CodeInvalid, Message: "activityRetentionDays must be 0 (keep all activity) or a number of days above 0"}
+	}
 	for i, p := range st.SkillPluginPaths {
 		if p == "" || !(filepath.IsAbs(p) || p == "~" || len(p) > 1 && p[:2] == "~/") {
 			return SettingsState{}, &Error{Code: CodeInvalid, Message: "skillPluginPaths entry " + strconv.Itoa(i+1) + " (" + p + ") must be an absolute path or start with ~/"}

@@ -68,7 +68,8 @@ func serve(env Env, home, pbHome, workspace, addr string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	go func() { // live reload (U4), once the first scan is in
+	defer svc.Close() // the page's warm agents (its tries) stop with it
+	go func() {       // live reload (U4), once the first scan is in
 		if err := app.StartLive(ctx, svc, nil, nil, env.Stderr); err != nil {
 			fmt.Fprintf(env.Stderr, "plugboard serve: not watching files: %v\n", err)
 		}

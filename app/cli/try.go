@@ -16,7 +16,6 @@ import (
 	"github.com/plugboard/plugboard/backend/try"
 )
 
-
 // runTry is "plugboard try": one prompt, or every case of a cases file, as turns of the
 // agent on the launch's projection, reporting the skills and MCP tools each turn invoked.
 // The cases share one warm process (runtime.Pool). Exit 0 when the turn ran or every case

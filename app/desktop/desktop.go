@@ -85,7 +85,7 @@ func Run(svc *app.Service, em *Emitter, assets fs.FS, icon []byte) error {
 			em.mu.Unlock()
 			shell.start(ctx, svc, icon)
 		},
-		OnShutdown: func(context.Context) { shell.stop() },
+		OnShutdown: func(context.Context) { shell.stop(); svc.Close() }, // Close: the tries' warm agents
 		// The page's surface only: Wails binds every exported method of a bound struct,
 		// and the Service has some the page must not call (app.Page says which it may).
 		Bind: []interface{}{app.NewPage(svc)},
@@ -170,6 +170,14 @@ func (sh *shell) start(ctx context.Context, svc *app.Service, icon []byte) {
 
 	app.SetFolderPicker(svc, func() (string, error) {
 		return runtime.OpenDirectoryDialog(ctx, runtime.OpenDialogOptions{Title: "Choose a plugin folder"})
+	})
+	// The Activity tab's CSV export. Wails v2's Linux window handles no WebKitGTK download (it
+	// connects neither download-started nor decide-destination), so a download the page makes
+	// (a Blob behind <a download>) would at best land in ~/Downloads unasked and unreported:
+	// the window asks where with its own dialog instead.
+	app.SetFileSaver(svc, func(name string) (string, error) {
+		return runtime.SaveFileDialog(ctx, runtime.SaveDialogOptions{Title: "Export activity as CSV", DefaultFilename: name,
+			CanCreateDirectories: true, Filters: []runtime.FileFilter{{DisplayName: "CSV files (*.csv)", Pattern: "*.csv"}}})
 	})
 	// StartLive waits for the first scan; OnStartup already runs beside the window.
 	if err := app.StartLive(live, svc, notify.Notify, sh.setState, log); err != nil {

@@ -26,6 +26,7 @@ import type {
   SettingsEnvelope,
   SnapshotInfo,
   TargetsDoc,
+  TryResult,
   WatchState,
 } from './types';
 
@@ -52,7 +53,10 @@ type Method =
   | 'PickFolder'
   | 'Snapshots'
   | 'SnapshotDiff'
-  | 'Activity';
+  | 'Activity'
+  | 'ActivityCSV'
+  | 'SaveActivityCSV'
+  | 'Try';
 
 interface WailsService {
   [method: string]: ((...args: unknown[]) => Promise<unknown>) | undefined;
@@ -274,6 +278,16 @@ export const api = {
   snapshotDiff: (a: number, b: number) => call<Change[]>('SnapshotDiff', a, b),
   /** Skill uses in the last `days` days (0: all time) and the assigned skills never used. */
   activity: (days: number) => call<ActivityReport>('Activity', days),
+  /** The same report as CSV text (docs/api.md says the columns). */
+  activityCSV: (days: number) => invoke<string>('ActivityCSV', [days], true),
+  /**
+   * The window's save dialog, then the CSV written to the chosen file; resolves with its path, ""
+   * when cancelled. Over HTTP it fails with `unsupported`: the page downloads activityCSV instead.
+   */
+  saveActivityCSV: (days: number) => invoke<string>('SaveActivityCSV', [days], true),
+  /** One prompt as one turn of the agent on a target's (or a folder's) launch; target or dir, not both. */
+  try: (target: string, dir: string, backend: string, prompt: string) =>
+    call<TryResult>('Try', target, dir, backend, prompt),
 };
 
 type Handler<K extends keyof EventMap> = (data: EventMap[K]) => void;

@@ -15,6 +15,7 @@ function normalise(s: Partial<Settings> | null | undefined): Settings {
     skillPluginPaths: [...(s?.skillPluginPaths ?? [])],
     skillsEnabled: { ...(s?.skillsEnabled ?? {}) },
     trustedWorkspaces: [...(s?.trustedWorkspaces ?? [])],
+    activityRetentionDays: s?.activityRetentionDays ?? 0,
   };
   if (s?.launchAs) out.launchAs = { ...s.launchAs };
   return out;
@@ -25,6 +26,7 @@ function same(a: Settings, b: Settings): boolean {
   const kb = Object.keys(b.skillsEnabled).sort();
   return (
     JSON.stringify(a.skillPluginPaths) === JSON.stringify(b.skillPluginPaths) &&
+    (a.activityRetentionDays ?? 0) === (b.activityRetentionDays ?? 0) &&
     JSON.stringify(ka.map((k) => [k, a.skillsEnabled[k]])) === JSON.stringify(kb.map((k) => [k, b.skillsEnabled[k]]))
   );
 }
@@ -112,6 +114,27 @@ export class SettingsModel {
     this.draft.skillPluginPaths.splice(i, 1);
     this.notice = null;
     this.emit();
+  }
+
+  /**
+   * Sets how many days of activity to keep (0 keeps all). Returns false, and says why, for what is
+   * not a whole number of 0 or more; the draft keeps its value then.
+   */
+  setRetention(text: string): boolean {
+    if (!this.draft) return false;
+    const t = text.trim();
+    if (!/^\d+$/.test(t) || !Number.isSafeInteger(Number(t))) {
+      this.notice = {
+        kind: 'warn',
+        text: 'Keep activity for: give a whole number of days, or 0 to keep all of it.',
+      };
+      this.emit();
+      return false;
+    }
+    this.draft.activityRetentionDays = Number(t);
+    this.notice = null;
+    this.emit();
+    return true;
   }
 
   discard(): void {

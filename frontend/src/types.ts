@@ -209,6 +209,8 @@ export interface Settings {
   trustedWorkspaces: string[];
   /** Per plugin id, the client it is launched as despite its spec verdict (SetLaunchAs writes it). */
   launchAs?: Record<string, string>;
+  /** Days of skill and tool activity kept (older records are removed when activity is read); 0 keeps all. */
+  activityRetentionDays?: number;
 }
 
 export interface Summary {
@@ -503,6 +505,22 @@ export interface SkillUse {
   uses: number;
   last: string;
   byTarget: Record<string, number> | null;
+  /** Uses per local date ("YYYY-MM-DD"). */
+  byDay: Record<string, number> | null;
+}
+
+/** One MCP tool's recorded calls (through plugboard mcp-stdio or mcp-proxy). */
+export interface ToolUse {
+  server: string;
+  plugin: string;
+  tool: string;
+  calls: number;
+  /** Calls answered with a JSON-RPC error or a result with isError. */
+  errors: number;
+  /** The median time from the call to its answer, in milliseconds. */
+  p50ms: number;
+  last: string;
+  byTarget: Record<string, number> | null;
 }
 
 /** A skill of a plugin assigned to a target that the target never used since it was assigned. */
@@ -516,6 +534,20 @@ export interface UnusedSkill {
 /** The Activity method's answer. */
 export interface ActivityReport {
   skills: SkillUse[] | null;
-  tools: unknown[] | null;
+  tools: ToolUse[] | null;
   unused: UnusedSkill[] | null;
+}
+
+/** The Try method's answer: one prompt as one turn of the agent (docs/api.md). */
+export interface TryResult {
+  target: string;
+  backend: string;
+  fingerprint: string;
+  /** A warm agent of an earlier try answered (its conversation reset first). */
+  warm: boolean;
+  answer: string;
+  skills: { skill: string; plugin: string; how: string }[];
+  tools: { server: string; plugin: string; tool: string; ms: number; failed: boolean }[];
+  ms: number;
+  dropped: Drop[];
 }

@@ -1,12 +1,21 @@
-// Activity (R8): which skills the agents Plugboard launched really invoked (Activity: uses, last
-// use, per target), over 7, 30 or 90 days or all time, and which assigned skills no launch of their
-// target ever used since they were assigned. Claude launches record through hooks; PI records
-// nothing yet, and MCP tool calls are not counted yet, and the view says so.
+// Activity (R8): which skills the agents Plugboard launched really invoked (uses, a small chart of
+// uses per day, last use, per target) over 7, 30 or 90 days or all time; which MCP tools they called
+// through Plugboard's relay; the assigned skills no launch of their target used in the period; and
+// the plugins assigned for 30 days or more whose skills the target never used, each with a one-click
+// Remove that goes through the Assignments tab's guarded save (Assign with the target file's hash:
+// a file changed on disk since it was read is refused as stale and nothing is written; the save is
+// recorded in the history like every other). Export CSV saves the period's skills and tools: a
+// download in a browser, the window's save dialog in the desktop app (Wails v2's Linux window
+// handles no WebKitGTK download: a Blob behind <a download> would at best land in ~/Downloads
+// unasked and unreported).
+//
+// The "assigned for 30 days" list is always read over all time, whatever the period: a skill used
+// 40 days ago was used since it was assigned, even when the period shows the last 7 days.
 
-import { api, errorText } from '../bridge';
+import { api, ApiError, errorText, isDesktop } from '../bridge';
 import { h, mount, plural } from '../dom';
 import type { CatalogIndex } from '../search';
-import type { ActivityReport } from '../types';
+import type { ActivityReport, SkillUse, Target, ToolUse, UnusedSkill } from '../types';
 
 const RANGES: Array<{ days: number; label: string }> = [
   { days: 7, label: '7 days' },
@@ -15,19 +24,203 @@ const RANGES: Array<{ days: number; label: string }> = [
   { days: 0, label: 'All time' },
 ];
 
+/** How long a plugin must have been assigned, never used, before the view offers to remove it. */
+export const UNUSED_DAYS = 30;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const SVG = 'http://www.w3.org/2000/svg';
+
 function when(t: string | null): string {
-  if (!t) return 'not recorded';
+  if (!t || t.startsWith('0001-')) return 'not recorded';
   const d = new Date(t);
   return Number.isNaN(d.getTime()) ? t : d.toLocaleString();
 }
+
+/** The local date of d as the report's byDay writes it ("YYYY-MM-DD"). */
+export function dayKey(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+}
+
+function fromKey(key: string): Date {
+  const [y, m, d] = key.split('-').map(Number);
+  return new Date(y, m - 1, d);
+}
+
+function shortDate(d: Date): string {
+  return d.toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
+}
+
+/** One bar of a chart: the days from `from` (a byDay key) up to the next bucket's. */
+interface Bucket {
+  key: string;
+  label: string;
+  days: Set<string>;
+}
+
+/**
+ * The chart's bars, shared by every skill so that the charts line up. A period of N days has a bar
+ * per local day from the day N×24 hours ago (a partial day) to today. All time has a bar per week
+ * (weeks start on Monday) from the week of the first recorded use, or per month when that is more
+ * than two years of weeks.
+ */
+export function buckets(
+  days: number,
+  skills: SkillUse[],
+  now: Date,
+): { unit: 'day' | 'week' | 'month'; bars: Bucket[] } {
+  const today = new Date(now.getFullYear(), now.getMonth(), now.getDate());
+  const keys = skills.flatMap((s) => Object.keys(s.byDay ?? {})).sort();
+  let first: Date;
+  if (days > 0) {
+    const start = new Date(now.getTime() - days * DAY_MS);
+    first = new Date(start.getFullYear(), start.getMonth(), start.getDate());
+  } else {
+    first = keys.length ? fromKey(keys[0]) : today;
+  }
+  if (keys.length && keys[0] < dayKey(first)) first = fromKey(keys[0]); // a clock that moved back
+  let unit: 'day' | 'week' | 'month' = 'day';
+  if (days <= 0) {
+    unit = (today.getTime() - first.getTime()) / DAY_MS > 104 * 7 ? 'month' : 'week';
+    if (unit === 'week') first.setDate(first.getDate() - ((first.getDay() + 6) % 7));
+    else first.setDate(1);
+  }
+  const bars: Bucket[] = [];
+  const d = new Date(first);
+  while (d <= today) {
+    const start = new Date(d);
+    if (unit === 'day') d.setDate(d.getDate() + 1);
+    else if (unit === 'week') d.setDate(d.getDate() + 7);
+    else d.setMonth(d.getMonth() + 1);
+    const set = new Set<string>();
+    for (const x = new Date(start); x < d; x.setDate(x.getDate() + 1)) set.add(dayKey(x));
+    const label =
+      unit === 'day'
+        ? start.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' })
+        : unit === 'week'
+          ? `the week of ${shortDate(start)}`
+          : start.toLocaleDateString(undefined, { month: 'long', year: 'numeric' });
+    bars.push({ key: dayKey(start), label, days: set });
+  }
+  return { unit, bars };
+}
+
+function svg(tag: string, attrs: Record<string, string | number>, ...children: Array<Node | string>): SVGElement {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  el.append(...children);
+  return el;
+}
+
+function uses(n: number): string {
+  return plural(n, 'use');
+}
+
+/** A skill's small bar chart over the bars; its label says every non-zero bar's number. */
+function chart(s: SkillUse, unit: 'day' | 'week' | 'month', bars: Bucket[], period: string): SVGElement {
+  const counts = bars.map((b) => {
+    let n = 0;
+    for (const [day, c] of Object.entries(s.byDay ?? {})) if (b.days.has(day)) n += c;
+    return n;
+  });
+  const max = Math.max(1, ...counts);
+  const W = 160;
+  const H = 28;
+  const step = W / bars.length;
+  const gap = step >= 4 ? Math.min(2, step / 4) : 0;
+  const per = unit === 'day' ? 'day' : unit;
+  const busy = bars.map((b, i) => ({ b, n: counts[i] })).filter((x) => x.n > 0);
+  const quiet = bars.length - busy.length;
+  const on = unit === 'day' ? 'on' : 'in';
+  const label =
+    `${s.id}: uses per ${per}, ${period}: ` +
+    (busy.length ? busy.map((x) => `${uses(x.n)} ${on} ${x.b.label}`).join('; ') : 'none') +
+    '.' +
+    (busy.length && quiet ? ` None ${on} the other ${plural(quiet, per)}.` : '');
+  return svg(
+    'svg',
+    {
+      class: 'spark',
+      viewBox: `0 0 ${W} ${H}`,
+      preserveAspectRatio: 'none',
+      role: 'img',
+      'aria-label': label,
+      'data-testid': 'activity-chart',
+      'data-unit': unit,
+    },
+    svg('line', { class: 'spark-base', x1: 0, y1: H - 0.5, x2: W, y2: H - 0.5 }),
+    ...bars.map((b, i) => {
+      const n = counts[i];
+      const bh = n ? Math.max(2, (n / max) * (H - 2)) : 0;
+      return svg(
+        'rect',
+        {
+          class: 'spark-bar',
+          x: i * step + gap / 2,
+          y: H - bh,
+          width: Math.max(step - gap, 0.5),
+          height: bh,
+          'data-day': b.key,
+          'data-uses': n,
+        },
+        svg('title', {}, `${b.label}: ${uses(n)}`),
+      );
+    }),
+  );
+}
+
+/** The plugins of one target that the target never used, with how long they have been assigned. */
+interface Stale {
+  target: string;
+  plugin: string;
+  skills: string[];
+  since: string | null;
+  /** Skills of the plugin the target did use since it was assigned (then nothing is offered). */
+  used: string[];
+}
+
+/**
+ * Groups the all-time unused list by target and plugin. A skill the target used shows in the
+ * report's skills with a count for that target and is not in the unused list (a use from before the
+ * plugin was assigned again keeps it unused, and it counts as unused here too).
+ */
+export function staleAssignments(all: ActivityReport): Stale[] {
+  const groups = new Map<string, Stale>();
+  for (const u of all.unused ?? []) {
+    const k = `${u.target}\u0000${u.plugin}`;
+    let g = groups.get(k);
+    if (!g) {
+      g = { target: u.target, plugin: u.plugin, skills: [], since: u.assignedSince, used: [] };
+      groups.set(k, g);
+    }
+    g.skills.push(u.id);
+  }
+  for (const g of groups.values()) {
+    g.used = (all.skills ?? [])
+      .filter((s) => s.plugin === g.plugin && (s.byTarget?.[g.target] ?? 0) > 0 && !g.skills.includes(s.id))
+      .map((s) => s.id);
+  }
+  return [...groups.values()];
+}
+
+type Notice = { kind: 'ok' | 'error'; text: string } | null;
 
 export class ActivityView {
   readonly el: HTMLElement;
   private readonly body: HTMLElement;
   private readonly range: HTMLSelectElement;
+  private readonly exportBtn: HTMLButtonElement;
+  private readonly status: HTMLElement;
   private report: ActivityReport | null = null;
+  /** The all-time report, for the plugins assigned for 30 days (the same as report for "All time"). */
+  private all: ActivityReport | null = null;
+  private targets: Target[] = [];
+  private targetsError = '';
   private error = '';
   private loading = false;
+  private seq = 0;
+  /** The remove being saved ("target\0plugin"), or an export: the buttons wait. */
+  private busy = '';
 
   constructor() {
     this.range = h(
@@ -36,21 +229,41 @@ export class ActivityView {
       ...RANGES.map((r) => h('option', { value: String(r.days) }, r.label)),
     ) as HTMLSelectElement;
     this.range.value = '30';
-    this.body = h('div', { 'data-testid': 'activity-body' });
+    this.exportBtn = h(
+      'button',
+      {
+        type: 'button',
+        class: 'btn',
+        'data-testid': 'activity-export',
+        title: 'The skills and MCP tools of this period, one row each, as a CSV file',
+        onclick: () => void this.exportCSV(),
+      },
+      'Export CSV',
+    );
+    this.status = h('p', { class: 'notice', role: 'status', 'aria-live': 'polite', 'data-testid': 'activity-status' });
+    this.status.hidden = true;
+    this.body = h('div', { 'data-testid': 'activity-body', class: 'activity-body' });
     this.el = h(
       'div',
       { class: 'pane pane-detail activity-page', 'data-testid': 'activity' },
       h(
         'div',
         { class: 'detail-body' },
-        h('h2', null, 'Skill activity'),
+        h('h2', null, 'Activity'),
         h(
           'p',
           { class: 'muted' },
-          'What the agents started by Plugboard invoked: the model through its Skill tool, you through a slash command. ' +
-            'Claude Code launches are recorded; PI launches and MCP tool calls are not recorded yet.',
+          'What the agents started by Plugboard invoked: skills (the model through its Skill tool, you through a slash command) ' +
+            'and MCP tools called through Plugboard’s relay. Claude Code launches are recorded; PI launches record no skill uses yet.',
         ),
-        h('label', { class: 'inline' }, 'Period ', this.range),
+        h(
+          'div',
+          { class: 'row activity-bar' },
+          h('label', { class: 'inline' }, 'Period ', this.range),
+          h('span', { class: 'grow' }),
+          this.exportBtn,
+        ),
+        this.status,
         this.body,
       ),
     );
@@ -64,20 +277,116 @@ export class ActivityView {
     void this.load();
   }
 
+  private get days(): number {
+    return Number(this.range.value);
+  }
+
+  private periodText(): string {
+    return this.days ? `the last ${this.days} days` : 'all time';
+  }
+
+  /** Reads the period's report, the all-time one and the targets (their hashes guard a remove). */
   private async load(): Promise<void> {
+    const seq = ++this.seq;
+    const days = this.days;
     this.loading = true;
+    this.body.dataset.loading = 'true';
     this.render();
-    try {
-      this.report = await api.activity(Number(this.range.value));
+    const [rep, all, targets] = await Promise.allSettled([
+      api.activity(days),
+      days === 0 ? null : api.activity(0),
+      api.targets(),
+    ]);
+    if (seq !== this.seq) return; // a later load (another period) answers instead
+    if (rep.status === 'fulfilled') {
+      this.report = rep.value;
       this.error = '';
-    } catch (e) {
-      this.error = errorText(e);
+    } else {
+      this.error = errorText(rep.reason);
+    }
+    this.all = all.status === 'fulfilled' ? (all.value ?? this.report) : null;
+    if (targets.status === 'fulfilled') {
+      this.targets = targets.value.targets ?? [];
+      this.targetsError = '';
+    } else {
+      this.targetsError = errorText(targets.reason);
     }
     this.loading = false;
+    // what the body shows, for whoever waits for it (the tests): the period, and not loading
+    this.body.dataset.days = String(days);
+    delete this.body.dataset.loading;
     this.render();
   }
 
+  private say(n: Notice): void {
+    this.status.hidden = !n;
+    this.status.className = `notice${n ? ` notice-${n.kind}` : ''}`;
+    this.status.dataset.kind = n?.kind ?? '';
+    this.status.textContent = n?.text ?? '';
+  }
+
+  // ---- remove ------------------------------------------------------------------------------------
+  /** Removes plugin from target with Assign and the hash the targets were read with. */
+  private async remove(t: Target, plugin: string): Promise<void> {
+    if (this.busy) return;
+    this.busy = `${t.id}\u0000${plugin}`;
+    this.say(null);
+    this.render();
+    try {
+      const res = await api.assign(t.id, { remove: [plugin] }, t.hash, false);
+      this.say({
+        kind: 'ok',
+        text: `Removed ${plugin} from ${t.id} (history #${res.history}). The Assignments tab can revert it.`,
+      });
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'stale') {
+        this.say({
+          kind: 'error',
+          text: `Not removed: ${t.id} changed on disk since this page read it, so nothing was written. The list below now shows it as it is; look again before removing.`,
+        });
+      } else if (e instanceof ApiError && e.code === 'refused') {
+        this.say({ kind: 'error', text: `Not removed, refused: ${e.message}` });
+      } else {
+        this.say({ kind: 'error', text: `Not removed: ${errorText(e)}` });
+      }
+    } finally {
+      this.busy = '';
+    }
+    await this.load();
+  }
+
+  // ---- export --------------------------------------------------------------------------------------
+  private async exportCSV(): Promise<void> {
+    if (this.busy) return;
+    const days = this.days;
+    this.busy = 'export';
+    this.exportBtn.disabled = true;
+    try {
+      if (isDesktop()) {
+        const path = await api.saveActivityCSV(days);
+        if (path) this.say({ kind: 'ok', text: `Saved the activity of ${this.periodText()} to ${path}.` });
+      } else {
+        const text = await api.activityCSV(days);
+        const name = `plugboard-activity-${days ? `${days}-days` : 'all-time'}-${dayKey(new Date())}.csv`;
+        const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
+        const a = h('a', { href: url, download: name, hidden: true });
+        document.body.append(a);
+        a.click();
+        a.remove();
+        // the download has read the blob by the time the page is idle again
+        setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      }
+    } catch (e) {
+      this.say({ kind: 'error', text: `Not exported: ${errorText(e)}` });
+    } finally {
+      this.busy = '';
+      this.exportBtn.disabled = false;
+    }
+  }
+
+  // ---- rendering -----------------------------------------------------------------------------------
   private render(): void {
+    this.exportBtn.disabled = !!this.busy || !this.report;
     if (this.error) {
       mount(
         this.body,
@@ -90,12 +399,22 @@ export class ActivityView {
       mount(this.body, h('p', { class: 'muted' }, this.loading ? 'Loading…' : ''));
       return;
     }
-    const skills = r.skills ?? [];
-    const unused = r.unused ?? [];
-    const used = skills.length
+    mount(
+      this.body,
+      this.renderSkills(r.skills ?? []),
+      this.renderTools(r.tools ?? []),
+      this.renderStale(),
+      this.renderUnused(r.unused ?? []),
+    );
+  }
+
+  private renderSkills(skills: SkillUse[]): HTMLElement {
+    const { unit, bars } = buckets(this.days, skills, new Date());
+    const per = { day: 'Uses per day', week: 'Uses per week', month: 'Uses per month' }[unit];
+    const table = skills.length
       ? h(
           'table',
-          { class: 'table', 'data-testid': 'activity-skills' },
+          { class: 'data-table', 'data-testid': 'activity-skills' },
           h(
             'thead',
             null,
@@ -103,7 +422,8 @@ export class ActivityView {
               'tr',
               null,
               h('th', null, 'Skill'),
-              h('th', null, 'Uses'),
+              h('th', { class: 'num' }, 'Uses'),
+              h('th', null, per),
               h('th', null, 'Last'),
               h('th', null, 'By target'),
             ),
@@ -114,14 +434,16 @@ export class ActivityView {
             ...skills.map((s) =>
               h(
                 'tr',
-                { 'data-testid': 'activity-skill', 'data-id': s.id },
+                { 'data-testid': 'activity-skill', 'data-id': s.id, 'data-plugin': s.plugin },
                 h('td', { class: 'mono' }, s.id),
-                h('td', { 'data-testid': 'activity-uses' }, String(s.uses)),
-                h('td', null, when(s.last)),
+                h('td', { class: 'num', 'data-testid': 'activity-uses' }, String(s.uses)),
+                h('td', { class: 'spark-cell' }, chart(s, unit, bars, this.periodText())),
+                h('td', { class: 'small' }, when(s.last)),
                 h(
                   'td',
                   { class: 'muted small' },
                   Object.entries(s.byTarget ?? {})
+                    .sort(([a], [b]) => a.localeCompare(b))
                     .map(([t, n]) => `${t} ${n}`)
                     .join(', '),
                 ),
@@ -130,6 +452,153 @@ export class ActivityView {
           ),
         )
       : h('p', { class: 'muted', 'data-testid': 'activity-none' }, 'No skill was invoked in this period.');
+    const note =
+      unit === 'day'
+        ? `One bar a day, today on the right; the first bar is the part of that day inside the period.`
+        : unit === 'week'
+          ? 'One bar a week (weeks start on Monday), from the first recorded use to this week.'
+          : 'One bar a month, from the first recorded use to this month.';
+    return h(
+      'section',
+      { class: 'card' },
+      h('h3', null, `Skills used (${plural(skills.length, 'skill')})`),
+      skills.length ? h('p', { class: 'muted small' }, note) : null,
+      table,
+    );
+  }
+
+  private renderTools(tools: ToolUse[]): HTMLElement | null {
+    if (!tools.length) return null;
+    return h(
+      'section',
+      { class: 'card' },
+      h('h3', null, `MCP tools called (${plural(tools.length, 'tool')})`),
+      h(
+        'table',
+        { class: 'data-table', 'data-testid': 'activity-tools' },
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            h('th', null, 'Server'),
+            h('th', null, 'Plugin'),
+            h('th', null, 'Tool'),
+            h('th', { class: 'num' }, 'Calls'),
+            h('th', { class: 'num' }, 'Errors'),
+            h('th', { class: 'num' }, 'Median time'),
+            h('th', null, 'Last'),
+          ),
+        ),
+        h(
+          'tbody',
+          null,
+          ...tools.map((t) =>
+            h(
+              'tr',
+              { 'data-testid': 'activity-tool', 'data-server': t.server, 'data-tool': t.tool },
+              h('td', { class: 'mono', 'data-testid': 'tool-server' }, t.server),
+              h('td', { class: 'mono', 'data-testid': 'tool-plugin' }, t.plugin),
+              h('td', { class: 'mono', 'data-testid': 'tool-name' }, t.tool),
+              h('td', { class: 'num', 'data-testid': 'tool-calls' }, String(t.calls)),
+              h('td', { class: `num${t.errors ? ' error-text' : ''}`, 'data-testid': 'tool-errors' }, String(t.errors)),
+              h('td', { class: 'num', 'data-testid': 'tool-p50' }, `${t.p50ms} ms`),
+              h('td', { class: 'small' }, when(t.last)),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+
+  /** Assigned for 30 days or more (or since before the history began), never used by the target. */
+  private renderStale(): HTMLElement {
+    const all = this.all;
+    const head = h('h3', null, `Assigned for ${UNUSED_DAYS} days, never used`);
+    if (!all)
+      return h('section', { class: 'card' }, head, h('p', { class: 'muted' }, this.loading ? 'Loading…' : 'Not read.'));
+    const cutoff = Date.now() - UNUSED_DAYS * DAY_MS;
+    const groups = staleAssignments(all);
+    // a plugin some of whose skills the target used is not "never used": the period's list below has its other skills
+    const unusedAll = groups.filter((g) => !g.used.length);
+    const old = unusedAll.filter((g) => g.since !== null && new Date(g.since).getTime() <= cutoff);
+    const unknown = unusedAll.filter((g) => g.since === null);
+    const byId = new Map(this.targets.map((t) => [t.id, t]));
+    const item = (g: Stale) => {
+      const t = byId.get(g.target);
+      const key = `${g.target}\u0000${g.plugin}`;
+      let action: Node | null = null;
+      let why = '';
+      if (g.since === null) {
+        why =
+          'Assigned before the history began, so how long it has gone unused is not known. Remove it in the Assignments tab if you do not need it.';
+      } else if (!t) {
+        why = this.targetsError ? `The targets could not be read: ${this.targetsError}` : 'The target is gone.';
+      } else if (t.readOnly || t.kind === 'shell-binding' || t.kind === 'active') {
+        why = 'This target is read-only.';
+      } else if (t.kind === 'template-slot' && t.inherits) {
+        why =
+          `This slot uses the plugins of agent ${t.ref ?? ''}: remove ${g.plugin} from agent:${t.ref ?? ''} ` +
+          '(every slot that uses its plugins loses it), or customise the slot in the Assignments tab.';
+      } else if (!t.managed.includes(g.plugin)) {
+        why = 'Not offered: the plugin is not an entry of this target.';
+      } else {
+        action = h(
+          'button',
+          {
+            type: 'button',
+            class: 'btn btn-small',
+            'data-testid': 'activity-remove',
+            disabled: !!this.busy || this.loading,
+            'aria-busy': this.busy === key ? 'true' : undefined,
+            title: `Removes ${g.plugin} from ${t.file} (recorded in the history)`,
+            onclick: () => void this.remove(t, g.plugin),
+          },
+          this.busy === key ? 'Removing…' : `Remove from ${g.target}`,
+        );
+      }
+      const days = g.since === null ? 0 : Math.floor((Date.now() - new Date(g.since).getTime()) / DAY_MS);
+      return h(
+        'li',
+        { class: 'stale-item', 'data-testid': 'activity-stale', 'data-target': g.target, 'data-plugin': g.plugin },
+        h(
+          'div',
+          { class: 'row' },
+          h('span', { class: 'grow' }, h('code', null, g.plugin), ' on ', h('code', null, g.target)),
+          action,
+        ),
+        h(
+          'p',
+          { class: 'muted small' },
+          g.since === null ? '' : `Assigned ${shortDate(new Date(g.since))} (${plural(days, 'day')} ago). `,
+          `Never used: ${g.skills.join(', ')}.`,
+        ),
+        why ? h('p', { class: 'muted small', 'data-testid': 'activity-stale-why' }, why) : null,
+      );
+    };
+    return h(
+      'section',
+      { class: 'card', 'data-testid': 'activity-stale-list' },
+      head,
+      h(
+        'p',
+        { class: 'muted small' },
+        `Over all the recorded activity, whatever the period. Remove takes the plugin out of the target’s file with the same guarded save as the Assignments tab.`,
+      ),
+      old.length
+        ? h('ul', { class: 'plain stale-list' }, ...old.map(item))
+        : h(
+            'p',
+            { class: 'muted', 'data-testid': 'activity-stale-none' },
+            `No plugin has gone ${UNUSED_DAYS} days unused.`,
+          ),
+      unknown.length ? h('h4', null, 'Assigned before the history began, never used since') : null,
+      unknown.length ? h('ul', { class: 'plain stale-list' }, ...unknown.map(item)) : null,
+    );
+  }
+
+  private renderUnused(unused: UnusedSkill[]): HTMLElement {
     const never = unused.length
       ? h(
           'ul',
@@ -150,10 +619,11 @@ export class ActivityView {
           ),
         )
       : h('p', { class: 'muted' }, 'Every assigned skill was used.');
-    mount(
-      this.body,
-      h('section', { class: 'card' }, h('h3', null, `Used (${plural(skills.length, 'skill')})`), used),
-      h('section', { class: 'card' }, h('h3', null, `Assigned, never used (${unused.length})`), never),
+    return h(
+      'section',
+      { class: 'card' },
+      h('h3', null, `Assigned, not used in this period (${unused.length})`),
+      never,
     );
   }
 }

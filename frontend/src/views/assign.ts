@@ -16,6 +16,7 @@ import type { CatalogIndex } from '../search';
 import type { AckServer, AssignResult, HistoryEntry, Issue, Plugin, Target, TargetKind } from '../types';
 import type { Ctx } from './ctx';
 import { type AckMode, LaunchPanel, shortDigest } from './launch';
+import { TryPanel } from './try';
 
 /** Where a plugin that is not in $PLUGBOARD_HOME/plugins comes from, as the checklist names it. */
 const SOURCE_LABEL: Record<Plugin['source'], string> = {
@@ -82,6 +83,7 @@ export class AssignView {
     (servers, mode) => this.ackDialog(servers, mode),
     () => void this.loadHistory(),
   );
+  private readonly tryPanel = new TryPanel('try-target');
 
   constructor(ctx: Ctx) {
     this.ctx = ctx;
@@ -648,6 +650,7 @@ export class AssignView {
 
     const targetIssues = this.issues.filter((i) => i.message.startsWith(`${t.id}:`));
     this.launch.setTarget(t, dirty);
+    this.tryPanel.set(t.kind === 'active' ? null : { target: t.id }, t.backend);
     this.historyBox = h('section', { class: 'card', 'data-testid': 'history', 'aria-labelledby': 'h-history' });
     mount(
       this.detail,
@@ -663,6 +666,7 @@ export class AssignView {
         head,
         ...explain,
         this.launch.el,
+        this.tryPanel.el,
         h(
           'section',
           { class: 'card', 'aria-labelledby': 'h-checklist' },

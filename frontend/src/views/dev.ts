@@ -12,6 +12,7 @@ import type { CatalogIndex } from '../search';
 import type { LinkInto, LinkResult, Plugin } from '../types';
 import type { Ctx } from './ctx';
 import { INTO_LABEL, linkItem } from './devlink';
+import { TryPanel } from './try';
 
 interface Notice {
   kind: 'ok' | 'error';
@@ -33,6 +34,9 @@ export class DevView {
   private readonly status: HTMLElement;
   private readonly list: HTMLElement;
   private readonly count: HTMLElement;
+  /** The Try box, over the linked working copy chosen in tryLink. */
+  private readonly tryPanel = new TryPanel('try-dev');
+  private readonly tryLink: HTMLSelectElement;
   private ix: CatalogIndex | null = null;
   private links: LinkResult[] = [];
   private loaded = false;
@@ -44,6 +48,8 @@ export class DevView {
 
   constructor(ctx: Ctx) {
     this.ctx = ctx;
+    this.tryLink = h('select', { id: 'try-dev-link', 'data-testid': 'try-dev-link', class: 'grow mono' });
+    this.tryLink.addEventListener('change', () => this.renderTry());
     this.path = h('input', {
       type: 'text',
       id: 'dev-path',
@@ -146,7 +152,27 @@ export class DevView {
         h('h3', { id: 'h-dev-links' }, 'Linked plugins ', this.count),
         this.list,
       ),
+      h(
+        'div',
+        { class: 'try-dev' },
+        h('label', { for: 'try-dev-link', class: 'field-label' }, 'Try a linked plugin on its own'),
+        this.tryLink,
+        this.tryPanel.el,
+      ),
     );
+    this.renderTry();
+  }
+
+  /** The links in the Try box's list (the chosen one kept), and the box over the chosen one. */
+  private renderTry(): void {
+    const chosen = this.tryLink.value;
+    mount(
+      this.tryLink,
+      ...this.links.map((l) => h('option', { value: l.dest, selected: l.dest === chosen }, `${l.name} (${l.into})`)),
+    );
+    this.tryLink.disabled = this.links.length === 0;
+    const dest = this.tryLink.value;
+    this.tryPanel.set(dest ? { dir: dest } : null);
   }
 
   setIndex(ix: CatalogIndex): void {
@@ -326,5 +352,6 @@ export class DevView {
       );
     }
     mount(this.list, ...items);
+    this.renderTry();
   }
 }

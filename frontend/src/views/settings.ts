@@ -1,5 +1,5 @@
-// Settings: skillPluginPaths (add/remove), skillsEnabled overrides, the open workspace and its
-// trust. Path and name edits go to the settings draft (saved from the save bar); opening a
+// Settings: skillPluginPaths (add/remove), skillsEnabled overrides, how long activity is kept
+// (activityRetentionDays), the open workspace and its trust. Path and name edits go to the settings draft (saved from the save bar); opening a
 // workspace and trusting it are immediate calls, since the backend owns both.
 
 import { api, errorText } from '../bridge';
@@ -20,6 +20,7 @@ export class SettingsView {
   private readonly trust: HTMLInputElement;
   private readonly wsStatus: HTMLElement;
   private readonly trusted: HTMLElement;
+  private readonly retention: HTMLInputElement;
   private ix: CatalogIndex | null = null;
   private wsBusy = false;
 
@@ -59,6 +60,18 @@ export class SettingsView {
       this.enabledInput.focus();
     };
     this.enabledInput.addEventListener('keydown', (e) => e.key === 'Enter' && addEnabled());
+
+    this.retention = h('input', {
+      type: 'number',
+      min: '0',
+      step: '1',
+      inputmode: 'numeric',
+      class: 'retention-input',
+      id: 'settings-retention',
+      'aria-describedby': 'retention-help',
+      'data-testid': 'settings-retention',
+    });
+    this.retention.addEventListener('input', () => s.setRetention(this.retention.value));
 
     this.wsInput = h('input', {
       type: 'text',
@@ -130,6 +143,25 @@ export class SettingsView {
             { type: 'button', class: 'btn', 'data-testid': 'settings-enabled-add', onclick: addEnabled },
             'Switch off',
           ),
+        ),
+      ),
+      h(
+        'section',
+        { class: 'card', 'aria-labelledby': 'h-retention' },
+        h('h3', { id: 'h-retention' }, 'Activity'),
+        h(
+          'div',
+          { class: 'row' },
+          h('label', { for: 'settings-retention' }, 'Keep activity for'),
+          this.retention,
+          h('span', null, 'days (0 keeps all)'),
+        ),
+        h(
+          'p',
+          { class: 'muted small', id: 'retention-help' },
+          'Skill uses and MCP tool calls older than this are deleted the next time activity is read (',
+          h('code', null, 'activityRetentionDays'),
+          '). Deleted records do not come back when you raise the number.',
         ),
       ),
       h(
@@ -224,6 +256,7 @@ export class SettingsView {
             )
           : [h('li', { class: 'muted' }, 'No extra paths.')]),
       );
+      if (document.activeElement !== this.retention) this.retention.value = String(d.activityRetentionDays ?? 0);
       const ids = Object.keys(d.skillsEnabled).sort();
       mount(
         this.enabledList,

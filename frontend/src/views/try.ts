@@ -1,0 +1,197 @@
+// The Try box (issue 13, item 3): one prompt as one turn of the agent on the launch's projection of
+// a target (in the Assignments tab, beside Launch) or of a linked working copy (in Local
+// development). It shows the answer, the skills the model invoked and the MCP tools it called, read
+// by the backend from the activity records of that turn (Try in docs/api.md), and whether a warm
+// agent of an earlier try answered.
+
+import { ApiError, api, errorText } from '../bridge';
+import { h } from '../dom';
+import type { TryResult } from '../types';
+
+/** What a Try box tries: a target id, or a plugin folder. */
+export type TrySubject = { target: string; dir?: undefined } | { dir: string; target?: undefined };
+
+const BACKENDS = [
+  { value: '', label: "Agent's own" },
+  { value: 'claude', label: 'Claude Code' },
+  { value: 'pi', label: 'PI' },
+];
+
+export class TryPanel {
+  readonly el: HTMLElement;
+  private readonly prompt: HTMLTextAreaElement;
+  private readonly select: HTMLSelectElement;
+  private readonly button: HTMLButtonElement;
+  private readonly result: HTMLElement;
+  private subject: TrySubject | null = null;
+  private busy = false;
+  /** The outcome shown, for the subject it belongs to. */
+  private outcome: { key: string; res?: TryResult; error?: string } | null = null;
+
+  constructor(idPrefix: string) {
+    this.prompt = h('textarea', {
+      id: `${idPrefix}-prompt`,
+      rows: 3,
+      class: 'grow',
+      placeholder: 'What a user would ask, e.g. "summarise this file"',
+      'data-testid': 'try-prompt',
+    });
+    this.select = h(
+      'select',
+      { 'aria-label': 'Agent to try with', 'data-testid': 'try-backend' },
+      ...BACKENDS.map((b) => h('option', { value: b.value }, b.label)),
+    );
+    this.button = h(
+      'button',
+      { type: 'button', class: 'btn', 'data-testid': 'try-button', onclick: () => void this.run() },
+      'Try',
+    );
+    this.prompt.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void this.run();
+    });
+    this.result = h('div', { class: 'try-result', 'data-testid': 'try-result', 'aria-live': 'polite' });
+    this.el = h(
+      'section',
+      { class: 'card try-card', 'data-testid': 'try', 'aria-labelledby': `${idPrefix}-h` },
+      h('h3', { id: `${idPrefix}-h` }, 'Try a prompt'),
+      h(
+        'p',
+        { class: 'muted small' },
+        'Runs the prompt as one turn of the agent, with this set, and shows which skills and MCP tools the model used. It uses your agent account, like a launch.',
+      ),
+      h('label', { for: `${idPrefix}-prompt`, class: 'field-label' }, 'Prompt'),
+      this.prompt,
+      h('div', { class: 'row' }, this.select, this.button, h('span', { class: 'grow' })),
+      this.result,
+    );
+    this.render();
+  }
+
+  /** Shows the box for a subject; another subject forgets the last outcome. */
+  set(subject: TrySubject | null, ownBackend = ''): void {
+    if (keyOf(subject) !== keyOf(this.subject)) this.outcome = null;
+    this.subject = subject;
+    const own = this.select.options[0];
+    if (own)
+      own.textContent = subject?.dir
+        ? 'Claude Code (a folder has no agent)'
+        : `Agent's own (${ownBackend || 'claude'})`;
+    this.render();
+  }
+
+  private async run(): Promise<void> {
+    const s = this.subject;
+    const prompt = this.prompt.value;
+    if (!s || this.busy || !prompt.trim()) return;
+    this.busy = true;
+    const key = keyOf(s);
+    this.outcome = null;
+    this.render();
+    try {
+      const res = await api.try(s.target ?? '', s.dir ?? '', this.select.value, prompt);
+      this.outcome = { key, res };
+    } catch (e) {
+      const err = e instanceof ApiError ? e : new ApiError('transport', errorText(e));
+      this.outcome = { key, error: err.message };
+    } finally {
+      this.busy = false;
+      this.render();
+    }
+  }
+
+  private render(): void {
+    const none = !this.subject;
+    this.button.disabled = this.busy || none;
+    this.button.textContent = this.busy ? 'Trying…' : 'Try';
+    this.prompt.disabled = none;
+    this.select.disabled = this.busy || none;
+    const o = this.outcome;
+    if (this.busy) {
+      this.result.replaceChildren(h('p', { class: 'muted small', role: 'status' }, 'The agent is working on it…'));
+      return;
+    }
+    if (!o || o.key !== keyOf(this.subject)) {
+      this.result.replaceChildren();
+      return;
+    }
+    if (o.error !== undefined) {
+      this.result.replaceChildren(h('p', { class: 'notice notice-error', 'data-testid': 'try-error' }, o.error));
+      return;
+    }
+    const r = o.res!;
+    this.result.replaceChildren(
+      h(
+        'dl',
+        { class: 'try-facts' },
+        h('dt', null, 'Skills invoked'),
+        h(
+          'dd',
+          { 'data-testid': 'try-skills' },
+          r.skills.length
+            ? h(
+                'ul',
+                { class: 'plain' },
+                ...r.skills.map((s) =>
+                  h(
+                    'li',
+                    { class: 'mono', 'data-skill': s.skill },
+                    s.skill,
+                    h(
+                      'span',
+                      { class: 'muted small' },
+                      s.how === 'user' ? ' (slash command)' : ' (picked by the model)',
+                    ),
+                  ),
+                ),
+              )
+            : 'none',
+        ),
+        h('dt', null, 'MCP tools called'),
+        h(
+          'dd',
+          { 'data-testid': 'try-tools' },
+          r.tools.length
+            ? h(
+                'ul',
+                { class: 'plain' },
+                ...r.tools.map((t) =>
+                  h(
+                    'li',
+                    { class: 'mono', 'data-tool': `${t.server}/${t.tool}` },
+                    `${t.server}/${t.tool}`,
+                    h('span', { class: 'muted small' }, ` ${t.ms} ms${t.failed ? ', failed' : ''}`),
+                  ),
+                ),
+              )
+            : 'none',
+        ),
+      ),
+      h('h4', null, 'Answer'),
+      h('pre', { class: 'try-answer wrap', 'data-testid': 'try-answer', tabindex: 0 }, r.answer || '(no text)'),
+      h(
+        'p',
+        { class: 'muted small', 'data-testid': 'try-meta', 'data-warm': String(r.warm) },
+        `${r.backend}, ${r.warm ? 'a warm agent from an earlier try' : 'a new agent'}, ${(r.ms / 1000).toFixed(1)} s`,
+      ),
+      ...(r.dropped.length
+        ? [
+            h(
+              'details',
+              { class: 'small', 'data-testid': 'try-dropped' },
+              h('summary', null, `Left out of this try: ${r.dropped.map(dropName).join(', ')}`),
+              h('ul', { class: 'plain' }, ...r.dropped.map((d) => h('li', null, `${dropName(d)}: ${d.reason}`))),
+            ),
+          ]
+        : []),
+    );
+  }
+}
+
+function keyOf(s: TrySubject | null): string {
+  if (!s) return '';
+  return s.dir !== undefined ? `dir:${s.dir}` : `target:${s.target}`;
+}
+
+function dropName(d: TryResult['dropped'][number]): string {
+  return `${d.plugin}${d.name ? '/' + d.name : ''}`;
+}
