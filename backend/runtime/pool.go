@@ -68,6 +68,8 @@ type Session struct {
 	turns  int          // turns taken, under mu
 	used   atomic.Int64 // when it was last handed out or ended a turn, in Unix nanoseconds
 	exited chan struct{}
+
+	closing sync.Once
 }
 
 // Get returns the live session for the plan's fingerprint, or starts one with the plan's
@@ -262,10 +264,10 @@ func (s *Session) Converse(ctx context.Context, f func(c *Conn, turnsBefore int)
 // failed words a conversation that broke off: the session is closed, and the error says
 // why, with the end of the agent's stderr.
 func (s *Session) failed(ctx context.Context, err error) error {
+	s.Close()
 	if ctx.Err() != nil {
 		return fmt.Errorf("the agent did not finish in time: %w", ctx.Err())
 	}
-	s.Close()
 	msg := fmt.Sprintf("the agent stopped before the end of its turn (%v)", err)
 	if t := strings.TrimSpace(s.stderr.String()); t != "" {
 		msg += "; its stderr ends: " + t
@@ -301,16 +303,22 @@ func (t *tail) String() string {
 
 // Close stops the session's process group and waits for it briefly. A process already
 // reaped is not signalled: its group id may belong to another process by now.
+//
+// Close may be called more than once and from several goroutines (a context ending while
+// the conversation fails): the first call stops the process, and every call returns once
+// it has exited.
 func (s *Session) Close() {
-	_ = s.stdin.Close()
-	if !s.alive() {
-		return
-	}
-	_ = syscall.Kill(-s.PID, syscall.SIGTERM)
-	select {
-	case <-s.exited:
-	case <-time.After(2 * time.Second):
-		_ = syscall.Kill(-s.PID, syscall.SIGKILL)
-		<-s.exited
-	}
+	s.closing.Do(func() {
+		_ = s.stdin.Close()
+		if !s.alive() {
+			return
+		}
+		_ = syscall.Kill(-s.PID, syscall.SIGTERM)
+		select {
+		case <-s.exited:
+		case <-time.After(2 * time.Second):
+			_ = syscall.Kill(-s.PID, syscall.SIGKILL)
+		}
+	})
+	<-s.exited
 }
