@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plugboard/plugboard/backend/activity"
 	"github.com/plugboard/plugboard/backend/runtime"
 	"github.com/plugboard/plugboard/backend/scriptmodel"
 	"github.com/plugboard/plugboard/backend/store"
@@ -164,6 +165,12 @@ func TestPIRecordsSkillActivityEndToEnd(t *testing.T) {
 	}
 	if got := uses(activityReport(t, h)); len(got) != len(want) || got[e2eKitSkill] != want[e2eKitSkill] || got[e2eCurSk] != want[e2eCurSk] {
 		t.Errorf("activity skills %v, want %v", got, want)
+	}
+	// The skills used are not unused; the legacy package's skill, which PI got too, is.
+	unused := activityReport(t, h, "e2e-pi").Unused
+	if slices.ContainsFunc(unused, func(u activity.Unused) bool { return u.ID == e2eKitSkill || u.ID == e2eCurSk }) ||
+		!slices.ContainsFunc(unused, func(u activity.Unused) bool { return u.ID == e2eOldSkill && u.Target == "agent:e2e-pi" }) {
+		t.Errorf("unused skills of agent:e2e-pi: %+v; want %s and not the two used", unused, e2eOldSkill)
 	}
 
 	ix, err := runtime.ReadActivityIndex(filepath.Join(plan.Projection, runtime.ActivityIndexFile))

@@ -48,10 +48,13 @@
 //
 // # Reporting
 //
-// [Summarize] turns the records into uses per skill (with the last use and the uses per
-// target) and lists the skills of plugins assigned to Claude targets that have no use
-// by that target since the save that assigned the plugin (from the assignment history),
-// or, for a plugin no recorded save assigned, ever.
+// [Summarize] turns the records into uses per skill (with the last use, the uses per
+// target and per day) and calls per MCP tool (with errors and the median time), and lists
+// the skills of plugins assigned to targets (Claude or PI, under the name that backend
+// gives them) that have no use by that target since the save that assigned the plugin
+// (from the assignment history), or, for a plugin no recorded save assigned, ever.
+// [Load] reads what Summarize needs from a Plugboard home, after removing the records
+// older than the retention the settings give.
 //
 // Concurrency: every function is safe for concurrent use; the store serialises writes.
 package activity

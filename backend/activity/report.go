@@ -73,10 +73,10 @@ type Input struct {
 	Target  string    // "" every target
 }
 
-// Summarize counts the records per skill (most used first) and lists the unused skills of
-// the Claude targets (the only backend that records activity): for each target, each
-// skill Claude gets from each plugin in effect with no use by that target since the
-// later of Since and the time the plugin was assigned.
+// Summarize counts the records per skill (most used first) and the tool calls per server
+// and tool, and lists the unused skills: for each target, each skill its backend (Claude
+// or PI) gets from each plugin in effect, under the name that backend gives it, with no
+// use by that target since the later of Since and the time the plugin was assigned.
 func Summarize(in Input) Report {
 	r := Report{Skills: []SkillUse{}, Tools: tools(in), Unused: []Unused{}}
 	type skillKey struct{ id, plugin string }
@@ -203,8 +203,8 @@ func unused(in Input) []Unused {
 				holder = *a
 			}
 		}
-		if backend != "" && backend != runtime.Claude {
-			continue
+		if backend != runtime.PI {
+			backend = runtime.Claude // an agent with no backend launches Claude
 		}
 		for _, pid := range t.Effective {
 			p := plugins[pid]
@@ -216,7 +216,7 @@ func unused(in Input) []Unused {
 			if since != nil && since.After(cutoff) {
 				cutoff = *since
 			}
-			for _, name := range runtime.ClaudeSkillNames(p, in.Catalog.Settings) {
+			for _, name := range runtime.SkillNames(backend, p, in.Catalog.Settings) {
 				if !last.usedSince(t.ID, pid, name, cutoff) {
 					out = append(out, Unused{ID: name, Plugin: pid, Target: t.ID, AssignedSince: since})
 				}

@@ -76,6 +76,8 @@ func TestSummarize(t *testing.T) {
 		in:     Input{Records: records, History: history, Targets: targets, Catalog: cat},
 		skills: map[string]string{"alpha:summarize/alpha": `2 {"agent:coder":2}`, "alpha:summarize/": `1 {}`, "alpha:translate/alpha": `1 {"agent:coder":1}`, "beta:draft/beta": `1 {"agent:coder":1}`},
 		unused: []unused{{"alpha:translate", "agent:coder", 0}, {"beta:draft", "agent:coder", 30},
+			// PI names a skill by its bare name; its file has no recorded save
+			{"summarize", "agent:pier", -1}, {"translate", "agent:pier", -1},
 			// the slot inherits the agent's set, assigned when the agent's was; launched never
 			{"alpha:summarize", "template:team/coder", 0}, {"alpha:translate", "template:team/coder", 0}, {"beta:draft", "template:team/coder", 30}},
 	}, {

@@ -15,8 +15,8 @@
 // a line longer than [MaxLine] is relayed in pieces as it arrives and not parsed.
 // [RunStdio] starts a stdio server as a child of mcp-stdio and relays its stdin and
 // stdout through two Copys. A [Recorder] takes the answered calls into a bounded queue
-// and writes them, one row each, from a goroutine of its own with store.RecordActivity
-// (which spools when the database is busy); a call that finds the queue full is dropped,
+// and writes them, one row each, from a goroutine of its own through a store.Writer
+// (its connection kept open; it spools when the database is busy); a call that finds the queue full is dropped,
 // said once on stderr. The relays hand a call over before they pass its answer on and
 // wait for its row ([Recorder.Wait], at most [AnswerWait]; a write takes a millisecond
 // or two), so that a turn's rows are in the store when the agent has its answers, which

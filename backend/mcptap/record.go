@@ -50,6 +50,7 @@ type Recorder struct {
 	who         string // the command, as its stderr lines start
 	log         io.Writer
 
+	store *store.Writer // keeps its database connection between rows
 	nonce [16]byte      // makes keys unique across processes
 	n     atomic.Uint64 // and across the calls of this one (ids repeat)
 
@@ -68,7 +69,7 @@ func NewRecorder(info Info, target, run, who string, log io.Writer) *Recorder {
 	if log == nil {
 		log = io.Discard
 	}
-	r := &Recorder{info: info, target: target, run: run, who: who, log: log,
+	r := &Recorder{info: info, target: target, run: run, who: who, log: log, store: store.NewWriter(info.Home),
 		queue: make(chan queued, queueSize), done: make(chan struct{})}
 	_, _ = rand.Read(r.nonce[:])
 	go r.write()
@@ -144,8 +145,9 @@ func (r *Recorder) activity(c Call) store.Activity {
 
 func (r *Recorder) write() {
 	defer close(r.done)
+	defer r.store.Close()
 	for q := range r.queue {
-		if _, err := store.RecordActivity(context.Background(), r.info.Home, q.a); err != nil && r.failed.Add(1) == 1 {
+		if _, err := r.store.Record(context.Background(), q.a); err != nil && r.failed.Add(1) == 1 {
 			r.logf("an MCP tool call could not be recorded: %v", err)
 		}
 		if q.written != nil {

@@ -132,6 +132,25 @@ func givesSettings(args []string) bool {
 	return false
 }
 
+// SkillNames are the names backend gives the skills a launch hands it from p, as the
+// activity records name them: ClaudeSkillNames for Claude; for PI the bare names of the
+// valid skills settings leave on, of a valid package (PI gets nothing of an invalid one).
+func SkillNames(backend string, p *catalog.Plugin, st settings.Settings) []string {
+	if backend != PI {
+		return ClaudeSkillNames(p, st)
+	}
+	var out []string
+	if p.Valid {
+		for _, s := range p.Skills {
+			if s.Valid && st.Enabled(s.Name, namespace(p)+":"+s.Name) {
+				out = append(out, s.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // ClaudeSkillNames are the names Claude gives the skills a launch hands it from p, as
 // the plan and the activity index name them: for a package projected as a
 // compatibility plugin, namespace:skill for each valid skill settings leave on; for a

@@ -317,3 +317,38 @@ func TestSpoolWritersDuringImports(t *testing.T) {
 		}
 	}
 }
+
+// A Writer keeps its connection between records, and a database file that was replaced
+// since (an Open set a damaged one aside and made a new one) gets the next record, not
+// the file the connection was opened on.
+func TestWriterFollowsAReplacedDatabase(t *testing.T) {
+	home := t.TempDir()
+	openTestStore(t, home).Close()
+	w := NewWriter(home)
+	defer w.Close()
+	ctx := context.Background()
+	for _, k := range []string{"k1", "k2"} {
+		if spooled, err := w.Record(ctx, rec(k, "kit:brief", HowModel)); err != nil || spooled {
+			t.Fatalf("Record(%s) = spooled %v, %v; want written", k, spooled, err)
+		}
+	}
+	aside := dbPath(home) + ".aside"
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Rename(dbPath(home)+suffix, aside+suffix); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	fresh, _, err := Open(ctx, home) // a new, empty database where the old one was (and a warning saying so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh.Close()
+	if spooled, err := w.Record(ctx, rec("k3", "kit:brief", HowModel)); err != nil || spooled {
+		t.Fatalf("Record(k3) = spooled %v, %v; want written", spooled, err)
+	}
+	st := openTestStore(t, home)
+	defer st.Close()
+	if got, _ := st.Activity(ctx, time.Time{}); len(got) != 1 || got[0].Key != "k3" {
+		t.Errorf("the new database holds %+v, want k3 alone", got)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -46,37 +47,84 @@ const recordBusyTimeoutMS = 20
 // milliseconds, one being checked or repaired by an Open, a damaged file, a build without
 // cgo — appends it to the spool, which the next Open (or ImportSpool) imports. It
 // reports whether the record was spooled, and returns an error only when it could be
-// neither written nor spooled.
+// neither written nor spooled. A process that records many (an MCP relay) keeps a
+// Writer instead, which does the same with its connection kept open.
 func RecordActivity(ctx context.Context, pbHome string, a Activity) (spooled bool, err error) {
+	w := NewWriter(pbHome)
+	defer w.Close()
+	return w.Record(ctx, a)
+}
+
+// Writer records activity as RecordActivity does, for a process that records many: the
+// database connection stays open from one record to the next (opening it, and the
+// checkpoint when the last connection closes, cost milliseconds each). Every write still
+// holds the shared lock on the file Open locks exclusively, and a database file that is
+// no longer the one the connection has (an Open set it aside) is opened anew. A Writer
+// is safe for concurrent use.
+type Writer struct {
+	pbHome string
+
+	mu sync.Mutex
+	db *sql.DB
+	fi os.FileInfo // the file db is open on
+}
+
+// NewWriter returns a Writer for the Plugboard home pbHome; it opens nothing yet.
+func NewWriter(pbHome string) *Writer {
+	if abs, err := filepath.Abs(pbHome); err == nil {
+		pbHome = abs
+	}
+	return &Writer{pbHome: pbHome}
+}
+
+// Record writes a, or spools it (see RecordActivity).
+func (w *Writer) Record(ctx context.Context, a Activity) (spooled bool, err error) {
 	if err := a.check(); err != nil {
 		return false, err
 	}
 	if a.Time.IsZero() {
 		a.Time = time.Now()
 	}
-	if abs, aerr := filepath.Abs(pbHome); aerr == nil {
-		pbHome = abs
-	}
-	derr := insertDirect(ctx, pbHome, a)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	derr := w.insertDirect(ctx, a)
 	if derr == nil {
 		return false, nil
 	}
-	if err := appendSpool(filepath.Join(pbHome, stateDir), a); err != nil {
+	if err := appendSpool(filepath.Join(w.pbHome, stateDir), a); err != nil {
 		return false, fmt.Errorf("record skill activity: %v; and spool it: %w", derr, err)
 	}
 	return true, nil
 }
 
-// insertDirect writes a into the existing database of pbHome, waiting at most
-// recordBusyTimeoutMS for the write lock. It holds a shared lock on the file Open locks
-// exclusively, so it never writes into a file an Open is about to set aside.
-func insertDirect(ctx context.Context, pbHome string, a Activity) error {
+// Close closes the connection.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.reset()
+}
+
+func (w *Writer) reset() error {
+	var err error
+	if w.db != nil {
+		err = w.db.Close()
+	}
+	w.db, w.fi = nil, nil
+	return err
+}
+
+// insertDirect writes a into the existing database, waiting at most recordBusyTimeoutMS
+// for the write lock. It holds a shared lock on the file Open locks exclusively, so it
+// never writes into a file an Open is about to set aside. Called with w.mu held.
+func (w *Writer) insertDirect(ctx context.Context, a Activity) error {
 	if !sqliteBuiltIn {
 		return ErrNoCgo
 	}
-	dir := filepath.Join(pbHome, stateDir)
+	dir := filepath.Join(w.pbHome, stateDir)
 	path := filepath.Join(dir, dbName)
-	if _, err := os.Lstat(path); err != nil {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		w.reset()
 		return errNoDatabase
 	}
 	lock, err := os.OpenFile(filepath.Join(dir, dbName+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
@@ -87,15 +135,25 @@ func insertDirect(ctx context.Context, pbHome string, a Activity) error {
 	if err := flock(lock, false, false); err != nil {
 		return err // an Open is checking or repairing the file
 	}
-	// mode=rw: never create a file here (an Open makes and migrates it); no journal-mode
-	// change (the file is in WAL mode already); synchronous as every connection of Open's.
-	db, err := sql.Open("sqlite3", fmt.Sprintf("%s?mode=rw&_busy_timeout=%d&_synchronous=NORMAL", fileURI(path), recordBusyTimeoutMS))
-	if err != nil {
-		return err
+	if w.db != nil && !os.SameFile(w.fi, fi) {
+		w.reset() // set aside and made anew since the connection was opened
 	}
-	defer db.Close()
-	_, err = insertOne(ctx, db, a)
-	return mapErr(err)
+	if w.db == nil {
+		// mode=rw: never create a file here (an Open makes and migrates it); no
+		// journal-mode change (the file is in WAL mode already); synchronous as every
+		// connection of Open's.
+		db, err := sql.Open("sqlite3", fmt.Sprintf("%s?mode=rw&_busy_timeout=%d&_synchronous=NORMAL", fileURI(path), recordBusyTimeoutMS))
+		if err != nil {
+			return err
+		}
+		db.SetMaxOpenConns(1)
+		w.db, w.fi = db, fi
+	}
+	if _, err := insertOne(ctx, w.db, a); err != nil {
+		w.reset() // a damaged or replaced file: open it anew next time
+		return mapErr(err)
+	}
+	return nil
 }
 
 // appendSpool appends a to the spool of the state folder dir as one line, written at

@@ -253,8 +253,8 @@ export class ActivityView {
         h(
           'p',
           { class: 'muted' },
-          'What the agents started by Plugboard invoked: skills (the model through its Skill tool, you through a slash command) ' +
-            'and MCP tools called through Plugboard’s relay. Claude Code launches are recorded; PI launches record no skill uses yet.',
+          'What the agents started by Plugboard (Claude Code and PI) invoked: skills (picked by the model, or run by you as a ' +
+            'slash command) and MCP tools called through Plugboard’s relay.',
         ),
         h(
           'div',
