@@ -91,4 +91,3 @@ func (f *serverFiles) add(u unit, base func(Server) map[string]any) {
 		f.plan.Servers = append(f.plan.Servers, s.Name)
 	}
 }
-
