@@ -589,6 +589,29 @@ func (r e2eRun) checkMCP(t *testing.T, note string, answers map[string]string) {
 // the installed packages whose skills the plan projected (dirs) except the stdio
 // servers' commands, that they did open the projected skills (so the trace sees such
 // opens), and that plugboard itself read the installed skills (Build does, R1).
+// checkRecordedByLauncher checks that each skill the turn invoked is one use of the
+// target in plugboard activity, and (under strace) that no process ran "plugboard
+// activity record" for them: the launch hosted the recorder, and the agent posted to it.
+func (r e2eRun) checkRecordedByLauncher(t *testing.T, target string, skills []string) {
+	t.Helper()
+	got := uses(activityReport(t, r.h))
+	for _, s := range skills {
+		if u := got[s]; !strings.HasSuffix(u, ` 1 {"`+target+`":1}`) {
+			t.Errorf("activity of %s: %q; want one use by %s (all: %v)", s, u, target, got)
+		}
+	}
+	if r.trace == nil {
+		return
+	}
+	data, err := os.ReadFile(r.trace.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), `"activity", "record"`) {
+		t.Errorf("a process ran plugboard activity record: the launch's own recorder did not take the skill uses")
+	}
+}
+
 func (r e2eRun) checkNoReadOutside(t *testing.T, projected []string, dirs ...string) {
 	t.Helper()
 	if r.trace == nil {
@@ -716,6 +739,7 @@ func TestClaudeRunsTheProjectionEndToEnd(t *testing.T) {
 	r.checkMCP(t, "claude", answers)
 	r.checkNoReadOutside(t, []string{filepath.Join(dirs[e2eKitSkill], "SKILL.md"), filepath.Join(dirs[e2eCurSk], "SKILL.md")},
 		r.h.kit, r.h.cursor)
+	r.checkRecordedByLauncher(t, "agent:e2e-claude", wantSkills)
 }
 
 // The real pi, started by the real plugboard launch with the MCP bridge, runs a whole
@@ -796,6 +820,7 @@ func TestPIRunsTheProjectionEndToEnd(t *testing.T) {
 	}
 	r.checkMCP(t, "pi", answers)
 	r.checkNoReadOutside(t, projected, r.h.kit, r.h.cursor, r.h.old)
+	r.checkRecordedByLauncher(t, "agent:e2e-pi", r.plan.Skills)
 }
 
 // toolCalls records, in order, each tool_use a script answers with, under the label a

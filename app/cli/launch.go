@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/plugboard/plugboard/backend/activity"
 	"github.com/plugboard/plugboard/backend/runtime"
 )
 
@@ -72,6 +73,15 @@ func runLaunch(env Env, args []string) int {
 			printPlan(env.Stdout, plan)
 		}
 		return ExitOK
+	}
+	// This process waits for the agent, so it hosts the agent's recorder: a skill use then
+	// costs a POST, not a plugboard process (backend/activity, server.go). When it cannot
+	// listen, the plan's own recorder (a process per use) stays.
+	if rec, err := activity.ServeActivity(plan, pbHome, home, env.Getenv(runtime.ActivityRunEnv)); err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard launch: %v; skill uses are recorded by a process each\n", err)
+	} else {
+		defer rec.Close()
+		plan.UseActivityServer(rec.URL, rec.Token)
 	}
 	code, err := runtime.Run(context.Background(), plan, env.Stdin, env.Stdout, env.Stderr)
 	if err != nil {

@@ -27,9 +27,15 @@
 // tool's arguments, not its result. [FromPIEvent] reads that JSON and [RecordPI] records
 // it as Record does; PI's index names the skills by PI's bare names, so a name it lacks
 // is recorded as it is, with no plugin. The key is a hash of "pi", the session, the event
-// and the id, so an event recorded twice is one row. The extension starts the recorder
-// and does not wait for it, but waits for the recorders still running (a few seconds at
-// most) when the session shuts down, so that a print-mode run ends with its records.
+// and the id, so an event recorded twice is one row. The extension waits for its
+// recorder (a few seconds at most) before PI goes on, so the row is in the store before
+// the model has the read's result.
+//
+// A launcher that waits for its agent (plugboard launch) hosts the recorder instead: a
+// [Server] on loopback takes the same inputs over HTTP (Claude's hooks as HTTP hooks,
+// PI's extension posting its JSON) with a token only the agent's environment holds, and
+// writes them through one store.Writer, so that a skill use costs an HTTP round trip and
+// an insert, not a process (runtime.Plan.UseActivityServer points the plan at it).
 //
 // The recorder must never block or fail the agent: the CLI command exits 0 whatever
 // happens and prints nothing (a hook's output can reach the model, and pi's stdout in

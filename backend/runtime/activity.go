@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,6 +33,12 @@ const (
 	// every record of that agent (its hooks', its MCP relays') carries it as
 	// store.Activity.Run, so the try reads back exactly its own turn.
 	ActivityRunEnv = "PLUGBOARD_ACTIVITY_RUN"
+	// ActivityTokenEnv, ActivityURLEnv and ActivityTokenHeader reach the recorder a
+	// launcher hosts (Plan.UseActivityServer): the token is in the agent's environment
+	// only, sent back in the header; PI's extension finds the URL in the environment too.
+	ActivityTokenEnv    = "PLUGBOARD_ACTIVITY_TOKEN"
+	ActivityURLEnv      = "PLUGBOARD_ACTIVITY_URL"
+	ActivityTokenHeader = "X-Plugboard-Token"
 )
 
 // activityHookTimeout is the timeout, in seconds, Claude Code gives each recording hook:
@@ -106,13 +113,9 @@ func activityFiles(plan *Plan, l *layout, units []unit, req Request) []string {
 		}
 	}
 	index := filepath.Join(plan.Projection, ActivityIndexFile)
-	hook := []any{map[string]any{"type": "command", "command": ShellQuote([]string{req.Self, "activity", "record", index}),
-		"timeout": activityHookTimeout}}
 	l.files[ActivityIndexFile] = mustJSON(ix)
-	l.files[ActivitySettingsFile] = mustJSON(map[string]any{"hooks": map[string]any{
-		"PostToolUse":         []any{map[string]any{"matcher": "Skill", "hooks": hook}},
-		"UserPromptExpansion": []any{map[string]any{"hooks": hook}},
-	}})
+	l.files[ActivitySettingsFile] = activitySettings(map[string]any{"type": "command",
+		"command": ShellQuote([]string{req.Self, "activity", "record", index}), "timeout": activityHookTimeout})
 	plan.EnvKeys = append(plan.EnvKeys, ActivityTargetEnv)
 	plan.env = append(plan.env, ActivityTargetEnv+"="+plan.Target)
 	if givesSettings(req.Args) {
@@ -120,6 +123,45 @@ func activityFiles(plan *Plan, l *layout, units []unit, req Request) []string {
 			Reason: "the agent's arguments give --settings, and Claude Code keeps only the last --settings, so the launch's own (its skill-activity hooks) is replaced and the skills this session invokes are not recorded"})
 	}
 	return []string{"--settings", filepath.Join(plan.Projection, ActivitySettingsFile)}
+}
+
+// activitySettings is Claude settings whose recording hooks run hook: after each Skill
+// tool call, and after each slash command that expanded.
+func activitySettings(hook map[string]any) []byte {
+	hooks := []any{hook}
+	return mustJSON(map[string]any{"hooks": map[string]any{
+		"PostToolUse":         []any{map[string]any{"matcher": "Skill", "hooks": hooks}},
+		"UserPromptExpansion": []any{map[string]any{"hooks": hooks}},
+	}})
+}
+
+// UseActivityServer points the plan's recording at a recorder its launcher hosts (url,
+// from backend/activity's Server) instead of a plugboard process per invocation: for
+// Claude the --settings file is replaced, in the arguments, by the same hooks as HTTP
+// hooks to url/claude whose token header Claude fills in from the environment; PI's
+// extension finds url/pi in the environment. The token goes into the environment only.
+// It reports whether the plan records at all (a plan without the plugboard executable, or
+// whose own arguments give --settings, does not, and is left as it is).
+func (p *Plan) UseActivityServer(url, token string) bool {
+	switch p.Backend {
+	case Claude:
+		file := filepath.Join(p.Projection, ActivitySettingsFile)
+		i := slices.Index(p.Argv, file)
+		if i < 1 || p.Argv[i-1] != "--settings" || slices.ContainsFunc(p.Dropped, func(d Drop) bool { return d.What == "hooks" }) {
+			return false
+		}
+		p.Argv[i] = string(activitySettings(map[string]any{"type": "http", "url": url + "/claude", "timeout": activityHookTimeout,
+			"headers": map[string]string{ActivityTokenHeader: "$" + ActivityTokenEnv}, "allowedEnvVars": []string{ActivityTokenEnv}}))
+	case PI:
+		if !slices.Contains(p.Argv, filepath.Join(p.Projection, PIActivityExtensionFile)) {
+			return false
+		}
+		p.SetEnv(ActivityURLEnv, url+"/pi")
+	default:
+		return false
+	}
+	p.SetEnv(ActivityTokenEnv, token)
+	return true
 }
 
 // givesSettings reports whether agent arguments hold a --settings of their own.

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -268,5 +269,67 @@ func TestPIActivityExtension(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(none.Projection, name)); !os.IsNotExist(err) {
 			t.Errorf("without Self the projection has %s", name)
 		}
+	}
+}
+
+// UseActivityServer swaps a Claude plan's settings file for the same hooks as HTTP hooks
+// to the launcher's recorder, with the token header filled in from the environment; a
+// PI plan gets the URL in the environment. The token is in the environment only, never
+// in the arguments or the plan's JSON. A plan that does not record is left as it is.
+func TestUseActivityServer(t *testing.T) {
+	pb := home(t)
+	p := build(t, request(pb, "coder"))
+	if !p.UseActivityServer("http://127.0.0.1:5", "tok-123") {
+		t.Fatal("a Claude plan with hooks was not pointed at the recorder")
+	}
+	var s claudeSettings
+	var hooks struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Type, URL      string
+				Headers        map[string]string
+				AllowedEnvVars []string
+			}
+		}
+	}
+	inline := argAfter(p.Argv, "--settings")
+	if len(inline) != 1 || json.Unmarshal([]byte(inline[0]), &s) != nil || json.Unmarshal([]byte(inline[0]), &hooks) != nil {
+		t.Fatalf("--settings = %v, want inline JSON", inline)
+	}
+	for _, event := range []string{"PostToolUse", "UserPromptExpansion"} {
+		hs := hooks.Hooks[event]
+		if len(hs) != 1 || len(hs[0].Hooks) != 1 {
+			t.Fatalf("hooks %s = %+v", event, hs)
+		}
+		h := hs[0].Hooks[0]
+		if h.Type != "http" || h.URL != "http://127.0.0.1:5/claude" || h.Headers[ActivityTokenHeader] != "$"+ActivityTokenEnv ||
+			!slices.Equal(h.AllowedEnvVars, []string{ActivityTokenEnv}) {
+			t.Errorf("hook %s = %+v", event, h)
+		}
+	}
+	if s.Hooks["PostToolUse"][0].Matcher != "Skill" {
+		t.Errorf("PostToolUse matcher %q", s.Hooks["PostToolUse"][0].Matcher)
+	}
+	b, _ := json.Marshal(p)
+	if strings.Contains(strings.Join(p.Argv, " "), "tok-123") || strings.Contains(string(b), "tok-123") ||
+		!slices.Contains(p.Env(nil), ActivityTokenEnv+"=tok-123") {
+		t.Errorf("the token is not in the environment alone: argv %v", p.Argv)
+	}
+
+	pi := build(t, request(pb, "pi-coder"))
+	if !pi.UseActivityServer("http://127.0.0.1:5", "tok-123") || !slices.Contains(pi.Env(nil), ActivityURLEnv+"=http://127.0.0.1:5/pi") {
+		t.Errorf("a PI plan does not find the recorder in its environment: %v", pi.EnvKeys)
+	}
+
+	req := request(pb, "coder")
+	req.Args = []string{"--settings", "mine.json"}
+	own := build(t, req)
+	before := slices.Clone(own.Argv)
+	if own.UseActivityServer("http://127.0.0.1:5", "tok") || !slices.Equal(own.Argv, before) {
+		t.Errorf("a plan whose own --settings replaces the hooks was changed: %v", own.Argv)
+	}
+	req.Args, req.Self = nil, ""
+	if build(t, req).UseActivityServer("http://127.0.0.1:5", "tok") {
+		t.Error("a plan without the plugboard executable (no hooks) was pointed at the recorder")
 	}
 }

@@ -1,7 +1,9 @@
 // Plugboard's skill-activity recorder for PI (R8). A PI launch copies this file into its
 // projection beside the activity index (activity.json) and loads it with -e
-// (backend/runtime, piactivity.go). It records two things, each by running the index's
-// "record" command (plugboard activity record --pi INDEX) with a small JSON on stdin:
+// (backend/runtime, piactivity.go). It records two things, each by posting a small JSON
+// to the recorder plugboard launch hosts when the environment names one
+// (PLUGBOARD_ACTIVITY_URL and PLUGBOARD_ACTIVITY_TOKEN), else by running the index's
+// "record" command (plugboard activity record --pi INDEX) with that JSON on stdin:
 //
 //   - a successful call of the read tool whose path, resolved as the tool resolves it, is
 //     the SKILL.md of a skill the index knows: the model invoked that skill;
@@ -72,7 +74,32 @@ export default function plugboardActivity(pi: ExtensionAPI): void {
 	}
 	const running = new Set<Promise<void>>();
 
+	// The recorder plugboard launch hosts, when it started this PI (its URL and token in
+	// the environment): a POST instead of a process per invocation.
+	const url = process.env.PLUGBOARD_ACTIVITY_URL;
+	const token = process.env.PLUGBOARD_ACTIVITY_TOKEN;
+
 	const send = (event: string, skill: string, ctx: Context, call: string): Promise<void> => {
+		const body = JSON.stringify({ event, skill, session: ctx.sessionManager.getSessionId(), call });
+		if (url && token) {
+			const posted = fetch(url, {
+				method: "POST",
+				headers: { "content-type": "application/json", "x-plugboard-token": token },
+				body,
+			}).then(
+				(res) => {
+					if (res.status !== 204) {
+						return spawnRecorder(body); // not the recorder's answer: record the other way
+					}
+				},
+				() => spawnRecorder(body),
+			);
+			return bounded(posted);
+		}
+		return spawnRecorder(body);
+	};
+
+	const spawnRecorder = (body: string): Promise<void> => {
 		try {
 			const child = spawn(record[0], record.slice(1), { stdio: ["pipe", "ignore", "ignore"] });
 			const done = new Promise<void>((settle) => {
@@ -83,7 +110,7 @@ export default function plugboardActivity(pi: ExtensionAPI): void {
 			void done.then(() => running.delete(done));
 			child.unref(); // PI's exit waits at session_shutdown, not for the process
 			child.stdin?.on("error", () => {});
-			child.stdin?.end(JSON.stringify({ event, skill, session: ctx.sessionManager.getSessionId(), call }));
+			child.stdin?.end(body);
 			return bounded(done);
 		} catch {
 			// recording never fails the agent

@@ -1,0 +1,120 @@
+package activity
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/plugboard/plugboard/backend/runtime"
+	"github.com/plugboard/plugboard/backend/store"
+)
+
+// Server is the recorder of one launch that its launcher hosts: plugboard launch waits
+// for the agent it starts, so it serves the agent's hooks (Claude's HTTP hooks, PI's
+// extension) on loopback and writes each invocation through one store.Writer whose
+// connection stays open. A record then costs an HTTP round trip and an insert instead of
+// a plugboard process (most of whose time is start-up). The agent finds it through the
+// plan (runtime.Plan.UseActivityServer): the URL in its arguments or environment, the
+// token in its environment only (runtime.ActivityTokenEnv), which other users cannot read.
+//
+// It serves POST /claude (a Claude Code hook input, FromClaudeHook) and POST /pi (an event
+// of PI's extension, FromPIEvent), each with the token in the X-Plugboard-Token header,
+// and answers 204 with no body whatever it does with the input (a hook's answer can reach
+// the model), 403 for a wrong token. Like activity record it never stores a value and
+// never holds the agent up for long: the store waits 20 ms at most before it spools.
+type Server struct {
+	URL   string // http://127.0.0.1:PORT
+	Token string
+
+	srv    *http.Server
+	done   chan struct{}
+	ix     *runtime.ActivityIndex // nil: the projection has none
+	target string
+	run    string
+	home   string // the user's home, where standalone skills live
+	w      *store.Writer
+}
+
+// ServeActivity starts the recorder of a launch whose plan is p (its projection's
+// activity index gives the plugins' ids, versions and hashes), for the user home home.
+// run is the try run of the launch, if any.
+func ServeActivity(p *runtime.Plan, pbHome, home, run string) (*Server, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("the activity recorder cannot listen on loopback: %w", err)
+	}
+	tok := make([]byte, 24)
+	if _, err := rand.Read(tok); err != nil {
+		l.Close()
+		return nil, err
+	}
+	s := &Server{URL: "http://" + l.Addr().String(), Token: hex.EncodeToString(tok), done: make(chan struct{}),
+		target: p.Target, run: run, home: home}
+	if ix, err := runtime.ReadActivityIndex(filepath.Join(p.Projection, runtime.ActivityIndexFile)); err == nil {
+		s.ix = ix
+		if ix.Home != "" {
+			pbHome = ix.Home
+		}
+	}
+	s.w = store.NewWriter(pbHome)
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /claude", s.handle(runtime.Claude))
+	mux.HandleFunc("POST /pi", s.handle(runtime.PI))
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second}
+	go func() {
+		defer close(s.done)
+		_ = s.srv.Serve(l)
+	}()
+	return s, nil
+}
+
+func (s *Server) handle(backend string) http.HandlerFunc {
+	from := FromClaudeHook
+	if backend == runtime.PI {
+		from = FromPIEvent
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get(runtime.ActivityTokenHeader)), []byte(s.Token)) != 1 {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		data, err := io.ReadAll(io.LimitReader(r.Body, maxHookInput+1))
+		w.WriteHeader(http.StatusNoContent)
+		if err != nil || len(data) > maxHookInput {
+			return
+		}
+		a, ok := from(data, s.ix, Where{Target: s.target, Home: s.home, Now: time.Now()})
+		if !ok {
+			return
+		}
+		if s.ix == nil {
+			a.Backend = backend
+		}
+		a.Run = s.run
+		if _, err := s.w.Record(r.Context(), a); err != nil {
+			fmt.Fprintf(os.Stderr, "plugboard: a skill invocation could not be recorded: %v\n", err)
+		}
+	}
+}
+
+// Close stops taking hooks, waits (at most a few seconds) for those in flight, and
+// closes the database connection.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	err := s.srv.Shutdown(ctx)
+	<-s.done
+	if errors.Is(err, context.DeadlineExceeded) {
+		s.srv.Close()
+	}
+	return s.w.Close()
+}
