@@ -179,14 +179,9 @@ func TestClaudeRecordsSkillActivityEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, _, err := store.Open(context.Background(), h.pb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := st.Activity(context.Background(), time.Time{})
-	st.Close()
-	if err != nil || len(recs) != 2 {
-		t.Fatalf("stored activity %+v, %v; want two rows", recs, err)
+	recs := storedActivity(t, h.pb)
+	if len(recs) != 2 {
+		t.Fatalf("stored activity %+v; want two rows", recs)
 	}
 	for i, w := range []struct{ skill, plugin, version, session, how string }{
 		{kitSkill, e2eKit, "1.0.0", modelSession, store.HowModel},
@@ -203,17 +198,18 @@ func TestClaudeRecordsSkillActivityEndToEnd(t *testing.T) {
 	noSecretsIn(t, filepath.Join(h.pb, "state"))
 }
 
-// noSecretsIn fails when a file under dir holds an argument the turns carried.
-func noSecretsIn(t *testing.T, dir string) {
+// noSecretsIn fails when a file under dir holds an argument the turns carried (the
+// secrets of the Skill call and the slash command, and the others given).
+func noSecretsIn(t *testing.T, dir string, others ...string) {
 	t.Helper()
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
 		b, err := os.ReadFile(p)
-		for _, s := range []string{activitySecretArgs, activitySecretPrompt} {
+		for _, s := range append([]string{activitySecretArgs, activitySecretPrompt}, others...) {
 			if strings.Contains(string(b), s) {
-				t.Errorf("%s holds %q, an argument of the turn", p, s)
+				t.Errorf("%s holds %q, from the turn's arguments or prompt", p, s)
 			}
 		}
 		return err
@@ -221,6 +217,21 @@ func noSecretsIn(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// storedActivity is every row of the store of the Plugboard home pb, oldest first.
+func storedActivity(t *testing.T, pb string) []store.Activity {
+	t.Helper()
+	st, _, err := store.Open(context.Background(), pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	recs, err := st.Activity(context.Background(), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
 }
 
 // A database locked by another process (BEGIN EXCLUSIVE) loses nothing: the hook spools

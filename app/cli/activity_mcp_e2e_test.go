@@ -168,15 +168,7 @@ func checkMCPActivity(t *testing.T, h e2eHome, plan runtime.Plan, target string)
 	if rep := activityReport(t, h, "agent:nobody"); len(rep.Tools) != 0 {
 		t.Errorf("activity of another target lists tools %v", toolUses(rep))
 	}
-	st, _, err := store.Open(context.Background(), h.pb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := st.Activity(context.Background(), time.Time{})
-	st.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := storedActivity(t, h.pb)
 	keys := map[string]bool{}
 	for _, r := range recs {
 		keys[r.Key] = true
@@ -188,17 +180,7 @@ func checkMCPActivity(t *testing.T, h e2eHome, plan runtime.Plan, target string)
 	if len(recs) != len(mcpActivityCalls) || len(keys) != len(recs) {
 		t.Errorf("%d rows with %d keys, want one row for each of the %d calls", len(recs), len(keys), len(mcpActivityCalls))
 	}
-	err = filepath.WalkDir(filepath.Join(h.pb, "state"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(mcpActivitySecret)) {
-				t.Errorf("%s holds a tool argument", p)
-			}
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	noSecretsIn(t, filepath.Join(h.pb, "state"), mcpActivitySecret)
 }
 
 // toolUses renders the report's tools as wantMCPActivity does.

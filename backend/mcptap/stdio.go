@@ -101,11 +101,12 @@ func RunStdio(c Child, in io.Reader, out io.Writer, sink Sink, who string, log i
 	if n := tap.Untracked(); n > 0 {
 		fmt.Fprintf(log, "%s: %d MCP tool calls were not counted: more than %d were in flight\n", who, n, maxPending)
 	}
-	return exitStatus(werr)
+	return ExitStatus(werr)
 }
 
-// exitStatus is the status a shell would show for a process that ended with err.
-func exitStatus(err error) (int, error) {
+// ExitStatus is the status a shell would show for a process whose Wait returned err
+// (128+n for a signal): 0, the status, or 1 and err when it did not run to an exit.
+func ExitStatus(err error) (int, error) {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() {

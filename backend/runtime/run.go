@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -52,18 +51,7 @@ func Run(ctx context.Context, p *Plan, stdin io.Reader, stdout, stderr io.Writer
 			}
 		}
 	}()
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() {
-			return 128 + int(st.Signal()), nil
-		}
-		return ee.ExitCode(), nil
-	}
-	if err != nil {
-		return 1, err
-	}
-	return 0, nil
+	return mcptap.ExitStatus(cmd.Wait())
 }
 
 // ExecStdio is "plugboard mcp-stdio --config FILE": it reads the private file a launch
