@@ -2,7 +2,7 @@
 // (build/agents, as make deps-agents installs it) answering through a scripted model on loopback
 // (./scriptmodel.mjs): the page shows the answer, the skill the model invoked (read by the backend
 // from that turn's activity records), and, on a second try of the same set, that a warm agent
-// answered with a fresh conversation. The fixture's MCP servers are not acknowledged, so the try
+// answered with a fresh conversation, and the Activity tab lists the use. The fixture's MCP servers are not acknowledged, so the try
 // leaves them out and says so.
 
 import assert from 'node:assert/strict';
@@ -89,4 +89,14 @@ test('a second try of the same set is answered by the warm agent, in a new conve
   const last = JSON.stringify(main[2].body.messages);
   assert.ok(last.includes(SECOND) && !last.includes(FIRST), 'the second try saw the first one’s conversation');
   assert.equal(model.remaining(), 0);
+});
+
+test('the real agent’s skill use shows in the Activity tab', async () => {
+  await page.click('[data-testid="tab-activity"]');
+  await page.selectOption('[data-testid="activity-range"]', '7');
+  await page.locator('[data-testid="activity-body"][data-days="7"]:not([data-loading])').waitFor();
+  const row = page.locator('[data-testid="activity-skill"][data-id="review:check"]');
+  assert.equal(await row.getAttribute('data-plugin'), 'review');
+  assert.equal(await row.locator('[data-testid="activity-uses"]').innerText(), '1');
+  assert.match(await row.innerText(), /agent:coder 1/);
 });
