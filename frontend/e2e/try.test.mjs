@@ -2,8 +2,8 @@
 // (build/agents, as make deps-agents installs it) answering through a scripted model on loopback
 // (./scriptmodel.mjs): the page shows the answer, the skill the model invoked (read by the backend
 // from that turn's activity records), and, on a second try of the same set, that a warm agent
-// answered with a fresh conversation, and the Activity tab lists the use. The fixture's MCP servers are not acknowledged, so the try
-// leaves them out and says so.
+// answered with a fresh conversation; the Activity tab lists the use. The fixture's MCP servers are
+// not acknowledged, so the try leaves them out and says so.
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
