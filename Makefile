@@ -116,7 +116,7 @@ fuzz:
 
 ## bench: micro-benchmarks, the cold catalog against the read-only floor, then the page at 1,000 plugins
 bench: frontend nogui
-	$(GO) test -run '^$$' -bench . -benchmem ./backend/...
+	$(GO) test -run '^$$' -bench . -benchmem ./backend/... ./app/cli/
 	$(GO) run ./backend/benchhome/cmd/catalogbench
 	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(NOGUI) node e2e/scale.bench.mjs
 
