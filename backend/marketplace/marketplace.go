@@ -1,14 +1,25 @@
 // Package marketplace reads a Claude Code marketplace file (.claude-plugin/marketplace.json)
 // and checks each entry's source: a relative folder must exist inside the marketplace and
-// hold a plugin; git, GitHub and URL sources are listed as they are (nothing is fetched
-// here). The shape follows the marketplace files in use (anthropics/claude-code,
-// anthropics/claude-plugins-official, wshobson/agents, obra/superpowers-marketplace):
+// hold a plugin; git, GitHub, URL and package sources are checked as written (nothing is
+// fetched by Read). The shape follows Claude Code's schema and the marketplace files in
+// use (anthropics/claude-code, anthropics/claude-plugins-official, wshobson/agents,
+// obra/superpowers-marketplace):
 //
 //	{"name": "…", "owner": {"name": "…"}, "metadata": {"pluginRoot": "./plugins"},
-//	 "plugins": [{"name": "…", "source": "./plugins/x" | {"source": "github", "repo": "o/r"}
-//	             | {"source": "url", "url": "…"} | {"source": "git-subdir", "url": "…", "path": "…"}, …}]}
+//	 "plugins": [{"name": "…", "strict": true|false,
+//	              "source": "./plugins/x" (or a bare name under metadata.pluginRoot)
+//	              | {"source": "github", "repo": "o/r", "ref"?, "sha"?}
+//	              | {"source": "url", "url": "https://…/r.git" | "git@host:r.git", "ref"?, "sha"?}
+//	              | {"source": "git-subdir", "url": "…" | "o/r", "path": "plugins/x", "ref"?, "sha"?}
+//	              | {"source": "npm" | "pip", "package": "…", "version"?, "registry"?}, …}]}
 //
-// The package only reads.
+// "ref" is a branch or tag, "sha" a full 40-character lowercase commit. A URL's user name
+// and password are stripped on reading (with a warning): they are never printed, stored
+// or handed on.
+//
+// Read only reads. Add, List and Remove (registry.go) keep the marketplaces a user added,
+// in $PLUGBOARD_HOME/marketplaces.json; Resolve (resolve.go) turns PLUGIN@MARKETPLACE
+// into the folder or git URL to install from.
 package marketplace
 
 import (
@@ -53,25 +64,51 @@ type Entry struct {
 	Description string `json:"description,omitempty"`
 	Version     string `json:"version,omitempty"`
 	Source      Source `json:"source"`
+	// Strict is the entry's "strict" (true when absent): the plugin's own plugin.json
+	// defines it, and the entry's component fields add to it. False: the entry alone
+	// defines the plugin, which needs no plugin.json (Claude Code's strict mode).
+	Strict bool `json:"strict"`
 	// Dir is the plugin folder of a local source, absolute; "" for remote sources.
 	Dir string `json:"dir,omitempty"`
-	// OK is false when the entry cannot be installed as written; Reason says why.
+	// OK is false when the entry is invalid as written (Claude Code would not install it
+	// either); Reason says why. Installable says whether Plugboard installs it.
 	OK     bool   `json:"ok"`
 	Reason string `json:"reason,omitempty"`
 }
 
 // Source is where an entry's plugin comes from.
 type Source struct {
-	Kind string `json:"kind"`           // "path", "github", "url", "git-subdir", or the entry's own word
+	Kind string `json:"kind"`           // "path", "github", "url", "git-subdir", "npm", "pip", or the entry's own word (refused)
 	Path string `json:"path,omitempty"` // a relative folder (path) or the folder inside the repository (git-subdir)
 	Repo string `json:"repo,omitempty"` // owner/name (github)
-	URL  string `json:"url,omitempty"`  // git URL (url, git-subdir)
-	Ref  string `json:"ref,omitempty"`
-	SHA  string `json:"sha,omitempty"`
+	URL  string `json:"url,omitempty"`  // git URL (url, git-subdir), its user name and password stripped
+	Ref  string `json:"ref,omitempty"`  // branch or tag (github, url, git-subdir)
+	SHA  string `json:"sha,omitempty"`  // full commit (github, url, git-subdir)
+	// Package, Version and Registry name a package (npm, pip).
+	Package  string `json:"package,omitempty"`
+	Version  string `json:"version,omitempty"`
+	Registry string `json:"registry,omitempty"`
 }
 
 // Local reports whether the source is a folder inside the marketplace itself.
 func (s Source) Local() bool { return s.Kind == "path" }
+
+// Git reports whether the source is fetched with git (github, url, git-subdir).
+func (s Source) Git() bool { return s.Kind == "github" || s.Kind == "url" || s.Kind == "git-subdir" }
+
+// Installable reports whether Plugboard can install the entry, and why not: the entry
+// must be valid (OK) and its source a folder or a git repository; npm and pip packages
+// are valid for Claude Code but not installed by Plugboard.
+func (e Entry) Installable() (bool, string) {
+	switch {
+	case !e.OK:
+		return false, e.Reason
+	case e.Source.Local(), e.Source.Git():
+		return true, ""
+	default:
+		return false, fmt.Sprintf("%s sources are not installed by Plugboard; install it with claude plugin install %s@MARKETPLACE", e.Source.Kind, e.Name)
+	}
+}
 
 // Exists reports whether root holds a marketplace file.
 func Exists(root string) bool {
@@ -131,7 +168,10 @@ func Read(root string) Marketplace {
 	seen := map[string]bool{}
 	for i, raw := range list {
 		ptr := jsondoc.Pointer("plugins", fmt.Sprint(i))
-		e := readEntry(raw, resolved, pluginRoot)
+		e, stripped := readEntry(raw, resolved, pluginRoot)
+		if stripped {
+			at(issue.Warning, CodeSource, ptr+"/source/url", "plugin entry %q: the url carries a user name or password; Plugboard strips it (it is never printed or stored): remove it from the file and let git's credential helper supply it", e.Name)
+		}
 		if e.Name != "" && seen[e.Name] {
 			at(issue.Error, CodeDuplicate, ptr+"/name", "two entries are named %q; names must be unique in a marketplace", e.Name)
 			e.OK, e.Reason = false, "duplicate name"
@@ -156,22 +196,30 @@ func quoteOr(s, alt string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// readEntry reads one plugins[] member and checks a local source on disk.
-func readEntry(raw any, root, pluginRoot string) Entry {
+// readEntry reads one plugins[] member and checks a local source on disk. stripped
+// reports that a URL's user name or password was removed.
+func readEntry(raw any, root, pluginRoot string) (e Entry, stripped bool) {
 	obj, ok := raw.(map[string]any)
 	if !ok {
-		return Entry{Reason: "an entry must be an object with \"name\" and \"source\""}
+		return Entry{Reason: "an entry must be an object with \"name\" and \"source\""}, false
 	}
-	e := Entry{OK: true}
+	e = Entry{OK: true, Strict: true}
 	e.Name, _ = obj["name"].(string)
 	e.Description, _ = obj["description"].(string)
 	e.Version, _ = obj["version"].(string)
-	fail := func(format string, args ...any) Entry {
+	fail := func(format string, args ...any) (Entry, bool) {
 		e.OK, e.Reason = false, fmt.Sprintf(format, args...)
-		return e
+		return e, stripped
 	}
 	if e.Name == "" {
 		return fail("it has no \"name\"")
+	}
+	if v, ok := obj["strict"]; ok {
+		b, isBool := v.(bool)
+		if !isBool {
+			return fail("\"strict\" must be true or false, not %s", jsondoc.Kind(v))
+		}
+		e.Strict = b
 	}
 	switch s := obj["source"].(type) {
 	case string:
@@ -179,29 +227,59 @@ func readEntry(raw any, root, pluginRoot string) Entry {
 		if c := path.Clean(s); path.IsAbs(s) || c == ".." || strings.HasPrefix(c, "../") {
 			return fail("the source %q must be a folder inside the marketplace, starting with ./", s)
 		}
-		if !strings.HasPrefix(s, "./") && pluginRoot != "" {
+		if !strings.HasPrefix(s, "./") {
+			if pluginRoot == "" {
+				return fail("the source %q must start with ./ (Claude Code reads a bare name only under metadata.pluginRoot); write \"./%s\"", s, strings.TrimPrefix(s, "/"))
+			}
 			e.Source.Path = path.Join(pluginRoot, s)
 		}
 	case map[string]any:
-		e.Source.Kind, _ = s["source"].(string)
-		e.Source.Repo, _ = s["repo"].(string)
-		e.Source.URL, _ = s["url"].(string)
-		e.Source.Path, _ = s["path"].(string)
-		e.Source.Ref, _ = s["ref"].(string)
-		e.Source.SHA, _ = s["sha"].(string)
+		strs := map[string]*string{"source": &e.Source.Kind, "repo": &e.Source.Repo, "url": &e.Source.URL, "path": &e.Source.Path,
+			"ref": &e.Source.Ref, "sha": &e.Source.SHA, "package": &e.Source.Package, "version": &e.Source.Version, "registry": &e.Source.Registry}
+		for _, k := range []string{"source", "repo", "url", "path", "ref", "sha", "package", "version", "registry"} {
+			v, present := s[k]
+			if !present {
+				continue
+			}
+			str, isStr := v.(string)
+			if !isStr {
+				return fail("the source's %q must be a string, not %s", k, jsondoc.Kind(v))
+			}
+			*strs[k] = str
+		}
+		if e.Source.URL != "" {
+			e.Source.URL, stripped = StripUserinfo(e.Source.URL)
+		}
+		if e.Source.SHA != "" && !isSHA(e.Source.SHA) {
+			return fail("the source's \"sha\" %q must be a full 40-character lowercase commit SHA", e.Source.SHA)
+		}
 		switch e.Source.Kind {
 		case "github":
-			if strings.Count(e.Source.Repo, "/") != 1 {
+			if !isRepo(e.Source.Repo) {
 				return fail("a github source needs \"repo\": \"owner/name\"")
 			}
-		case "url", "git-subdir":
+		case "url":
 			if e.Source.URL == "" {
-				return fail("a %s source needs a \"url\"", e.Source.Kind)
+				return fail("a url source needs a \"url\" (a git URL such as https://host/team/plugin.git)")
+			}
+		case "git-subdir":
+			if e.Source.URL == "" {
+				return fail("a git-subdir source needs a \"url\" (a git URL or GitHub owner/name)")
+			}
+			c := path.Clean(strings.TrimPrefix(e.Source.Path, "./"))
+			if e.Source.Path == "" || path.IsAbs(e.Source.Path) || c == "." || c == ".." || strings.HasPrefix(c, "../") {
+				return fail("a git-subdir source needs a \"path\": the plugin's folder inside the repository, such as \"plugins/%s\"", e.Name)
+			}
+		case "npm", "pip":
+			if e.Source.Package == "" {
+				return fail("the %s source needs a \"package\"", e.Source.Kind)
 			}
 		case "":
-			return fail("\"source\" objects name their kind in \"source\" (github, url, git-subdir)")
+			return fail("\"source\" objects name their kind in \"source\" (github, url, git-subdir, npm or pip)")
+		default:
+			return fail("the source kind %q is unknown; Claude Code takes github, url, git-subdir, npm or pip (or a folder such as \"./plugins/%s\")", e.Source.Kind, e.Name)
 		}
-		return e
+		return e, stripped
 	case nil:
 		return fail("it has no \"source\"; give a folder such as \"./plugins/%s\" or a git source", e.Name)
 	default:
@@ -223,5 +301,37 @@ func readEntry(raw any, root, pluginRoot string) Entry {
 		return fail("the folder %q does not exist in the marketplace", p)
 	}
 	e.Dir = dir
-	return e
+	return e, false
+}
+
+// isSHA reports whether s is a full lowercase commit id, as Claude Code requires.
+func isSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// isRepo reports whether s is a GitHub owner/name: two parts of letters, digits, '.',
+// '_' and '-', neither "." nor "..".
+func isRepo(s string) bool {
+	owner, name, ok := strings.Cut(s, "/")
+	return ok && isRepoPart(owner) && isRepoPart(name)
+}
+
+func isRepoPart(s string) bool {
+	if s == "" || s == "." || s == ".." {
+		return false
+	}
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -88,3 +88,74 @@ func TestReadBroken(t *testing.T) {
 		t.Errorf("an empty folder is no marketplace")
 	}
 }
+
+// The source forms of Claude Code's schema: ref and sha carried (sha a full lowercase
+// commit), strict read, npm and pip packages valid but not installed by Plugboard, a
+// url's password stripped with a warning, and the forms Claude Code rejects refused.
+func TestReadSources(t *testing.T) {
+	root := t.TempDir()
+	testhome.WriteFile(t, filepath.Join(root, "plugins", "here", ".claude-plugin", "plugin.json"), `{"name": "here"}`)
+	testhome.WriteFile(t, filepath.Join(root, File), `{
+  "name": "forms",
+  "plugins": [
+    {"name": "here", "source": "./plugins/here", "strict": false},
+    {"name": "pinned", "source": {"source": "github", "repo": "o/r", "ref": "v1", "sha": "0123456789abcdef0123456789abcdef01234567"}},
+    {"name": "sub", "source": {"source": "git-subdir", "url": "o/mono", "path": "tools/sub"}},
+    {"name": "npm", "source": {"source": "npm", "package": "@acme/p", "version": "^2.0", "registry": "https://npm.example.com"}},
+    {"name": "pip", "source": {"source": "pip", "package": "acme-p"}},
+    {"name": "secret", "source": {"source": "url", "url": "https://me:tok@git.example.com/r.git"}},
+    {"name": "shortsha", "source": {"source": "github", "repo": "o/r", "sha": "abc123"}},
+    {"name": "nopath", "source": {"source": "git-subdir", "url": "https://x/r.git"}},
+    {"name": "nopkg", "source": {"source": "npm"}},
+    {"name": "odd", "source": {"source": "gist", "url": "x"}},
+    {"name": "badref", "source": {"source": "url", "url": "https://x/r.git", "ref": 3}},
+    {"name": "bare", "source": "plugins/here"},
+    {"name": "badstrict", "source": "./plugins/here", "strict": "no"},
+    {"name": "dots", "source": {"source": "github", "repo": "../r"}}
+  ]
+}`)
+	m := Read(root)
+	byName := map[string]Entry{}
+	for _, e := range m.Plugins {
+		byName[e.Name] = e
+	}
+	for name, want := range map[string]struct {
+		ok, installable bool
+		why             string
+	}{
+		"here": {true, true, ""}, "pinned": {true, true, ""}, "sub": {true, true, ""},
+		"npm": {true, false, "npm sources are not installed"}, "pip": {true, false, "pip sources are not installed"},
+		"secret": {true, true, ""}, "shortsha": {false, false, "40-character"}, "nopath": {false, false, "needs a \"path\""},
+		"nopkg": {false, false, "needs a \"package\""}, "odd": {false, false, "unknown"}, "badref": {false, false, "\"ref\" must be a string"},
+		"bare": {false, false, "must start with ./"}, "badstrict": {false, false, "\"strict\" must be true or false"},
+		"dots": {false, false, "owner/name"},
+	} {
+		e := byName[name]
+		ok, why := e.Installable()
+		if e.OK != want.ok || ok != want.installable || !strings.Contains(why, want.why) {
+			t.Errorf("%s: ok %v, installable %v (%q); want %v, %v (%q)", name, e.OK, ok, why, want.ok, want.installable, want.why)
+		}
+	}
+	if e := byName["here"]; e.Strict || !byName["pinned"].Strict {
+		t.Errorf("strict: here %v (written false), pinned %v (absent: true)", e.Strict, byName["pinned"].Strict)
+	}
+	if s := byName["pinned"].Source; s.Ref != "v1" || s.SHA != "0123456789abcdef0123456789abcdef01234567" {
+		t.Errorf("pinned source = %+v", s)
+	}
+	if s := byName["npm"].Source; s.Package != "@acme/p" || s.Version != "^2.0" || s.Registry != "https://npm.example.com" {
+		t.Errorf("npm source = %+v", s)
+	}
+	if u := byName["secret"].Source.URL; u != "https://git.example.com/r.git" {
+		t.Errorf("the url keeps its userinfo: %s", u)
+	}
+	warned := false
+	for _, i := range m.Issues {
+		if strings.Contains(i.Message, "tok") || strings.Contains(i.Message, "me:") {
+			t.Errorf("an issue shows the userinfo: %s", i.Message)
+		}
+		warned = warned || i.Severity == "warning" && strings.Contains(i.Message, "\"secret\"") && strings.Contains(i.Message, "strips it") && i.Line == 9
+	}
+	if !warned {
+		t.Errorf("no warning on line 9 says the url's userinfo was stripped: %v", m.Issues)
+	}
+}

@@ -1,0 +1,184 @@
+package marketplace
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// DefaultCloneTimeout bounds one git clone of a marketplace.
+const DefaultCloneTimeout = 2 * time.Minute
+
+// StripUserinfo returns u without the password of an ssh URL and without the whole
+// user name and password of any other URL (https://TOKEN@host/… carries a secret in the
+// user name), and whether it removed anything. An ssh user name (git@host:…,
+// ssh://git@host/…) is kept: it names the account, not a secret. Anything that is not a
+// URL is returned as it is.
+func StripUserinfo(u string) (string, bool) {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return u, false
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndex(rest[:end], "@")
+	if at < 0 {
+		return u, false
+	}
+	userinfo, host := rest[:at], rest[at+1:]
+	switch strings.ToLower(scheme) {
+	case "ssh", "git+ssh", "ssh+git":
+		user, _, hasPassword := strings.Cut(userinfo, ":")
+		if !hasPassword {
+			return u, false
+		}
+		return scheme + "://" + user + "@" + host, true
+	}
+	return scheme + "://" + host, true
+}
+
+// A git source as written for "marketplace add": a URL of these schemes, an scp-like
+// user@host:path, or GitHub owner/name; each may end in #REF (a branch or tag).
+var (
+	gitSchemes = []string{"https://", "http://", "ssh://", "git://", "file://", "git+ssh://", "ssh+git://"}
+	scpLike    = regexp.MustCompile(`^[^@/:\s]+@[^@/:\s]+:[^\s]+$`)
+)
+
+// gitSource is a marketplace source that is cloned: the URL git is given (userinfo
+// stripped) and the ref, if any.
+type gitSource struct {
+	URL, Ref  string
+	Stripped  bool // a user name or password was removed from the URL
+	Shorthand bool // written as GitHub owner/name
+}
+
+// parseGitSource reads SOURCE as a git source; ok is false for anything else (a folder).
+func parseGitSource(s string) (g gitSource, ok bool, err error) {
+	base, ref := s, ""
+	if i := strings.LastIndex(s, "#"); i >= 0 {
+		base, ref = s[:i], s[i+1:]
+	}
+	lower := strings.ToLower(base)
+	switch {
+	case strings.Contains(base, "://"):
+		known := false
+		for _, p := range gitSchemes {
+			known = known || strings.HasPrefix(lower, p)
+		}
+		if !known {
+			shown, _ := StripUserinfo(base)
+			return g, true, fmt.Errorf("%s: Plugboard clones https://, http://, ssh://, git:// and file:// URLs (or GitHub owner/name)", shown)
+		}
+		g.URL, g.Stripped = StripUserinfo(base)
+	case scpLike.MatchString(base):
+		g.URL = base
+	case isRepo(base):
+		if _, err := os.Stat(base); err == nil {
+			return g, false, nil // a folder that happens to read as owner/name
+		}
+		g.URL, g.Shorthand = GitHubURL(strings.TrimSuffix(base, ".git")), true
+	default:
+		return g, false, nil
+	}
+	if strings.Contains(s, "#") && (ref == "" || strings.HasPrefix(ref, "-")) {
+		return g, true, fmt.Errorf("%s: the ref after # must name a branch or tag, such as %s#main", g.URL, g.URL)
+	}
+	g.Ref = ref
+	return g, true, nil
+}
+
+// GitHubURL is the https clone URL of a GitHub owner/name.
+func GitHubURL(repo string) string { return "https://github.com/" + repo + ".git" }
+
+// cloneShallow clones url (at ref, when given) into dest, which must not exist or be
+// empty, with the user's git: one commit deep, never prompting (GIT_TERMINAL_PROMPT=0,
+// and no controlling terminal for ssh), within timeout. It returns the commit checked out.
+// Errors name the URL and say what to check.
+func cloneShallow(url, ref, dest string, timeout time.Duration) (string, error) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return "", fmt.Errorf("cloning %s needs git, which is not on PATH: install git, or add a local folder instead", url)
+	}
+	if timeout <= 0 {
+		timeout = DefaultCloneTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	args := []string{"-c", "protocol.ext.allow=never", "clone", "--depth", "1", "--quiet", "--no-tags"}
+	if ref != "" {
+		args = append(args, "--branch", ref)
+	}
+	args = append(args, "--", url, dest)
+	if _, err := runGit(ctx, git, "", args...); err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return "", fmt.Errorf("git clone %s did not finish within %s; check the URL and the network (nothing was added)", url, timeout)
+		}
+		what := ""
+		if ref != "" {
+			what = fmt.Sprintf(" (branch or tag %q)", ref)
+		}
+		return "", fmt.Errorf("git clone %s%s failed: %v; check the URL and that you can reach it (git ls-remote %s); nothing was added", url, what, err, url)
+	}
+	out, err := runGit(ctx, git, dest, "rev-parse", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("the clone of %s has no commit: %v", url, err)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// runGit runs git with args (in dir, when given) and returns its stdout; an error carries
+// the last lines git wrote on stderr. git runs in a session of its own, without a
+// terminal to prompt on, and the whole session is killed when ctx ends.
+func runGit(ctx context.Context, git, dir string, args ...string) (string, error) {
+	if dir != "" {
+		args = append([]string{"-C", dir}, args...)
+	}
+	cmd := exec.CommandContext(ctx, git, args...)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never", "LC_ALL=C")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 2000 {
+			msg = "…" + msg[len(msg)-2000:]
+		}
+		if msg == "" {
+			return "", err
+		}
+		return "", fmt.Errorf("%s", strings.ReplaceAll(msg, "\n", "; "))
+	}
+	return stdout.String(), nil
+}
+
+// localRoot returns the marketplace root SOURCE names: a folder, or the marketplace file
+// itself (.claude-plugin/marketplace.json), absolute with symlinks resolved.
+func localRoot(s string) (string, error) {
+	abs, err := filepath.Abs(s)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("%s: no such folder, and not a git URL (https://, ssh://, file://, git@host:path) or GitHub owner/name", s)
+	}
+	if !st.IsDir() {
+		if filepath.Base(abs) != filepath.Base(File) || filepath.Base(filepath.Dir(abs)) != filepath.Dir(File) {
+			return "", fmt.Errorf("%s is a file; give the marketplace folder (the one holding %s)", s, File)
+		}
+		abs = filepath.Dir(filepath.Dir(abs))
+	}
+	return filepath.EvalSymlinks(abs)
+}
