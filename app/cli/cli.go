@@ -62,7 +62,7 @@ func commands() []command {
 		{"link", "DIR [--into home|cursor] [--name NAME] [--copy] [--force] [--json] [--home DIR]", "link a plugin working copy into a plugin root (validated first)", runLink},
 		{"unlink", "NAME [--into home|cursor] [--json] [--home DIR]", "remove a link or copy made by plugboard link", runUnlink},
 		{"links", "[--json] [--home DIR]", "the local development links and their sources", runLinks},
-		{"install", "(SOURCE [--ref REF] [--path SUBDIR] [--name ID] | --locked FILE) [--force] [--json] [--home DIR]", "fetch a plugin (git URL, owner/repo, folder, .zip/.tar.gz) into $PLUGBOARD_HOME/plugins, validated first, and record it in plugins.lock.json; --locked replays a lockfile exactly", runInstall},
+		{"install", "(SOURCE [--ref REF] [--path SUBDIR] [--name ID] | --locked FILE) [--force] [--json] [--home DIR]", "fetch a plugin (git URL, owner/repo, folder, .zip/.tar.gz, PLUGIN@MARKETPLACE) into $PLUGBOARD_HOME/plugins, validated first, and record it in plugins.lock.json; --locked replays a lockfile exactly", runInstall},
 		{"uninstall", "NAME [--force] [--json] [--home DIR]", "remove a plugin plugboard install installed (refused while a target assigns it)", runUninstall},
 		{"marketplace", "(add SOURCE [--name NAME] | list | remove NAME) [--json] [--home DIR]", "add (a folder, git URL or GitHub owner/name; a git one is cloned), list or remove the Claude Code marketplaces PLUGIN@MARKETPLACE installs from", runMarketplace},
 		{"snapshots", "[--json] [--home DIR]", "catalog snapshots, newest first (one per scan that changed something)", runSnapshots},
