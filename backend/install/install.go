@@ -31,6 +31,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/marketplace"
 )
@@ -88,6 +89,10 @@ type Options struct {
 
 	// expect, for InstallLocked: the commit and hashes the install must reproduce.
 	expect *Entry
+	// finish, for update, takes the fetched, checked and validated package (final, in
+	// the staging folder under its id) in place of place; the staging folder is removed
+	// after it returns.
+	finish func(final string, d catalog.Inspection, res *Result, entry Entry) error
 }
 
 // Result describes one install.

@@ -26,11 +26,16 @@ import (
 type InvalidError struct {
 	Source string
 	Issues issue.List
+	fix    string // what to do, when not "fix them, or pass --force to install it anyway" (update's)
 }
 
 func (e *InvalidError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is not a valid plugin (%d errors, by the rule of plugboard inspect); fix them, or pass --force to install it anyway:", e.Source, len(e.Issues))
+	fix := e.fix
+	if fix == "" {
+		fix = "fix them, or pass --force to install it anyway"
+	}
+	fmt.Fprintf(&b, "%s is not a valid plugin (%d errors, by the rule of plugboard inspect); %s:", e.Source, len(e.Issues), fix)
 	for _, i := range e.Issues {
 		b.WriteString("\n  " + i.String())
 	}
@@ -62,7 +67,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	}
 	_, maxBytes, maxFiles := o.limits()
 	dir := pluginsDir(o.PlugboardHome)
-	if _, err := os.Lstat(filepath.Join(dir, o.Name)); o.Name != "" && err == nil && !o.Force && o.expect == nil {
+	if _, err := os.Lstat(filepath.Join(dir, o.Name)); o.Name != "" && err == nil && !o.Force && o.expect == nil && o.finish == nil {
 		// Known before fetching anything (place decides again under the lock).
 		return Result{}, fmt.Errorf("%s is already installed (%s): %w; pass --force to replace it, run `plugboard uninstall %s` first, or choose another --name", o.Name, filepath.Join(dir, o.Name), ErrExists, o.Name)
 	}
@@ -200,6 +205,9 @@ func run(ctx context.Context, o Options) (Result, error) {
 	res.Path = filepath.Join(dir, id)
 	entry := Entry{Source: src.shown, Kind: src.kind, Ref: o.Ref, Path: sub, Commit: res.Commit, Archive: res.Archive,
 		Content: res.Content, InstalledAt: time.Now().UTC().Format(time.RFC3339)}
+	if o.finish != nil { // update: compare, and exchange when asked (update.go)
+		return res, o.finish(final, d, &res, entry)
+	}
 	if err := place(o, st, final, res.Path, id, entry, &res); err != nil {
 		return Result{}, err
 	}

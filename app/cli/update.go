@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/plugboard/plugboard/backend/install"
+)
+
+// runUpdate fetches the installed plugins' sources again and reports (--check) or
+// applies what changed (backend/install: Check, Apply).
+func runUpdate(env Env, args []string) int {
+	f := newFlags(env, "update", true)
+	var check bool
+	f.fs.BoolVar(&check, "check", false, "report what would change and change nothing")
+	pos, err := f.parse(args)
+	if err != nil {
+		return ExitUsage
+	}
+	if len(pos) > 1 {
+		fmt.Fprintln(env.Stderr, "plugboard update: give at most one installed plugin's id (none: every plugin of plugins.lock.json), e.g. plugboard update greeter")
+		return ExitUsage
+	}
+	home, pbHome, err := homes(env, f)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard update: %v\n", err)
+		return ExitUsage
+	}
+	o := install.UpdateOptions{Home: home, PlugboardHome: pbHome, Progress: env.Stderr}
+	if len(pos) == 1 {
+		o.Name = pos[0]
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	run := install.Apply
+	if check {
+		run = install.Check
+	}
+	res, err := run(ctx, o)
+	if f.json {
+		if res == nil {
+			res = []install.Update{}
+		}
+		writeJSON(env.Stdout, map[string]any{"plugins": res})
+	} else {
+		if res != nil && len(res) == 0 {
+			fmt.Fprintf(env.Stdout, "no plugins to update: %s lists none (plugboard install records each install there)\n", install.LockfilePath(pbHome))
+		}
+		for _, u := range res {
+			printUpdate(env, u)
+		}
+	}
+	if err != nil {
+		return installFailed(env, "update", err)
+	}
+	return ExitOK
+}
+
+// printUpdate says, for a person, what an update found or did for one plugin.
+func printUpdate(env Env, u install.Update) {
+	w := env.Stdout
+	switch {
+	case u.Error != "":
+		fmt.Fprintf(w, "%s: not updated (the error follows)\n", u.ID)
+		return
+	case u.Pinned:
+		fmt.Fprintf(w, "%s: up to date (pinned to commit %s)\n", u.ID, u.Ref[:12])
+		return
+	case !u.Changed:
+		fmt.Fprintf(w, "%s: up to date%s\n", u.ID, versionOf(u.From))
+		return
+	case u.Applied:
+		fmt.Fprintf(w, "%s: updated %s; the previous version is kept (plugboard rollback %s)\n", u.ID, fromTo(u), u.ID)
+	default:
+		fmt.Fprintf(w, "%s: update available %s\n", u.ID, fromTo(u))
+	}
+	if u.Modified {
+		fmt.Fprintf(w, "  the installed folder was edited after it was installed; the update replaces it (the rollback copy keeps it)\n")
+	}
+	c := u.Changes
+	for _, d := range []struct {
+		what string
+		d    install.Delta
+	}{{"skills", c.Skills}, {"commands", c.Commands}, {"MCP servers", c.Servers}} {
+		var parts []string
+		for _, p := range []struct {
+			verb  string
+			names []string
+		}{{"added", d.d.Added}, {"changed", d.d.Changed}, {"removed", d.d.Removed}} {
+			if len(p.names) > 0 {
+				parts = append(parts, p.verb+" "+strings.Join(p.names, ", "))
+			}
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(w, "  %s: %s\n", d.what, strings.Join(parts, "; "))
+		}
+	}
+	for _, n := range c.NeedsAck {
+		what := "connects to " + n.Summary.Origin
+		if n.Summary.Executable != "" || n.Summary.Origin == "" {
+			args := 0
+			if n.Summary.Args != nil {
+				args = *n.Summary.Args
+			}
+			what = fmt.Sprintf("runs %s (%s)", n.Summary.Executable, plural(args, "argument"))
+		}
+		fmt.Fprintf(w, "  MCP server %s (%s, %s) needs acknowledgment", n.Server, n.Type, what)
+		switch len(n.Targets) {
+		case 0:
+			fmt.Fprintf(w, " when a target assigns %s (none does now)", u.ID)
+		case 1:
+			fmt.Fprintf(w, " for %s: plugboard ack %s %s/%s", n.Targets[0], n.Targets[0], u.ID, n.Server)
+		default:
+			fmt.Fprintf(w, " for %s: plugboard ack TARGET %s/%s", strings.Join(n.Targets, ", "), u.ID, n.Server)
+		}
+		if len(n.Lost) > 0 {
+			fmt.Fprintf(w, " (the acknowledgment of %s no longer matches)", strings.Join(n.Lost, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// fromTo is "(version 1.0.0 → 1.1.0, commit a97a3755f3e8 → 0c1d2e3f4a5b)".
+func fromTo(u install.Update) string {
+	var parts []string
+	if u.From.Version != u.To.Version {
+		parts = append(parts, fmt.Sprintf("version %s → %s", orNone(u.From.Version), orNone(u.To.Version)))
+	}
+	if u.From.Commit != u.To.Commit {
+		parts = append(parts, fmt.Sprintf("commit %s → %s", short12(u.From.Commit), short12(u.To.Commit)))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, fmt.Sprintf("content %s → %s", short12(strings.TrimPrefix(u.From.Content, "sha256:")), short12(strings.TrimPrefix(u.To.Content, "sha256:"))))
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// versionOf is " (version 1.0.0, commit a97a3755f3e8)", or what of it is known.
+func versionOf(v install.Version) string {
+	var parts []string
+	if v.Version != "" {
+		parts = append(parts, "version "+v.Version)
+	}
+	if v.Commit != "" {
+		parts = append(parts, "commit "+short12(v.Commit))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func short12(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return orNone(s)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// runRollback restores the version an update replaced (backend/install.Rollback).
+func runRollback(env Env, args []string) int {
+	f := newFlags(env, "rollback", true)
+	pos, err := f.parse(args)
+	if err != nil {
+		return ExitUsage
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(env.Stderr, "plugboard rollback: give the installed plugin's id, e.g. plugboard rollback greeter")
+		return ExitUsage
+	}
+	home, pbHome, err := homes(env, f)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard rollback: %v\n", err)
+		return ExitUsage
+	}
+	res, err := install.Rollback(context.Background(), install.RollbackOptions{Home: home, PlugboardHome: pbHome, Name: pos[0]})
+	if errors.Is(err, install.ErrNoRollback) {
+		fmt.Fprintf(env.Stderr, "plugboard rollback: %v\n", err)
+		return ExitInvalid
+	}
+	if err != nil {
+		return installFailed(env, "rollback", err)
+	}
+	if f.json {
+		writeJSON(env.Stdout, res)
+		return ExitOK
+	}
+	at := ""
+	if res.Commit != "" {
+		at = " at commit " + short12(res.Commit)
+	}
+	fmt.Fprintf(env.Stdout, "%s: rolled back to the previous version from %s%s (content %s)\n", res.ID, res.Source, at, res.Content)
+	fmt.Fprintf(env.Stdout, "  the version it replaced is kept: plugboard rollback %s again returns to it\n", res.ID)
+	return ExitOK
+}
