@@ -95,7 +95,9 @@ func Uninstall(ctx context.Context, o UninstallOptions) (Uninstalled, error) {
 	}
 	aside, err := takeOut(dir, dest, o)
 	if aside != "" {
-		err = errors.Join(err, os.RemoveAll(aside))
+		// The version update kept for a rollback goes too: a later install of the same id
+		// must not roll back to a plugin that was uninstalled.
+		err = errors.Join(err, os.RemoveAll(aside), os.RemoveAll(filepath.Join(rollbackDir(o.PlugboardHome), o.Name)))
 	}
 	return out, err
 }

@@ -223,6 +223,13 @@ func TestUpdateCheckApplyRollback(t *testing.T) {
 	if strings.Contains(string(raw), "PLANTED") {
 		t.Errorf("the rollback entry carries a secret: %s", raw)
 	}
+	// Uninstalled, the kept version goes too: nothing to roll back to.
+	if _, err := Uninstall(context.Background(), UninstallOptions{Home: filepath.Dir(pbHome), PlugboardHome: pbHome, Name: "greeter", Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(keep); !os.IsNotExist(err) {
+		t.Errorf("the rollback copy %s is left after uninstall: %v", keep, err)
+	}
 }
 
 func mapsEqual(a, b map[string]string) bool {
