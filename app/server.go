@@ -212,6 +212,15 @@ var pageMethods = map[string]pageMethod{
 	"ActivityCSV":       oneArg((*Page).ActivityCSV),
 	"SaveActivityCSV":   oneArg((*Page).SaveActivityCSV),
 	"Try":               fourArgs((*Page).Try),
+	"Install":           fiveArgs((*Page).Install),
+	"Uninstall":         twoArgs((*Page).Uninstall),
+	"Installed":         noArgs((*Page).Installed),
+	"Marketplaces":      noArgs((*Page).Marketplaces),
+	"AddMarketplace":    twoArgs((*Page).AddMarketplace),
+	"RemoveMarketplace": oneArg((*Page).RemoveMarketplace),
+	"CheckUpdates":      oneArg((*Page).CheckUpdates),
+	"Update":            oneArg((*Page).Update),
+	"Rollback":          oneArg((*Page).Rollback),
 }
 
 // A pageMethod is one entry of pageMethods.

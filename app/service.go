@@ -18,6 +18,9 @@ import (
 	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/devlink"
+	"github.com/plugboard/plugboard/backend/install"
+	"github.com/plugboard/plugboard/backend/issue"
+	"github.com/plugboard/plugboard/backend/marketplace"
 	"github.com/plugboard/plugboard/backend/pathsafe"
 	"github.com/plugboard/plugboard/backend/reload"
 	"github.com/plugboard/plugboard/backend/runtime"
@@ -54,6 +57,16 @@ type Error struct {
 	Collisions []assign.Collision `json:"collisions,omitempty"`
 	// Servers are the MCP servers an "ack-needed" error asks about, sanitised.
 	Servers []assign.Ack `json:"servers,omitempty"`
+	// Reason says, for a "refused" error of the install methods, which rule refused
+	// (install.go: invalid-package, exists, in-use, …).
+	Reason string `json:"reason,omitempty"`
+	// Issues are the errors of a refused package or marketplace file, each with its file
+	// and line.
+	Issues issue.List `json:"issues,omitempty"`
+	// Targets are the targets that assign a plugin an uninstall was refused for.
+	Targets []string `json:"targets,omitempty"`
+	// Progress are the progress lines an install or update wrote before it failed.
+	Progress []string `json:"progress,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -133,6 +146,15 @@ type pageSurface interface {
 	ActivityCSV(days int) (string, error)
 	SaveActivityCSV(days int) (string, error)
 	Try(target, dir, backend, prompt string) (*try.Result, error)
+	Install(source, ref, path, name string, force bool) (InstallResult, error)
+	Uninstall(name string, force bool) (install.Uninstalled, error)
+	Installed() ([]InstalledPlugin, error)
+	Marketplaces() ([]marketplace.Listed, error)
+	AddMarketplace(source, name string) (marketplace.AddResult, error)
+	RemoveMarketplace(name string) (RemovedMarketplace, error)
+	CheckUpdates(name string) ([]install.Update, error)
+	Update(name string) (UpdateResult, error)
+	Rollback(name string) (install.Result, error)
 }
 
 // NewPage makes the page's surface over s.

@@ -9,6 +9,7 @@
 // `GET /api/events` (server-sent events). Every failure becomes an ApiError with a code.
 
 import type {
+  AddedMarketplace,
   AckRef,
   ActivityReport,
   AckResult,
@@ -19,14 +20,21 @@ import type {
   Change,
   EventMap,
   HistoryEntry,
+  InstalledPlugin,
+  InstallResult,
   LaunchResult,
   LinkInto,
   LinkResult,
+  Marketplace,
+  PluginUpdate,
+  RemovedMarketplace,
   Settings,
   SettingsEnvelope,
   SnapshotInfo,
   TargetsDoc,
   TryResult,
+  UninstallResult,
+  UpdateResult,
   WatchState,
 } from './types';
 
@@ -56,7 +64,16 @@ type Method =
   | 'Activity'
   | 'ActivityCSV'
   | 'SaveActivityCSV'
-  | 'Try';
+  | 'Try'
+  | 'Install'
+  | 'Uninstall'
+  | 'Installed'
+  | 'Marketplaces'
+  | 'AddMarketplace'
+  | 'RemoveMarketplace'
+  | 'CheckUpdates'
+  | 'Update'
+  | 'Rollback';
 
 interface WailsService {
   [method: string]: ((...args: unknown[]) => Promise<unknown>) | undefined;
@@ -288,6 +305,29 @@ export const api = {
   /** One prompt as one turn of the agent on a target's (or a folder's) launch; target or dir, not both. */
   try: (target: string, dir: string, backend: string, prompt: string) =>
     call<TryResult>('Try', target, dir, backend, prompt),
+  /**
+   * Installs a plugin package: source is a git URL, owner/repo, a folder's or archive's full path, or
+   * PLUGIN@MARKETPLACE; ref, path and name may be "". force installs an invalid package and replaces an
+   * installed plugin of the same id. Progress lines arrive as `install:progress` while it runs, and all
+   * of them in the answer. Refused (`refused`, with `reason`): `invalid-package` (with `issues`),
+   * `exists`, `not-plugin`, `rule`, `not-installable`. The backend rescans before it answers.
+   */
+  install: (source: string, ref: string, path: string, name: string, force: boolean) =>
+    call<InstallResult>('Install', source, ref, path, name, force),
+  /** Removes an installed plugin; refused (`in-use`, with `targets`) while targets assign it, unless force. */
+  uninstall: (name: string, force: boolean) => call<UninstallResult>('Uninstall', name, force),
+  /** The entries of plugins.lock.json: the plugins Install installed. */
+  installed: () => call<InstalledPlugin[]>('Installed'),
+  marketplaces: () => call<Marketplace[]>('Marketplaces'),
+  /** name "" takes the marketplace file's name. */
+  addMarketplace: (source: string, name: string) => call<AddedMarketplace>('AddMarketplace', source, name),
+  removeMarketplace: (name: string) => call<RemovedMarketplace>('RemoveMarketplace', name),
+  /** What an update of name ("" every installed plugin) would change; it fetches, so call it when asked. */
+  checkUpdates: (name: string) => call<PluginUpdate[]>('CheckUpdates', name),
+  /** Puts the new version of an installed plugin in place (the old one kept for rollback). */
+  update: (name: string) => call<UpdateResult>('Update', name),
+  /** Puts back the version the last update replaced. */
+  rollback: (name: string) => call<Omit<InstallResult, 'progress'>>('Rollback', name),
 };
 
 type Handler<K extends keyof EventMap> = (data: EventMap[K]) => void;

@@ -24,6 +24,8 @@ export interface DetailDeps {
   openSkill: (entry: SkillEntry) => void;
   /** SetLaunchAs(plugin, client) and the new catalog applied; absent: the choice is shown, not offered. */
   setLaunchAs?: (pluginId: string, client: string) => Promise<void>;
+  /** The "Installed" card (plugins.lock.json's entry and its actions) of a plugin Install installed. */
+  installed?: HTMLElement | null;
 }
 
 /** Every issue of a plugin: its own, its skills', its MCP file's and servers'. */
@@ -374,6 +376,7 @@ export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
       ),
       p.description ? h('p', { class: 'lead' }, p.description) : null,
     ),
+    deps.installed ?? null,
     clientsSection(p, deps),
     h('section', { class: 'card' }, h('h3', null, 'Manifest'), metadata(p, deps.ix.doc.home)),
     h(

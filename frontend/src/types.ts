@@ -258,6 +258,14 @@ export interface ApiErrorBody {
   names?: string[];
   /** `refused` for a name collision (Assign, Launch): which plugins share which name. */
   collisions?: Collision[];
+  /** `refused` by an install method: which rule (`invalid-package`, `exists`, `in-use`, …; docs/api.md). */
+  reason?: string;
+  /** `refused` for an invalid package or marketplace file: its errors, each with its file and line. */
+  issues?: Issue[];
+  /** `refused` (`in-use`) by Uninstall: the targets that assign the plugin. */
+  targets?: string[];
+  /** Install, Update: the progress lines written before the failure. */
+  progress?: string[];
 }
 
 /** Two or more plugins of one set that provide the same name. */
@@ -491,6 +499,7 @@ export interface SnapshotInfo {
 }
 
 export interface EventMap {
+  'install:progress': InstallProgressEvent;
   'catalog:progress': ProgressEvent;
   'catalog:updated': UpdatedEvent;
   'catalog:reloaded': ReloadedEvent;
@@ -550,4 +559,170 @@ export interface TryResult {
   tools: { server: string; plugin: string; tool: string; ms: number; failed: boolean }[];
   ms: number;
   dropped: Drop[];
+}
+
+// ---- installing (docs/api.md, "Installing") ----------------------------------------------------
+
+/** One progress line of an install or an update, as it happens. */
+export interface InstallProgressEvent {
+  line: string;
+}
+
+/** An MCP server of an installed package, as a person reviews it (never an env or header value). */
+export interface InstallServer {
+  name: string;
+  type: string;
+  executable?: string;
+  args?: number;
+  origin?: string;
+  valid: boolean;
+}
+
+/** The Install method's answer: `plugboard install --json`, and its progress lines. */
+export interface InstallResult {
+  id: string;
+  path: string;
+  /** A URL without credentials, or an absolute path. */
+  source: string;
+  kind: 'git' | 'folder' | 'archive';
+  ref?: string;
+  subpath?: string;
+  commit?: string;
+  archive?: string;
+  content: string;
+  valid: boolean;
+  forced?: boolean;
+  replaced?: boolean;
+  issues: Issue[];
+  servers: InstallServer[];
+  credentialsStripped?: boolean;
+  /** PLUGIN@MARKETPLACE when the source was one. */
+  marketplace?: string;
+  progress: string[];
+}
+
+/** One entry of plugins.lock.json (Installed): how a plugin was installed. */
+export interface InstalledPlugin {
+  id: string;
+  source: string;
+  kind: 'git' | 'folder' | 'archive';
+  ref?: string;
+  path?: string;
+  commit?: string;
+  archive?: string;
+  content: string;
+  installedAt: string;
+}
+
+/** What Uninstall removed. */
+export interface UninstallResult {
+  id: string;
+  path: string;
+  source?: string;
+  targets: string[];
+  locked: boolean;
+}
+
+/** Where a marketplace's plugin comes from, as its file says. */
+export interface MarketplaceSource {
+  kind: string;
+  path?: string;
+  repo?: string;
+  url?: string;
+  ref?: string;
+  sha?: string;
+  package?: string;
+  version?: string;
+}
+
+export interface MarketplacePlugin {
+  name: string;
+  version?: string;
+  description?: string;
+  source: MarketplaceSource;
+  /** Plugboard can install it; reason says why not. */
+  ok: boolean;
+  reason?: string;
+}
+
+/** An added marketplace and its plugins as its file reads now (Marketplaces). */
+export interface Marketplace {
+  name: string;
+  source: string;
+  kind: 'git' | 'folder';
+  path: string;
+  ref?: string;
+  commit?: string;
+  addedAt: string;
+  plugins: MarketplacePlugin[];
+  issues: Issue[];
+}
+
+/** What AddMarketplace recorded. */
+export interface AddedMarketplace {
+  name: string;
+  source: string;
+  kind: 'git' | 'folder';
+  path: string;
+  plugins: number;
+  warnings?: string[];
+}
+
+/** What RemoveMarketplace forgot. */
+export interface RemovedMarketplace {
+  name: string;
+  source: string;
+  kind: 'git' | 'folder';
+  path: string;
+  deleted: boolean;
+}
+
+/** One version of an installed plugin. */
+export interface PluginVersion {
+  commit?: string;
+  archive?: string;
+  /** The manifest's version; "" when it has none. */
+  version: string;
+  content: string;
+}
+
+/** What was added, removed and changed, by name. */
+export interface NameDelta {
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
+/** An MCP server of a new version that needs acknowledgment, and for which targets. */
+export interface NeedsAck extends AckServer {
+  targets: string[];
+  /** Targets whose acknowledgment of the previous declaration no longer matches. */
+  lost: string[];
+}
+
+/** What CheckUpdates found, or Update did, for one installed plugin. */
+export interface PluginUpdate {
+  id: string;
+  source: string;
+  kind: string;
+  ref?: string;
+  from: PluginVersion;
+  to: PluginVersion;
+  changed: boolean;
+  applied: boolean;
+  pinned?: boolean;
+  modified?: boolean;
+  changes: {
+    version?: [string, string];
+    skills: NameDelta;
+    commands: NameDelta;
+    servers: NameDelta;
+    needsAck: NeedsAck[];
+  };
+  error?: string;
+}
+
+export interface UpdateResult {
+  updates: PluginUpdate[];
+  progress: string[];
 }

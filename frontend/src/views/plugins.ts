@@ -3,13 +3,14 @@
 
 import { api } from '../bridge';
 import { clientBadge, CLIENTS } from '../clients';
-import { badge, h, mount, plural, tilde } from '../dom';
+import { badge, h, keepFocus, mount, plural, tilde } from '../dom';
 import { pluginDetail } from '../pluginDetail';
 import { issueGroups } from '../render';
 import { type CatalogIndex, filterPlugins, type PluginFilter, validServers } from '../search';
 import type { Plugin } from '../types';
 import { VList } from '../vlist';
 import type { Ctx } from './ctx';
+import { Installs } from './install';
 
 const ROW_HEIGHT = 60;
 
@@ -28,6 +29,7 @@ export class PluginsView {
   private readonly count: HTMLElement;
   private readonly empty: HTMLElement;
   private readonly detail: HTMLElement;
+  private readonly installs: Installs;
   private ix: CatalogIndex | null = null;
   private visible: number[] = [];
   private selectedId: string | null = null;
@@ -35,6 +37,11 @@ export class PluginsView {
 
   constructor(ctx: Ctx) {
     this.ctx = ctx;
+    this.installs = new Installs(ctx, () => {
+      if (!this.ix) return;
+      this.list.setData(this.visible.length, this.list.selectedIndex);
+      keepFocus(this.detail, () => this.refreshDetail());
+    });
     this.search = h('input', {
       type: 'search',
       class: 'search',
@@ -87,7 +94,15 @@ export class PluginsView {
         this.source,
         h('label', { class: 'check' }, this.issues, ' Has issues'),
       ),
-      this.count,
+      h(
+        'div',
+        { class: 'row toolbar-actions' },
+        this.count,
+        h('span', { class: 'grow' }),
+        this.installs.checkButton(),
+        this.installs.button(),
+      ),
+      this.installs.notice,
     );
     this.el = h(
       'div',
@@ -133,6 +148,7 @@ export class PluginsView {
     this.refilter();
     this.renderedDetail = { id: this.renderedDetail.id, doc: null }; // same plugin: keep the scroll
     this.renderDetail();
+    void this.installs.load(); // plugins.lock.json may have changed with the catalog
   }
 
   /** Re-renders the detail (settings draft changed: enabled switches). */
@@ -243,6 +259,7 @@ export class PluginsView {
         settings: this.ctx.settings,
         openSkill: (e) => this.ctx.showSkill(e),
         setLaunchAs: (pluginId, client) => this.setLaunchAs(pluginId, client),
+        installed: this.installs.card(p),
       }),
     );
     this.detail.scrollTop = sameItem ? scroll : 0;
@@ -312,6 +329,7 @@ export class PluginsView {
               ...CLIENTS.map((k) => clientBadge(k, cl[k])),
             )
           : null,
+        this.installs.rowBadge(p),
         p.valid ? badge('valid', 'ok') : badge('invalid', 'error'),
       ),
       h(
