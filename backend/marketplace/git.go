@@ -175,7 +175,8 @@ func localRoot(s string) (string, error) {
 		return "", fmt.Errorf("%s: no such folder, and not a git URL (https://, ssh://, file://, git@host:path) or GitHub owner/name", s)
 	}
 	if !st.IsDir() {
-		if filepath.Base(abs) != filepath.Base(File) || filepath.Base(filepath.Dir(abs)) != filepath.Dir(File) {
+		rel := filepath.Base(filepath.Dir(abs)) + "/" + filepath.Base(abs)
+		if rel != File && rel != CursorFile {
 			return "", fmt.Errorf("%s is a file; give the marketplace folder (the one holding %s)", s, File)
 		}
 		abs = filepath.Dir(filepath.Dir(abs))

@@ -53,7 +53,8 @@ const (
 type Marketplace struct {
 	Name    string     `json:"name"`
 	Owner   string     `json:"owner,omitempty"`
-	File    string     `json:"file"` // relative to the marketplace root
+	File    string     `json:"file"`   // relative to the marketplace root
+	Format  string     `json:"format"` // FormatClaude or FormatCursor
 	Plugins []Entry    `json:"plugins"`
 	Issues  issue.List `json:"issues"`
 }
@@ -110,45 +111,63 @@ func (e Entry) Installable() (bool, string) {
 	}
 }
 
-// Exists reports whether root holds a marketplace file.
-func Exists(root string) bool {
-	_, err := os.Lstat(filepath.Join(root, filepath.FromSlash(File)))
+// CursorFile is where a Cursor marketplace keeps its list (cursor/plugins): the same
+// shape, with bare folder names as sources.
+const CursorFile = ".cursor-plugin/marketplace.json"
+
+// Formats of marketplace file.
+const (
+	FormatClaude = "claude"
+	FormatCursor = "cursor"
+)
+
+// Exists reports whether root holds a marketplace file, Claude Code's or Cursor's.
+func Exists(root string) bool { return has(root, File) || has(root, CursorFile) }
+
+func has(root, file string) bool {
+	_, err := os.Lstat(filepath.Join(root, filepath.FromSlash(file)))
 	return err == nil
 }
 
-// Read reads root's marketplace file. A file that cannot be read or parsed gives a
-// Marketplace with no plugins and an error issue.
+// Read reads root's marketplace file: Claude Code's (File), else Cursor's (CursorFile),
+// whose entries name their folder by a bare name relative to the marketplace root. A
+// file that cannot be read or parsed gives a Marketplace with no plugins and an error
+// issue.
 func Read(root string) Marketplace {
-	m := Marketplace{File: File, Plugins: []Entry{}}
+	file, format := File, FormatClaude
+	if !has(root, File) && has(root, CursorFile) {
+		file, format = CursorFile, FormatCursor
+	}
+	m := Marketplace{File: file, Format: format, Plugins: []Entry{}}
 	defer func() { m.Issues = m.Issues.NonNil() }()
 	resolved, err := pathsafe.Root(root)
 	if err != nil {
-		m.Issues.Errorf(CodeUnreadable, File, "", "the marketplace folder cannot be opened: %v", err)
+		m.Issues.Errorf(CodeUnreadable, file, "", "the marketplace folder cannot be opened: %v", err)
 		return m
 	}
-	p, err := pathsafe.Resolve(resolved, File)
+	p, err := pathsafe.Resolve(resolved, file)
 	if err != nil {
-		m.Issues.Errorf(CodeUnreadable, File, "", "%s resolves outside the marketplace folder; make it a file inside it", File)
+		m.Issues.Errorf(CodeUnreadable, file, "", "%s resolves outside the marketplace folder; make it a file inside it", file)
 		return m
 	}
 	data, err := capread.ReadFile(p, capread.ManifestMax)
 	if err != nil {
-		m.Issues.Errorf(CodeUnreadable, File, "", "%s %s", File, capread.Describe(err))
+		m.Issues.Errorf(CodeUnreadable, file, "", "%s %s", file, capread.Describe(err))
 		return m
 	}
 	v, err := jsondoc.Decode(data)
 	if err != nil {
-		m.Issues.Errorf(CodeInvalidJSON, File, "", "%s %v", File, err)
+		m.Issues.Errorf(CodeInvalidJSON, file, "", "%s %v", file, err)
 		m.Issues[len(m.Issues)-1].Line = max(jsondoc.ErrorLine(err), 1)
 		return m
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		m.Issues.Errorf(CodeInvalidJSON, File, "", "%s must hold a JSON object, not %s", File, jsondoc.Kind(v))
+		m.Issues.Errorf(CodeInvalidJSON, file, "", "%s must hold a JSON object, not %s", file, jsondoc.Kind(v))
 		return m
 	}
 	at := func(sev issue.Severity, code, ptr, format string, args ...any) {
-		m.Issues = append(m.Issues, issue.Issue{Severity: sev, Code: code, Path: File, Pointer: ptr, Line: jsondoc.Line(data, ptr), Message: fmt.Sprintf(format, args...)})
+		m.Issues = append(m.Issues, issue.Issue{Severity: sev, Code: code, Path: file, Pointer: ptr, Line: jsondoc.Line(data, ptr), Message: fmt.Sprintf(format, args...)})
 	}
 	if m.Name, ok = obj["name"].(string); !ok || m.Name == "" {
 		at(issue.Error, CodeField, "/name", "the marketplace needs a \"name\" (a kebab-case string such as \"my-marketplace\"); users install with NAME@MARKETPLACE")
@@ -159,6 +178,9 @@ func Read(root string) Marketplace {
 	pluginRoot := ""
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		pluginRoot, _ = md["pluginRoot"].(string)
+	}
+	if pluginRoot == "" && format == FormatCursor {
+		pluginRoot = "." // Cursor's entries name folders of the root: "source": "teaching"
 	}
 	list, ok := obj["plugins"].([]any)
 	if !ok {

@@ -159,3 +159,37 @@ func TestReadSources(t *testing.T) {
 		t.Errorf("no warning on line 9 says the url's userinfo was stripped: %v", m.Issues)
 	}
 }
+
+// Cursor's marketplace file (.cursor-plugin/marketplace.json, as cursor/plugins has
+// it) names each plugin's folder by a bare name relative to the root; it is read when
+// there is no Claude file, and Claude's wins when both are there.
+func TestReadCursorMarketplace(t *testing.T) {
+	root := t.TempDir()
+	testhome.WriteFile(t, filepath.Join(root, "teaching", ".cursor-plugin", "plugin.json"), `{"name": "teaching"}`)
+	testhome.WriteFile(t, filepath.Join(root, "third_party", "gmail", ".cursor-plugin", "plugin.json"), `{"name": "gmail"}`)
+	testhome.WriteFile(t, filepath.Join(root, CursorFile), `{"name": "cursor-plugins", "owner": {"name": "Cursor"}, "plugins": [
+  {"name": "teaching", "source": "teaching", "description": "Skill mapping."},
+  {"name": "gmail", "source": "third_party/gmail"},
+  {"name": "gone", "source": "third_party/gone"}
+]}`)
+	if !Exists(root) {
+		t.Fatal("a Cursor marketplace root is not recognised")
+	}
+	m := Read(root)
+	if m.Name != "cursor-plugins" || m.Format != FormatCursor || m.File != CursorFile || len(m.Plugins) != 3 {
+		t.Fatalf("read %+v", m)
+	}
+	for i, want := range []struct {
+		dir string
+		ok  bool
+	}{{filepath.Join(root, "teaching"), true}, {filepath.Join(root, "third_party", "gmail"), true}, {"", false}} {
+		e := m.Plugins[i]
+		if e.OK != want.ok || (want.ok && e.Dir != want.dir) {
+			t.Errorf("entry %s: ok %v dir %q (%s); want ok %v dir %q", e.Name, e.OK, e.Dir, e.Reason, want.ok, want.dir)
+		}
+	}
+	testhome.WriteFile(t, filepath.Join(root, File), `{"name": "claude-side", "plugins": []}`)
+	if m := Read(root); m.Name != "claude-side" || m.Format != FormatClaude {
+		t.Errorf("with both files: %+v; want Claude's", m)
+	}
+}

@@ -66,7 +66,11 @@ func (e *InvalidError) Error() string {
 	if n == 1 {
 		noun = "error"
 	}
-	return fmt.Sprintf("%s: %s has %d %s; fix them and add it again", e.Source, File, n, noun)
+	file := File
+	if len(e.Issues) > 0 && e.Issues[0].Path != "" {
+		file = e.Issues[0].Path // the file that was read (Claude's or Cursor's)
+	}
+	return fmt.Sprintf("%s: %s has %d %s; fix them and add it again", e.Source, file, n, noun)
 }
 
 func (e *InvalidError) Unwrap() error { return ErrInvalid }
@@ -137,7 +141,7 @@ func Add(pbHome, source string, o AddOptions) (AddResult, error) {
 	}
 	shown := r.Source
 	if !Exists(root) {
-		return r, fmt.Errorf("%w: %s holds no %s; a marketplace lists its plugins there (see plugboard inspect)", ErrNoMarketplace, shown, File)
+		return r, fmt.Errorf("%w: %s holds no %s (nor Cursor's %s); a marketplace lists its plugins there (see plugboard inspect)", ErrNoMarketplace, shown, File, CursorFile)
 	}
 	m := Read(root)
 	if m.Issues.HasErrors() {
