@@ -126,19 +126,7 @@ func printUpdate(env Env, u install.Update) {
 }
 
 // fromTo is "(version 1.0.0 → 1.1.0, commit a97a3755f3e8 → 0c1d2e3f4a5b)".
-func fromTo(u install.Update) string {
-	var parts []string
-	if u.From.Version != u.To.Version {
-		parts = append(parts, fmt.Sprintf("version %s → %s", orNone(u.From.Version), orNone(u.To.Version)))
-	}
-	if u.From.Commit != u.To.Commit {
-		parts = append(parts, fmt.Sprintf("commit %s → %s", short12(u.From.Commit), short12(u.To.Commit)))
-	}
-	if len(parts) == 0 {
-		parts = append(parts, fmt.Sprintf("content %s → %s", short12(strings.TrimPrefix(u.From.Content, "sha256:")), short12(strings.TrimPrefix(u.To.Content, "sha256:"))))
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
-}
+func fromTo(u install.Update) string { return "(" + install.Describe(u.From, u.To) + ")" }
 
 // versionOf is " (version 1.0.0, commit a97a3755f3e8)", or what of it is known.
 func versionOf(v install.Version) string {
@@ -147,26 +135,12 @@ func versionOf(v install.Version) string {
 		parts = append(parts, "version "+v.Version)
 	}
 	if v.Commit != "" {
-		parts = append(parts, "commit "+short12(v.Commit))
+		parts = append(parts, "commit "+install.Short(v.Commit))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
-}
-
-func short12(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return orNone(s)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
 }
 
 // runRollback restores the version an update replaced (backend/install.Rollback).
@@ -199,7 +173,7 @@ func runRollback(env Env, args []string) int {
 	}
 	at := ""
 	if res.Commit != "" {
-		at = " at commit " + short12(res.Commit)
+		at = " at commit " + install.Short(res.Commit)
 	}
 	fmt.Fprintf(env.Stdout, "%s: rolled back to the previous version from %s%s (content %s)\n", res.ID, res.Source, at, res.Content)
 	fmt.Fprintf(env.Stdout, "  the version it replaced is kept: plugboard rollback %s again returns to it\n", res.ID)

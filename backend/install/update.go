@@ -206,7 +206,7 @@ func updateOne(ctx context.Context, o UpdateOptions, id string, e Entry, apply b
 			progress(o.Progress, "%s is up to date", id)
 			return nil
 		case !apply:
-			progress(o.Progress, "%s has an update: %s", id, describe(u.From, u.To))
+			progress(o.Progress, "%s has an update: %s", id, Describe(u.From, u.To))
 			return nil
 		}
 		prev := e
@@ -214,7 +214,7 @@ func updateOne(ctx context.Context, o UpdateOptions, id string, e Entry, apply b
 		applied, err := exchangeIn(o.PlugboardHome, final, dest, id, e, prev, next)
 		u.Applied = applied
 		if applied {
-			progress(o.Progress, "updated %s: %s; the previous version is kept (plugboard rollback %s)", id, describe(u.From, u.To), id)
+			progress(o.Progress, "updated %s: %s; the previous version is kept (plugboard rollback %s)", id, Describe(u.From, u.To), id)
 		}
 		return err
 	}
@@ -226,22 +226,24 @@ func updateOne(ctx context.Context, o UpdateOptions, id string, e Entry, apply b
 	return u, err
 }
 
-// describe says "1.0.0 → 1.1.0, commit a97a3755f3e8 → 0c1d2e3f4a5b" for people.
-func describe(from, to Version) string {
+// Describe says "version 1.0.0 → 1.1.0, commit a97a3755f3e8 → 0c1d2e3f4a5b" for people (the
+// content hashes when neither changed).
+func Describe(from, to Version) string {
 	var parts []string
 	if from.Version != to.Version {
 		parts = append(parts, fmt.Sprintf("version %s → %s", orNone(from.Version), orNone(to.Version)))
 	}
 	if from.Commit != to.Commit {
-		parts = append(parts, fmt.Sprintf("commit %s → %s", short(from.Commit), short(to.Commit)))
+		parts = append(parts, fmt.Sprintf("commit %s → %s", Short(from.Commit), Short(to.Commit)))
 	}
 	if len(parts) == 0 {
-		parts = append(parts, fmt.Sprintf("content %s → %s", short(strings.TrimPrefix(from.Content, "sha256:")), short(strings.TrimPrefix(to.Content, "sha256:"))))
+		parts = append(parts, fmt.Sprintf("content %s → %s", Short(strings.TrimPrefix(from.Content, "sha256:")), Short(strings.TrimPrefix(to.Content, "sha256:"))))
 	}
 	return strings.Join(parts, ", ")
 }
 
-func short(s string) string {
+// Short is a commit id or hash cut to 12 characters, or "(none)".
+func Short(s string) string {
 	if len(s) > 12 {
 		return s[:12]
 	}

@@ -54,27 +54,13 @@ export function openModal(o: ModalOptions): Promise<string> {
     overlay.addEventListener('mousedown', (e) => {
       if (e.target === overlay) close(o.cancel);
     });
-    const focusables = (): HTMLElement[] =>
-      Array.from(
-        dialog.querySelectorAll<HTMLElement>(
-          'button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])',
-        ),
-      ).filter((el) => !(el as HTMLButtonElement).disabled);
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape') {
         e.preventDefault();
         e.stopPropagation();
         close(o.cancel);
       } else if (e.key === 'Tab') {
-        const f = focusables();
-        if (f.length === 0) return;
-        const i = f.indexOf(document.activeElement as HTMLElement);
-        let j = e.shiftKey ? i - 1 : i + 1;
-        if (i < 0) j = 0;
-        if (j < 0) j = f.length - 1;
-        if (j >= f.length) j = 0;
-        e.preventDefault();
-        f[j].focus();
+        trapTab(e, dialog, false);
       }
     };
     // capture: the trap sees keys before anything else on the page
@@ -147,19 +133,7 @@ export function openDialog(o: DialogOptions): DialogHandle {
       e.stopPropagation();
       close();
     } else if (e.key === 'Tab') {
-      const f = Array.from(
-        dialog.querySelectorAll<HTMLElement>(
-          'button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])',
-        ),
-      ).filter((el) => !(el as HTMLButtonElement).disabled && el.offsetParent !== null);
-      if (f.length === 0) return;
-      const i = f.indexOf(document.activeElement as HTMLElement);
-      let j = e.shiftKey ? i - 1 : i + 1;
-      if (i < 0) j = 0;
-      if (j < 0) j = f.length - 1;
-      if (j >= f.length) j = 0;
-      e.preventDefault();
-      f[j].focus();
+      trapTab(e, dialog, true);
     }
   };
   document.addEventListener('keydown', onKey, true);
@@ -190,4 +164,22 @@ export async function confirmDiscard(what: string): Promise<boolean> {
     cancel: 'keep',
   });
   return v === 'discard';
+}
+
+/**
+ * Keeps Tab and Shift+Tab inside dialog: the focus moves to the next (or previous) enabled control,
+ * wrapping at the ends; with visibleOnly, hidden controls (a collapsed part of a form) are skipped.
+ */
+function trapTab(e: KeyboardEvent, dialog: HTMLElement, visibleOnly: boolean): void {
+  const f = Array.from(
+    dialog.querySelectorAll<HTMLElement>('button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])'),
+  ).filter((el) => !(el as HTMLButtonElement).disabled && (!visibleOnly || el.offsetParent !== null));
+  if (f.length === 0) return;
+  const i = f.indexOf(document.activeElement as HTMLElement);
+  let j = e.shiftKey ? i - 1 : i + 1;
+  if (i < 0) j = 0;
+  if (j < 0) j = f.length - 1;
+  if (j >= f.length) j = 0;
+  e.preventDefault();
+  f[j].focus();
 }
