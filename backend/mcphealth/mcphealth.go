@@ -1,0 +1,472 @@
+// Package mcphealth checks MCP servers as a launch starts them (plugboard mcp check): it
+// builds the target's plan with runtime.Build, runs each server's client entry (plugboard
+// mcp-stdio or mcp-proxy with the projection's private config) as a child speaking MCP on
+// its stdin and stdout, and runs initialize, notifications/initialized, tools/list and,
+// when offered, prompts/list and resources/list. Each result is kept in the store, keyed
+// by the server's acknowledgment digest, until its config changes. No env or header
+// value is ever reported: they are replaced by "…" in the stderr tail and the errors.
+package mcphealth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/plugboard/plugboard/backend/runtime"
+	"github.com/plugboard/plugboard/backend/store"
+)
+
+// DefaultTimeout bounds each server's check.
+const DefaultTimeout = 10 * time.Second
+
+// stderrTail is how much of a failed server's stderr is reported.
+const stderrTail = 2048
+
+// Options says what to check.
+type Options struct {
+	Home, PlugboardHome string
+	// Target is a target id or agent name; ignored when Plugin is set.
+	Target string
+	// Plugin checks a plan of that plugin's folder alone ($PLUGBOARD_HOME/plugins/ID, or
+	// Dir when set); Server, when set, only that server of it.
+	Plugin, Server, Dir string
+	// Self is the plugboard executable the entries run.
+	Self string
+	// Timeout per server; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Env is the environment the agent would inherit; nil means os.Environ().
+	Env []string
+	// Acked overrides the store's acknowledgments (tests); nil reads the store.
+	Acked runtime.AckedFunc
+	// Bins, PIMCPAdapter: as runtime.Request.
+	Bins         map[string]string
+	PIMCPAdapter string
+}
+
+// Info names a server as it answered initialize.
+type Info struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Tool is one listed tool and its size: what a client puts in the model's context.
+type Tool struct {
+	Name             string `json:"name"`
+	DescriptionChars int    `json:"descriptionChars"`
+	SchemaBytes      int    `json:"schemaBytes"`
+}
+
+// Result is one server's check.
+type Result struct {
+	Plugin          string `json:"plugin"`
+	Name            string `json:"name"`
+	OK              bool   `json:"ok"`
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	ServerInfo      *Info  `json:"serverInfo,omitempty"`
+	Tools           []Tool `json:"tools"`
+	Prompts         int    `json:"prompts"`
+	Resources       int    `json:"resources"`
+	Ms              int64  `json:"ms"`
+	ReadyMs         int64  `json:"readyMs"`
+	Error           string `json:"error,omitempty"`
+	Stderr          string `json:"stderr,omitempty"`
+	// NotAcknowledged: the server was not started; Ack is the command that acknowledges it.
+	NotAcknowledged bool   `json:"notAcknowledged,omitempty"`
+	Ack             string `json:"ack,omitempty"`
+	Digest          string `json:"digest,omitempty"`
+	Cached          bool   `json:"cached"`
+	CheckedAt       string `json:"checkedAt,omitempty"`
+}
+
+// Check builds the plan and checks every server of it (or the one named), recording each
+// result in the store. An error is returned only when there is no plan to check.
+func Check(ctx context.Context, o Options) ([]Result, error) {
+	req := runtime.Request{Home: o.Home, PlugboardHome: o.PlugboardHome, Target: o.Target, Self: o.Self, Acked: o.Acked,
+		Bins: o.Bins, PIMCPAdapter: o.PIMCPAdapter}
+	if o.Plugin != "" {
+		dir := o.Dir
+		if dir == "" {
+			dir = filepath.Join(o.PlugboardHome, "plugins", o.Plugin)
+		}
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("%w: no plugin %q in %s", runtime.ErrTarget, o.Plugin, filepath.Join(o.PlugboardHome, "plugins"))
+		}
+		req.Dirs = []string{dir}
+	}
+	if o.Self == "" {
+		return nil, errors.New("the plugboard executable's path is not known")
+	}
+	plan, err := runtime.Build(req)
+	if err != nil {
+		return nil, err
+	}
+	_, states, _ := runtime.LaunchServers(req)
+	digests := map[string]string{}
+	for _, s := range states {
+		digests[s.Plugin+"\x00"+s.Server] = s.Digest
+	}
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	base := o.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	want := func(plugin, server string) bool {
+		return o.Server == "" || server == o.Server
+	}
+	var out []Result
+	for _, d := range plan.Dropped {
+		if d.What != "server" || !want(d.Plugin, d.Name) {
+			continue
+		}
+		if !strings.HasPrefix(d.Reason, runtime.NotAcknowledged) {
+			out = append(out, Result{Plugin: d.Plugin, Name: d.Name, Tools: []Tool{}, Error: "not launched: " + d.Reason})
+			continue
+		}
+		r := Result{Plugin: d.Plugin, Name: d.Name, Tools: []Tool{}, NotAcknowledged: true, Error: d.Reason,
+			Ack: "plugboard ack " + plan.Target + " " + d.Plugin + "/" + d.Name}
+		if d.Ack != nil {
+			r.Digest = d.Ack.Digest
+		}
+		out = append(out, r)
+	}
+	entries, err := readEntries(plan)
+	if err != nil {
+		return out, err
+	}
+	var st *store.Store
+	if len(entries) > 0 {
+		if s, _, err := store.Open(ctx, o.PlugboardHome); err == nil {
+			st = s
+			defer st.Close()
+		}
+	}
+	for _, e := range entries {
+		if !want(e.plugin, e.server) {
+			continue
+		}
+		r := check(ctx, e, plan.Env(base), timeout)
+		r.Digest = digests[e.plugin+"\x00"+e.server]
+		now := time.Now().UTC()
+		r.CheckedAt = now.Format(time.RFC3339)
+		if st != nil && r.Digest != "" {
+			if b, err := json.Marshal(r); err == nil {
+				_ = st.PutMCPHealth(ctx, r.Plugin, r.Name, r.Digest, b, now)
+			}
+		}
+		out = append(out, r)
+	}
+	if o.Server != "" && len(out) == 0 {
+		return nil, fmt.Errorf("%w: the launch of %s has no MCP server %q", runtime.ErrTarget, plan.Target, o.Server)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Plugin != out[j].Plugin {
+			return out[i].Plugin < out[j].Plugin
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, nil
+}
+
+// Cached returns the last check of the server as it is now (digest), marked cached, or
+// nil when it has not been checked since its config last changed.
+func Cached(ctx context.Context, pbHome, plugin, server, digest string) (*Result, error) {
+	if !store.Exists(pbHome) {
+		return nil, nil
+	}
+	st, _, err := store.Open(ctx, pbHome)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	b, checked, ok, err := st.MCPHealth(ctx, plugin, server, digest)
+	if err != nil || !ok {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("read MCP health: %w", err)
+	}
+	r.Cached, r.CheckedAt = true, checked.UTC().Format(time.RFC3339)
+	return &r, nil
+}
+
+// entry is one client entry of the plan's MCP config, and what its private file says.
+type entry struct {
+	plugin, server string
+	command        string
+	args           []string
+	env            map[string]string
+	secrets        []string // env and header values, never reported
+	origin         string   // a remote server's scheme://host
+}
+
+func readEntries(plan *runtime.Plan) ([]entry, error) {
+	b, err := os.ReadFile(filepath.Join(plan.Projection, "mcp.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		MCPServers map[string]struct {
+			Command string            `json:"command"`
+			Args    []string          `json:"args"`
+			Env     map[string]string `json:"env"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(plan.Projection, "mcp.json"), err)
+	}
+	var out []entry
+	for name, ce := range doc.MCPServers {
+		e := entry{plugin: "", server: name, command: ce.Command, args: ce.Args, env: ce.Env}
+		for _, v := range ce.Env {
+			e.secrets = append(e.secrets, v)
+		}
+		if len(ce.Args) == 3 && ce.Args[1] == "--config" {
+			var cfg struct {
+				URL      string            `json:"url"`
+				Env      map[string]string `json:"env"`
+				Headers  map[string]string `json:"headers"`
+				Activity *struct {
+					Plugin string `json:"plugin"`
+					Server string `json:"server"`
+				} `json:"activity"`
+			}
+			if b, err := os.ReadFile(ce.Args[2]); err == nil && json.Unmarshal(b, &cfg) == nil {
+				for _, v := range cfg.Env {
+					e.secrets = append(e.secrets, v)
+				}
+				for _, v := range cfg.Headers {
+					e.secrets = append(e.secrets, v)
+				}
+				if cfg.Activity != nil {
+					e.plugin, e.server = cfg.Activity.Plugin, cfg.Activity.Server
+				}
+				if u, err := url.Parse(cfg.URL); err == nil && u.Host != "" {
+					e.origin = u.Scheme + "://" + u.Host
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].server < out[j].server })
+	return out, nil
+}
+
+// tail keeps the last bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - 4*stderrTail; over > 0 {
+		t.buf = append(t.buf[:0:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+// sanitise replaces every secret in s by "…".
+func sanitise(s string, secrets []string) string {
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	for _, v := range secrets {
+		if v != "" {
+			s = strings.ReplaceAll(s, v, "…")
+		}
+	}
+	return s
+}
+
+func lastBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	for len(s) > 0 && !utf8.RuneStart(s[0]) {
+		s = s[1:]
+	}
+	return s
+}
+
+// httpStatus finds an HTTP error status (its text, "Unauthorized") in the bridge's stderr.
+func httpStatus(s string) int {
+	for code := 400; code < 600; code++ {
+		if text := http.StatusText(code); text != "" && regexp.MustCompile(`\b`+regexp.QuoteMeta(text)+`\b`).MatchString(s) {
+			return code
+		}
+	}
+	return 0
+}
+
+// check runs one entry as the client would and lists what it offers.
+func check(ctx context.Context, e entry, env []string, timeout time.Duration) (r Result) {
+	r = Result{Plugin: e.plugin, Name: e.server, Tools: []Tool{}}
+	for k, v := range e.env {
+		env = append(env, k+"="+v)
+	}
+	stderr := &tail{}
+	start := time.Now()
+	defer func() {
+		r.Ms = time.Since(start).Milliseconds()
+		if !r.OK {
+			r.Error = sanitise(r.Error, e.secrets)
+			r.Stderr = lastBytes(sanitise(stderr.String(), e.secrets), stderrTail)
+		}
+	}()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		r.Error = err.Error()
+		return r
+	}
+	cmd := exec.Command(e.command, e.args...)
+	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, inR, outW, stderr
+	ownGroup(cmd)
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		r.Error = "cannot start " + e.command + ": " + err.Error()
+		return r
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	defer func() {
+		select {
+		case <-exited:
+		case <-tctx.Done():
+			killGroup(cmd)
+			<-exited
+		}
+	}()
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "plugboard-mcp-check", Version: "1"}, nil)
+	session, err := client.Connect(tctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		inW.Close()
+		select {
+		case <-exited:
+			r.Error = exitedError(cmd, e, stderr.String(), "before answering initialize")
+		case <-tctx.Done():
+			r.Error = fmt.Sprintf("did not answer initialize within %s", timeout)
+			if ctx.Err() != nil {
+				r.Error = "the check was cancelled before initialize was answered"
+			}
+		}
+		outR.Close()
+		return r
+	}
+	defer session.Close()
+	r.ReadyMs = time.Since(start).Milliseconds()
+	init := session.InitializeResult()
+	r.ProtocolVersion = init.ProtocolVersion
+	if init.ServerInfo != nil {
+		r.ServerInfo = &Info{Name: init.ServerInfo.Name, Version: init.ServerInfo.Version}
+	}
+	fail := func(what string, err error) Result {
+		select {
+		case <-exited:
+			r.Error = exitedError(cmd, e, stderr.String(), "before answering "+what)
+		default:
+			if tctx.Err() != nil {
+				r.Error = fmt.Sprintf("did not answer %s within %s", what, timeout)
+			} else {
+				r.Error = what + ": " + err.Error()
+			}
+		}
+		return r
+	}
+	var cursor string
+	for {
+		res, err := session.ListTools(tctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return fail("tools/list", err)
+		}
+		for _, t := range res.Tools {
+			schema, _ := json.Marshal(t.InputSchema)
+			r.Tools = append(r.Tools, Tool{Name: t.Name, DescriptionChars: utf8.RuneCountInString(t.Description), SchemaBytes: len(schema)})
+		}
+		if cursor = res.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if init.Capabilities != nil && init.Capabilities.Prompts != nil {
+		for cursor = ""; ; {
+			res, err := session.ListPrompts(tctx, &mcp.ListPromptsParams{Cursor: cursor})
+			if err != nil {
+				return fail("prompts/list", err)
+			}
+			r.Prompts += len(res.Prompts)
+			if cursor = res.NextCursor; cursor == "" {
+				break
+			}
+		}
+	}
+	if init.Capabilities != nil && init.Capabilities.Resources != nil {
+		for cursor = ""; ; {
+			res, err := session.ListResources(tctx, &mcp.ListResourcesParams{Cursor: cursor})
+			if err != nil {
+				return fail("resources/list", err)
+			}
+			r.Resources += len(res.Resources)
+			if cursor = res.NextCursor; cursor == "" {
+				break
+			}
+		}
+	}
+	r.OK = true
+	return r
+}
+
+// exitedError says how the entry ended: an HTTP status the bridge reported, or the
+// exit status.
+func exitedError(cmd *exec.Cmd, e entry, stderr, when string) string {
+	if code := httpStatus(stderr); code != 0 && e.origin != "" {
+		return fmt.Sprintf("HTTP %d from %s", code, e.origin)
+	}
+	if ps := cmd.ProcessState; ps != nil {
+		if ps.Exited() {
+			return fmt.Sprintf("exited with status %d %s", ps.ExitCode(), when)
+		}
+		return fmt.Sprintf("ended (%s) %s", ps.String(), when)
+	}
+	return "ended " + when
+}

@@ -1,0 +1,254 @@
+package mcphealth
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/plugboard/plugboard/backend/runtime"
+	"github.com/plugboard/plugboard/backend/testhome"
+)
+
+const secret = "s3cret-env-value-do-not-leak"
+
+// TestMain re-executes the test binary as a stdio MCP server when MCPHEALTH_ROLE says so.
+func TestMain(m *testing.M) {
+	if role := os.Getenv("MCPHEALTH_ROLE"); role != "" {
+		serve(role)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func serve(role string) {
+	if marker := os.Getenv("MCPHEALTH_MARKER"); marker != "" {
+		os.WriteFile(marker, []byte(role), 0o600)
+	}
+	switch role {
+	case "healthy":
+		s := newServer()
+		s.Run(context.Background(), &mcp.StdioTransport{})
+	case "silent":
+		io.Copy(io.Discard, os.Stdin)
+	case "crash":
+		os.Stderr.WriteString("fatal: token " + os.Getenv("SECRET_TOKEN") + " rejected\n")
+		os.Exit(3)
+	}
+	os.Exit(0)
+}
+
+type noArgs struct{}
+
+func newServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "helper", Version: "0.3.1"}, nil)
+	h := func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "alpha", Description: "first tool"}, h)
+	mcp.AddTool(s, &mcp.Tool{Name: "beta", Description: "the second tool"}, h)
+	return s
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// plugboard builds the real plugboard command once.
+func plugboard(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcphealth-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "plugboard")
+		if out, err := exec.Command("go", "build", "-o", binPath, "github.com/plugboard/plugboard").CombinedOutput(); err != nil {
+			binErr = &buildErr{string(out)}
+		}
+	})
+	if binErr != nil {
+		testhome.CannotRun(t, "cannot build plugboard: %v", binErr)
+	}
+	return binPath
+}
+
+type buildErr struct{ out string }
+
+func (e *buildErr) Error() string { return e.out }
+
+// copyExe puts the test binary at p, as a plugin's bundled server.
+func copyExe(t *testing.T, p string) {
+	t.Helper()
+	if err := os.Link(os.Args[0], p); err == nil {
+		return
+	}
+	b, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type fixture struct {
+	pb, home, marker, mcpFile string
+	opts                      Options
+}
+
+func write(t *testing.T, p, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func stdio(role string, extra string) string {
+	return `{"type": "stdio", "command": "./server", "args": [], "env": {"MCPHEALTH_ROLE": "` + role + `"` + extra + `}}`
+}
+
+// newFixture: agent coder with plugin "tools" (acknowledged: healthy, silent, crash, web,
+// denied) and plugin "fresh" (one stdio server, not acknowledged, that writes a marker).
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	self := plugboard(t)
+	ok := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newServer() }, nil))
+	t.Cleanup(ok.Close)
+	denied := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no", http.StatusUnauthorized)
+	}))
+	t.Cleanup(denied.Close)
+	root := t.TempDir()
+	f := &fixture{home: root, pb: filepath.Join(root, ".plugboard"), marker: filepath.Join(root, "started")}
+	write(t, filepath.Join(f.pb, "agents", "coder.json"), `{"name": "coder", "pluginDirs": ["plugins/tools", "plugins/fresh"]}`)
+	for _, id := range []string{"tools", "fresh"} {
+		write(t, filepath.Join(f.pb, "plugins", id, "plugin.json"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "`+id+`", "version": "1.0.0", "description": "test"}`)
+	}
+	for _, id := range []string{"tools", "fresh"} {
+		copyExe(t, filepath.Join(f.pb, "plugins", id, "server"))
+	}
+	f.mcpFile = filepath.Join(f.pb, "plugins", "tools", "mcp.json")
+	write(t, f.mcpFile, `{"$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", "mcpServers": {
+		"healthy": `+stdio("healthy", "")+`,
+		"silent": `+stdio("silent", "")+`,
+		"crash": `+stdio("crash", `, "SECRET_TOKEN": "`+secret+`"`)+`,
+		"web": {"type": "streamable-http", "url": "`+ok.URL+`/mcp"},
+		"denied": {"type": "streamable-http", "url": "`+denied.URL+`/mcp", "headers": {"Authorization": "Bearer `+secret+`"}}}}`)
+	write(t, filepath.Join(f.pb, "plugins", "fresh", "mcp.json"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", "mcpServers": {
+		"marker": `+stdio("healthy", `, "MCPHEALTH_MARKER": "`+f.marker+`"`)+`}}`)
+	f.opts = Options{Home: f.home, PlugboardHome: f.pb, Target: "coder", Self: self, Timeout: 3 * time.Second}
+	f.ack(t)
+	return f
+}
+
+// ack acknowledges the tools plugin's servers as they are now, through the store.
+func (f *fixture) ack(t *testing.T) {
+	t.Helper()
+	req := runtime.Request{Home: f.home, PlugboardHome: f.pb, Target: "coder"}
+	if _, _, _, err := runtime.Acknowledge(req, []runtime.AckRef{{Plugin: "tools"}}, "test"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func byName(rs []Result) map[string]Result {
+	out := map[string]Result{}
+	for _, r := range rs {
+		out[r.Name] = r
+	}
+	return out
+}
+
+// TestCheckEachOutcome: through the real plan and the real plugboard's mcp-stdio and
+// mcp-proxy, each server is reported as it behaves, no secret is printed, and the server
+// not acknowledged is never started.
+func TestCheckEachOutcome(t *testing.T) {
+	f := newFixture(t)
+	rs, err := Check(context.Background(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := json.Marshal(rs)
+	if strings.Contains(string(all), secret) {
+		t.Errorf("a secret is in the results: %s", all)
+	}
+	got := byName(rs)
+	if len(got) != 6 {
+		t.Fatalf("results = %s", all)
+	}
+	for _, name := range []string{"healthy", "web"} {
+		r := got[name]
+		if !r.OK || r.ServerInfo == nil || r.ServerInfo.Name != "helper" || r.ServerInfo.Version != "0.3.1" || r.ProtocolVersion == "" ||
+			len(r.Tools) != 2 || r.Tools[0].Name != "alpha" || r.Tools[0].DescriptionChars != len("first tool") ||
+			r.Tools[1].DescriptionChars != len("the second tool") || r.Tools[0].SchemaBytes == 0 || r.Error != "" || r.Digest == "" || r.Plugin != "tools" {
+			t.Errorf("%s = %+v", name, r)
+		}
+		if r.ReadyMs > r.Ms {
+			t.Errorf("%s: ready %d ms after the end %d ms", name, r.ReadyMs, r.Ms)
+		}
+	}
+	if r := got["silent"]; r.OK || r.Error != "did not answer initialize within 3s" {
+		t.Errorf("silent = %+v", r)
+	}
+	if r := got["crash"]; r.OK || r.Error != "exited with status 3 before answering initialize" || !strings.Contains(r.Stderr, "fatal: token … rejected") {
+		t.Errorf("crash = %+v", r)
+	}
+	if r := got["denied"]; r.OK || !strings.HasPrefix(r.Error, "HTTP 401 from http://127.0.0.1:") {
+		t.Errorf("denied = %+v", r)
+	}
+	if r := got["marker"]; r.OK || !r.NotAcknowledged || r.Plugin != "fresh" || r.Ack != "plugboard ack agent:coder fresh/marker" ||
+		!strings.HasPrefix(r.Error, runtime.NotAcknowledged) {
+		t.Errorf("marker = %+v", r)
+	}
+	if _, err := os.Stat(f.marker); !os.IsNotExist(err) {
+		t.Errorf("the server not acknowledged was started (marker: %v)", err)
+	}
+}
+
+// TestCheckPluginServerAndCache: PLUGIN/SERVER checks that server alone, its result is
+// cached under its digest, and a change of its config (a new digest) leaves no cached
+// result until it is checked again.
+func TestCheckPluginServerAndCache(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	o := f.opts
+	o.Target, o.Plugin, o.Server = "", "tools", "healthy"
+	// A plan of the plugin's folder alone has its own target, acknowledged here for it.
+	o.Acked = func(target, plugin, server, digest string) bool { return plugin == "tools" }
+	rs, err := Check(ctx, o)
+	if err != nil || len(rs) != 1 || !rs[0].OK || rs[0].Cached {
+		t.Fatalf("Check = %+v, %v", rs, err)
+	}
+	c, err := Cached(ctx, f.pb, "tools", "healthy", rs[0].Digest)
+	if err != nil || c == nil || !c.Cached || c.CheckedAt == "" || !c.OK || len(c.Tools) != 2 {
+		t.Fatalf("Cached = %+v, %v", c, err)
+	}
+	b, _ := os.ReadFile(f.mcpFile)
+	write(t, f.mcpFile, strings.Replace(string(b), `"args": [], "env": {"MCPHEALTH_ROLE": "healthy"}`, `"args": ["--x"], "env": {"MCPHEALTH_ROLE": "healthy"}`, 1))
+	rs2, err := Check(ctx, o)
+	if err != nil || len(rs2) != 1 || !rs2[0].OK || rs2[0].Digest == rs[0].Digest {
+		t.Fatalf("after the change: %+v, %v", rs2, err)
+	}
+	if c, err := Cached(ctx, f.pb, "tools", "healthy", rs[0].Digest); err != nil || c == nil {
+		t.Errorf("the old digest's result: %+v, %v", c, err)
+	}
+	if c, err := Cached(ctx, f.pb, "tools", "healthy", rs2[0].Digest); err != nil || c == nil || !c.Cached {
+		t.Errorf("the new digest's result: %+v, %v", c, err)
+	}
+}
