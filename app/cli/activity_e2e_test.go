@@ -54,29 +54,12 @@ func activityHome(t *testing.T) (e2eNet, e2eHome, string) {
 func claudeTurn(t *testing.T, n e2eNet, h e2eHome, claude, prompt string, steps ...scriptmodel.Step) (string, *scriptmodel.Server) {
 	t.Helper()
 	model := n.startModel(t, append(steps, scriptmodel.Say("done"))...)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	argv := n.argv(testBinary(t), "launch", "--home", h.pb, "e2e-claude", "--",
 		"-p", prompt, "--output-format", "stream-json", "--verbose", "--allowedTools", "Skill")
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append([]string{"HOME=" + h.root, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "PLUGBOARD_CLAUDE_BIN=" + claude,
-		"E2E_CURSOR_RECORD=" + h.record}, model.ClaudeEnv()...)
-	cmd.Dir = t.TempDir()
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	t.Logf("claude -p %q ran %v", prompt, time.Since(start).Round(time.Millisecond))
-	if err != nil || model.Err() != nil {
-		t.Fatalf("plugboard launch: %v; model: %v\nstdout:\n%s\nstderr:\n%s", err, model.Err(), stdout.String(), stderr.String())
-	}
-	select {
-	case <-model.Done():
-	default:
-		t.Fatalf("claude exited with %d steps of the script unused\nstdout:\n%s", model.Remaining(), stdout.String())
-	}
+	stdout := runTurn(t, "claude -p "+prompt, argv, append([]string{"HOME=" + h.root, "PATH=" + os.Getenv("PATH"), "TERM=dumb",
+		"PLUGBOARD_CLAUDE_BIN=" + claude, "E2E_CURSOR_RECORD=" + h.record}, model.ClaudeEnv()...), t.TempDir(), model)
 	var session, result string
-	for _, line := range strings.Split(stdout.String(), "\n") {
+	for _, line := range strings.Split(stdout, "\n") {
 		var ev struct {
 			Type, Subtype, Result string
 			SessionID             string `json:"session_id"`
@@ -92,9 +75,34 @@ func claudeTurn(t *testing.T, n e2eNet, h e2eHome, claude, prompt string, steps 
 		}
 	}
 	if session == "" || result != "success: done" {
-		t.Fatalf("claude's session %q, result %q\nstdout:\n%s", session, result, stdout.String())
+		t.Fatalf("claude's session %q, result %q\nstdout:\n%s", session, result, stdout)
 	}
 	return session, model
+}
+
+// runTurn runs argv (a plugboard launch of an agent) with env in dir against model, fails
+// the test unless it ends well with every step of the script used, and returns its
+// stdout.
+func runTurn(t *testing.T, label string, argv, env []string, dir string, model *scriptmodel.Server) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env, cmd.Dir = env, dir
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	t.Logf("%.60s ran %v", label, time.Since(start).Round(time.Millisecond))
+	if err != nil || model.Err() != nil {
+		t.Fatalf("plugboard launch: %v; model: %v\nstdout:\n%s\nstderr:\n%s", err, model.Err(), stdout.String(), stderr.String())
+	}
+	select {
+	case <-model.Done():
+	default:
+		t.Fatalf("the agent exited with %d steps of the script unused\nstdout:\n%s\nstderr:\n%s", model.Remaining(), stdout.String(), stderr.String())
+	}
+	return stdout.String()
 }
 
 // callSkill is a step that calls the Skill tool for name, with arguments.

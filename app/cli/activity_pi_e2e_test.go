@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -9,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/plugboard/plugboard/backend/activity"
 	"github.com/plugboard/plugboard/backend/runtime"
@@ -49,31 +47,14 @@ func piTurn(t *testing.T, n e2eNet, h e2eHome, pbEnv []string, cwd string, jsonM
 	if err := model.WritePIModels(h.root); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	args := append(scriptmodel.PIArgs(), "--offline", "--no-session")
 	if jsonMode {
 		args = append(args, "--mode", "json")
 	}
 	argv := n.argv(append([]string{testBinary(t), "launch", "--home", h.pb, "e2e-pi", "--"}, append(args, "-p", prompt)...)...)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(append([]string{"HOME=" + h.root, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "E2E_CURSOR_RECORD=" + h.record},
+	env := append(append([]string{"HOME=" + h.root, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "E2E_CURSOR_RECORD=" + h.record},
 		pbEnv...), model.ClaudeEnv()...)
-	cmd.Dir = cwd
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	t.Logf("pi -p %.40q ran %v", prompt, time.Since(start).Round(time.Millisecond))
-	if err != nil || model.Err() != nil {
-		t.Fatalf("plugboard launch: %v; model: %v\nstdout:\n%s\nstderr:\n%s", err, model.Err(), stdout.String(), stderr.String())
-	}
-	select {
-	case <-model.Done():
-	default:
-		t.Fatalf("pi exited with %d steps of the script unused\nstdout:\n%s\nstderr:\n%s", model.Remaining(), stdout.String(), stderr.String())
-	}
-	return stdout.String(), model
+	return runTurn(t, "pi -p "+prompt, argv, env, cwd, model), model
 }
 
 // piSession is the session id of a pi --mode json run: its first line, the session header.
