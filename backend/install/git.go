@@ -10,8 +10,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/plugboard/plugboard/backend/gitexec"
 )
 
 var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
@@ -118,19 +119,13 @@ func (g gitRun) refuseSubmodules(ctx context.Context, dir string) error {
 	return nil
 }
 
-// run runs git with the user's environment, GIT_TERMINAL_PROMPT=0 and the timeout, and
+// run runs git as gitexec prepares it, with the timeout, and
 // returns its standard output; an error carries git's own message, credentials removed.
 func (g gitRun) run(ctx context.Context, dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, g.timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, g.bin, args...)
+	cmd := gitexec.Command(ctx, g.bin, nil, args...) // killed whole on a timeout: git runs ssh and remote helpers
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never")
-	// Its own process group, killed whole on a timeout (git runs ssh and remote
-	// helpers), and killed with us if we die.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -10,8 +10,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/plugboard/plugboard/backend/gitexec"
 )
 
 // DefaultCloneTimeout bounds one git clone of a marketplace.
@@ -137,17 +138,13 @@ func cloneShallow(url, ref, dest string, timeout time.Duration) (string, error) 
 }
 
 // runGit runs git with args (in dir, when given) and returns its stdout; an error carries
-// the last lines git wrote on stderr. git runs in a session of its own, without a
-// terminal to prompt on, and the whole session is killed when ctx ends.
+// the last lines git wrote on stderr. git is prepared by gitexec: no prompt, and killed
+// whole when ctx ends.
 func runGit(ctx context.Context, git, dir string, args ...string) (string, error) {
 	if dir != "" {
 		args = append([]string{"-C", dir}, args...)
 	}
-	cmd := exec.CommandContext(ctx, git, args...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never", "LC_ALL=C")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
+	cmd := gitexec.Command(ctx, git, []string{"LC_ALL=C"}, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
