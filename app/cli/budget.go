@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 
 	"github.com/plugboard/plugboard/backend/budget"
+	"github.com/plugboard/plugboard/backend/mcphealth"
 	"github.com/plugboard/plugboard/backend/runtime"
 )
 
@@ -31,8 +33,13 @@ func runBudget(env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "plugboard budget: %v\n", err)
 		return ExitUsage
 	}
+	servers, err := mcphealth.Known(context.Background(), req)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard budget: %v\n", err)
+		return ExitUsage
+	}
 	ws, _ := os.Getwd() // the agent would start here and load its project skills
-	rep, err := budget.Predict(plan, budget.Options{Home: home, PlugboardHome: pbHome, Workspace: ws, Getenv: env.Getenv})
+	rep, err := budget.Predict(plan, budget.Options{Home: home, PlugboardHome: pbHome, Workspace: ws, Getenv: env.Getenv, Servers: servers})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard budget: %v\n", err)
 		return ExitUsage
@@ -52,6 +59,25 @@ func runBudget(env Env, args []string) int {
 	for _, n := range s.Cut {
 		fmt.Fprintf(env.Stdout, "  cut: %s is listed by name only; the model never sees its description\n", n)
 	}
-	fmt.Fprintln(env.Stdout, "  MCP tools: not measured yet")
+	m := rep.MCP
+	if len(m.Servers) == 0 {
+		fmt.Fprintln(env.Stdout, "MCP: no servers")
+		return ExitOK
+	}
+	how := map[string]string{"inline": "every tool's definition", "deferred": "tool names only (tool search)",
+		"gateway": "one mcp tool and a proxy tool per server"}[m.Mode]
+	if m.Tokens != nil {
+		fmt.Fprintf(env.Stdout, "MCP: %s, %d chars, ~%d tokens: %s\n", plural(len(m.Servers), "server"), m.Chars, *m.Tokens, how)
+	} else {
+		fmt.Fprintf(env.Stdout, "MCP: %s, at least %d chars: %s\n", plural(len(m.Servers), "server"), m.Chars, how)
+	}
+	for _, s := range m.Servers {
+		if !s.Checked {
+			fmt.Fprintf(env.Stdout, "  %s: tools not known; run: plugboard mcp check %s\n", s.Name, pos[0])
+			continue
+		}
+		fmt.Fprintf(env.Stdout, "  %s: %s, %d chars\n", s.Name, plural(s.Tools, "tool"), s.Chars)
+	}
+	fmt.Fprintf(env.Stdout, "total: ~%d tokens\n", rep.Total)
 	return ExitOK
 }

@@ -71,7 +71,12 @@ func budgetDesc(name string, n int) string {
 // scripted request.
 func launchBudget(t *testing.T, h budgetHome, target string, env []string, args func(*scriptmodel.Server) []string) *scriptmodel.Request {
 	t.Helper()
-	n := newE2ENet(t)
+	return launchBudgetIn(t, newE2ENet(t), h, target, env, args)
+}
+
+// launchBudgetIn is launchBudget in the net n (where the home's remote servers are).
+func launchBudgetIn(t *testing.T, n e2eNet, h budgetHome, target string, env []string, args func(*scriptmodel.Server) []string) *scriptmodel.Request {
+	t.Helper()
 	model := n.startModel(t, scriptmodel.Say("done"))
 	if err := model.WritePIModels(h.root); err != nil {
 		t.Fatal(err)
@@ -97,12 +102,17 @@ func launchBudget(t *testing.T, h budgetHome, target string, env []string, args 
 // budgetReport runs the real plugboard budget --json TARGET in the project folder.
 func budgetReport(t *testing.T, h budgetHome, target string, env []string) budget.Report {
 	t.Helper()
-	cmd := exec.Command(testBinary(t), "budget", "--json", "--home", h.pb, target)
+	return budgetReportArgs(t, h, env, "--json", target)
+}
+
+func budgetReportArgs(t *testing.T, h budgetHome, env []string, args ...string) budget.Report {
+	t.Helper()
+	cmd := exec.Command(testBinary(t), append([]string{"budget", "--home", h.pb}, args...)...)
 	cmd.Env = append([]string{"HOME=" + h.root, "PATH=" + os.Getenv("PATH")}, env...)
 	cmd.Dir = h.project
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("plugboard budget --json %s: %v\n%s", target, err, out)
+		t.Fatalf("plugboard budget %v: %v\n%s", args, err, out)
 	}
 	var rep budget.Report
 	if err := json.Unmarshal(out, &rep); err != nil {
@@ -178,7 +188,8 @@ func TestBudgetPredictsClaudesListingEndToEnd(t *testing.T) {
 	pred := budgetReport(t, h, "budget-claude", []string{bin})
 	// Claude's own budget for the model it sends the scripted server (claude-opus-4-8: a 1M
 	// window, 3 bytes a token): 1% of 1M times 3, 30000 characters; everything fits.
-	if pred.Backend != "claude" || pred.Skills.Budget != 30000 || pred.Skills.Mode != "fits" || len(pred.Skills.Cut) != 0 || pred.MCP.Tools != nil || pred.Total != pred.Skills.Tokens {
+	if pred.Backend != "claude" || pred.Skills.Budget != 30000 || pred.Skills.Mode != "fits" || len(pred.Skills.Cut) != 0 ||
+		pred.MCP.Tools == nil || *pred.MCP.Tools != 0 || len(pred.MCP.Servers) != 0 || pred.Total != pred.Skills.Tokens {
 		t.Fatalf("plugboard budget: %+v", pred)
 	}
 	for _, n := range []string{"mine", "proj", "bkit:skill-00", "bkit:skill-07"} {
@@ -242,4 +253,93 @@ func TestBudgetPredictsPIsListingEndToEnd(t *testing.T) {
 		names = append(names, s.Name)
 	}
 	checkListing(t, pred.Skills, got, names, nil)
+}
+
+// mcpToolChars is what a request's tools named with prefix cost as plugboard budget
+// counts them: name, description and input schema of each; and how many there are.
+func mcpToolChars(r *scriptmodel.Request, prefix string) (chars, n int) {
+	for _, tl := range r.Body.Tools {
+		if strings.HasPrefix(tl.Name, prefix) {
+			chars += len(utf16.Encode([]rune(tl.Name + tl.Description)))
+			chars += len(tl.InputSchema)
+			n++
+		}
+	}
+	return chars, n
+}
+
+// The MCP part of plugboard budget, against what the real clients send once the e2e
+// home's three servers (two stdio, one remote in the net) have been checked by the real
+// plugboard mcp check: Claude, against a server that is not Anthropic's, sends every
+// tool's definition, and the prediction has the same count and size; with its tool
+// search on (ENABLE_TOOL_SEARCH, the default against Anthropic's API) no definition is
+// sent and the prediction says so. PI's adapter sends its gateway tool and a proxy per
+// server, whatever their tools, and the prediction has their size exactly. Before the
+// check, Claude's MCP cost is unknown and the servers are listed as unchecked.
+func TestBudgetCountsMCPToolsEndToEnd(t *testing.T) {
+	claude := client(t, ".bin/claude")
+	pi := client(t, ".bin/pi")
+	adapter := client(t, "pi-mcp-adapter/index.ts")
+	n := newE2ENet(t)
+	e := buildE2EHome(t, n.startRemote(t, (&remoteServer{}).handler()))
+	h := budgetHome{root: e.root, pb: e.pb, project: filepath.Join(e.root, "project")}
+	if err := os.MkdirAll(h.project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cli := func(args ...string) {
+		t.Helper()
+		argv := n.argv(append([]string{testBinary(t)}, args...)...)
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = []string{"HOME=" + e.root, "PATH=" + os.Getenv("PATH"), "E2E_CURSOR_RECORD=" + e.record}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("plugboard %v: %v\n%s", args, err, out)
+		}
+	}
+	for _, target := range []string{"e2e-claude", "e2e-pi"} {
+		cli("assign", "--home", e.pb, "agent:"+target, "--add", e2eCursorID, "--ack-mcp")
+		cli("ack", "--home", e.pb, "agent:"+target)
+	}
+	// Claude starts its MCP servers before the first request only when told to wait.
+	cEnv := []string{"PLUGBOARD_CLAUDE_BIN=" + claude, "MCP_CONNECTION_NONBLOCKING=0", "E2E_CURSOR_RECORD=" + e.record}
+	// plugboard budget reads the environment the launch would pass on: the launch below
+	// gets the scripted model's base URL, which is not Anthropic's.
+	bEnv := slices.Concat(cEnv, []string{"ANTHROPIC_BASE_URL=http://127.0.0.1:9/"})
+	before := budgetReport(t, h, "e2e-claude", bEnv)
+	if m := before.MCP; m.Tools != nil || m.Tokens != nil || len(m.Unchecked) != 3 || before.Total != before.Skills.Tokens {
+		t.Errorf("before any check: %+v", m)
+	}
+	cli("mcp", "check", "--home", e.pb, "e2e-claude")
+	args := func(*scriptmodel.Server) []string {
+		return []string{"-p", "hi", "--output-format", "stream-json", "--verbose"}
+	}
+	pred := budgetReport(t, h, "e2e-claude", bEnv)
+	got, count := mcpToolChars(launchBudgetIn(t, n, h, "e2e-claude", cEnv, args), "mcp__")
+	m := pred.MCP
+	if m.Mode != "inline" || m.Tools == nil || *m.Tools != count || count != 3 || m.Chars != got || len(m.Unchecked) != 0 ||
+		pred.Total != pred.Skills.Tokens+*m.Tokens {
+		t.Errorf("claude sent %d MCP tools, %d chars; predicted %+v (total %d)", count, got, m, pred.Total)
+	}
+	t.Logf("claude, inline: %d tools, %d chars predicted, %d sent", *m.Tools, m.Chars, got)
+
+	// Tool search on: the definitions stay out of the request.
+	sEnv := slices.Concat(cEnv, []string{"ENABLE_TOOL_SEARCH=true"})
+	pred = budgetReport(t, h, "e2e-claude", slices.Concat(bEnv, []string{"ENABLE_TOOL_SEARCH=true"}))
+	req := launchBudgetIn(t, n, h, "e2e-claude", sEnv, args)
+	if _, count := mcpToolChars(req, "mcp__"); count != 0 || pred.MCP.Mode != "deferred" || *pred.MCP.Tools != 0 || !req.HasTool("ToolSearch") {
+		t.Errorf("with tool search claude sent %d MCP tools (ToolSearch offered: %v); predicted %+v", count, req.HasTool("ToolSearch"), pred.MCP)
+	}
+
+	pEnv := []string{"PLUGBOARD_PI_BIN=" + pi, "PLUGBOARD_PI_MCP_ADAPTER=" + adapter, "E2E_CURSOR_RECORD=" + e.record}
+	pred = budgetReport(t, h, "e2e-pi", pEnv)
+	req = launchBudgetIn(t, n, h, "e2e-pi", pEnv, func(*scriptmodel.Server) []string {
+		return append(scriptmodel.PIArgs(), "--offline", "--no-session", "-p", "hi")
+	})
+	gw, _ := mcpToolChars(req, "mcp")
+	proxies, np := mcpToolChars(req, "mcp__")
+	gw -= proxies
+	m = pred.MCP
+	if m.Mode != "gateway" || *m.Tools != np+1 || np != 3 || m.Chars != gw+proxies {
+		t.Errorf("pi sent a gateway of %d chars and %d proxies of %d; predicted %+v", gw, np, proxies, m)
+	}
+	t.Logf("pi: gateway %d chars and %d proxy tools, %d chars; predicted %d", gw, np, proxies, m.Chars)
 }

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/text/width"
 
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/mcphealth"
 	"github.com/plugboard/plugboard/backend/runtime"
 	"github.com/plugboard/plugboard/backend/settings"
 	"github.com/plugboard/plugboard/backend/skill"
@@ -41,6 +42,9 @@ type Options struct {
 	Model string
 	// Now is the time Claude's skill usage scores decay to; zero means time.Now.
 	Now time.Time
+	// Servers are the launch's MCP servers as mcphealth.Known finds them: their tools are
+	// known when a check of their current config is cached.
+	Servers []mcphealth.Result
 }
 
 // Report is the answer of plugboard budget.
@@ -48,7 +52,7 @@ type Report struct {
 	Backend string `json:"backend"`
 	Skills  Skills `json:"skills"`
 	MCP     MCP    `json:"mcp"`
-	Total   int    `json:"total"` // estimated tokens of everything above
+	Total   int    `json:"total"` // estimated tokens of the skills, and of the MCP tools when known
 }
 
 // Skills is the skill listing.
@@ -70,12 +74,6 @@ type Skills struct {
 	// "client" (the client's own bundled skills and commands).
 	Sources map[string]string `json:"sources"`
 	Text    string            `json:"text"` // the block exactly as predicted
-}
-
-// MCP is left for plugboard mcp check's cached tool lists.
-type MCP struct {
-	Tools  *int `json:"tools"`
-	Tokens *int `json:"tokens"`
 }
 
 // Headers the clients put before their listings.
@@ -130,7 +128,11 @@ func Predict(plan *runtime.Plan, o Options) (*Report, error) {
 	} else {
 		sk = renderClaude(claudeEntries(plan, o, st), o)
 	}
-	return &Report{Backend: plan.Backend, Skills: sk, Total: sk.Tokens}, nil
+	rep := &Report{Backend: plan.Backend, Skills: sk, MCP: predictMCP(plan, o), Total: sk.Tokens}
+	if rep.MCP.Tokens != nil {
+		rep.Total += *rep.MCP.Tokens
+	}
+	return rep, nil
 }
 
 // Tokens estimates tokens as Claude Code does (its roughTokenCount: length/4, rounded).
@@ -289,10 +291,7 @@ func ClaudeBudget(getenv func(string) string, model string, fraction float64) in
 	if model == "" {
 		model = claudeDefaultModel
 	}
-	ctx := claudeContext
-	if m := strings.ToLower(model); strings.Contains(m, "[1m]") || slices.Contains(claudeNative1M, m) {
-		ctx = 1000000
-	}
+	ctx := contextWindow(model)
 	bpt := 3
 	m := strings.ToLower(model)
 	for _, f := range claudeFourBytes {
@@ -301,6 +300,18 @@ func ClaudeBudget(getenv func(string) string, model string, fraction float64) in
 		}
 	}
 	return max(1, int(math.Floor(float64(ctx)*float64(bpt)*fraction)))
+}
+
+// contextWindow is the context window Claude Code gives model, in tokens: 1M for a [1m]
+// model and the ones with a native 1M window, else 200k.
+func contextWindow(model string) int {
+	if model == "" {
+		model = claudeDefaultModel
+	}
+	if m := strings.ToLower(model); strings.Contains(m, "[1m]") || slices.Contains(claudeNative1M, m) {
+		return 1000000
+	}
+	return claudeContext
 }
 
 // skillUsage is Claude's usage score of each skill (~/.claude.json skillUsage): the count

@@ -8,6 +8,7 @@
 package mcphealth
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,8 +23,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/plugboard/plugboard/backend/runtime"
@@ -89,7 +92,9 @@ type Result struct {
 	Ack             string `json:"ack,omitempty"`
 	Digest          string `json:"digest,omitempty"`
 	Cached          bool   `json:"cached"`
-	CheckedAt       string `json:"checkedAt,omitempty"`
+	// Checked: Known found a check of the server as it is now; false, nothing is known of it.
+	Checked   bool   `json:"checked"`
+	CheckedAt string `json:"checkedAt,omitempty"`
 }
 
 // Check builds the plan and checks every server of it (or the one named), recording each
@@ -162,7 +167,7 @@ func Check(ctx context.Context, o Options) ([]Result, error) {
 			continue
 		}
 		r := check(ctx, e, plan.Env(base), timeout)
-		r.Digest = digests[e.plugin+"\x00"+e.server]
+		r.Digest, r.Checked = digests[e.plugin+"\x00"+e.server], true
 		now := time.Now().UTC()
 		r.CheckedAt = now.Format(time.RFC3339)
 		if st != nil && r.Digest != "" {
@@ -181,6 +186,41 @@ func Check(ctx context.Context, o Options) ([]Result, error) {
 		}
 		return out[i].Name < out[j].Name
 	})
+	return out, nil
+}
+
+// compactLen is the length of v as compact JSON with no HTML escaping: what a client that
+// forwards a tool's input schema sends.
+func compactLen(v any) int {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return 0
+	}
+	return b.Len() - 1 // the encoder's newline
+}
+
+// Known lists the MCP servers a launch of req would start, each with its last check
+// when that check is of the server as it is now (its digest), else with Checked false.
+// It starts nothing.
+func Known(ctx context.Context, req runtime.Request) ([]Result, error) {
+	_, states, err := runtime.LaunchServers(req)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, 0, len(states))
+	for _, s := range states {
+		r, err := Cached(ctx, req.PlugboardHome, s.Plugin, s.Server, s.Digest)
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			r = &Result{Plugin: s.Plugin, Name: s.Server, Tools: []Tool{}, Digest: s.Digest}
+		}
+		r.NotAcknowledged = !s.Acknowledged
+		out = append(out, *r)
+	}
 	return out, nil
 }
 
@@ -203,7 +243,7 @@ func Cached(ctx context.Context, pbHome, plugin, server, digest string) (*Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("read MCP health: %w", err)
 	}
-	r.Cached, r.CheckedAt = true, checked.UTC().Format(time.RFC3339)
+	r.Cached, r.Checked, r.CheckedAt = true, true, checked.UTC().Format(time.RFC3339)
 	return &r, nil
 }
 
@@ -382,6 +422,25 @@ func check(ctx context.Context, e entry, env []string, timeout time.Duration) (r
 	session, err := client.Connect(tctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
 		inW.Close()
+		var answer *jsonrpc.Error
+		select {
+		case <-tctx.Done():
+		default:
+			if errors.As(err, &answer) {
+				// The server (or mcp-proxy for the remote) answered initialize with an
+				// error; its stderr is whole once it has exited (stdin is closed).
+				select {
+				case <-exited:
+				case <-tctx.Done():
+				}
+				r.Error = "initialize answered with an error: " + answer.Message
+				if code := httpStatus(stderr.String()); code != 0 && e.origin != "" {
+					r.Error = fmt.Sprintf("HTTP %d from %s", code, e.origin)
+				}
+				outR.Close()
+				return r
+			}
+		}
 		select {
 		case <-exited:
 			r.Error = exitedError(cmd, e, stderr.String(), "before answering initialize")
@@ -421,8 +480,7 @@ func check(ctx context.Context, e entry, env []string, timeout time.Duration) (r
 			return fail("tools/list", err)
 		}
 		for _, t := range res.Tools {
-			schema, _ := json.Marshal(t.InputSchema)
-			r.Tools = append(r.Tools, Tool{Name: t.Name, DescriptionChars: utf8.RuneCountInString(t.Description), SchemaBytes: len(schema)})
+			r.Tools = append(r.Tools, Tool{Name: t.Name, DescriptionChars: len(utf16.Encode([]rune(t.Description))), SchemaBytes: compactLen(t.InputSchema)})
 		}
 		if cursor = res.NextCursor; cursor == "" {
 			break

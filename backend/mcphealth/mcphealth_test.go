@@ -125,7 +125,7 @@ func stdio(role string, extra string) string {
 }
 
 // newFixture: agent coder with plugin "tools" (acknowledged: healthy, silent, crash, web,
-// denied) and plugin "fresh" (one stdio server, not acknowledged, that writes a marker).
+// denied, hang, gone) and plugin "fresh" (one stdio server, not acknowledged, that writes a marker).
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	self := plugboard(t)
@@ -135,6 +135,18 @@ func newFixture(t *testing.T) *fixture {
 		http.Error(w, "no", http.StatusUnauthorized)
 	}))
 	t.Cleanup(denied.Close)
+	// hang accepts and never answers; gone was a server and is not there any more.
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(hang.Close)
+	t.Cleanup(func() { close(release) })
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
 	root := t.TempDir()
 	f := &fixture{home: root, pb: filepath.Join(root, ".plugboard"), marker: filepath.Join(root, "started")}
 	write(t, filepath.Join(f.pb, "agents", "coder.json"), `{"name": "coder", "pluginDirs": ["plugins/tools", "plugins/fresh"]}`)
@@ -150,7 +162,9 @@ func newFixture(t *testing.T) *fixture {
 		"silent": `+stdio("silent", "")+`,
 		"crash": `+stdio("crash", `, "SECRET_TOKEN": "`+secret+`"`)+`,
 		"web": {"type": "streamable-http", "url": "`+ok.URL+`/mcp"},
-		"denied": {"type": "streamable-http", "url": "`+denied.URL+`/mcp", "headers": {"Authorization": "Bearer `+secret+`"}}}}`)
+		"denied": {"type": "streamable-http", "url": "`+denied.URL+`/mcp", "headers": {"Authorization": "Bearer `+secret+`"}},
+		"hang": {"type": "streamable-http", "url": "`+hang.URL+`/mcp"},
+		"gone": {"type": "streamable-http", "url": "`+gone.URL+`/mcp", "headers": {"Authorization": "Bearer `+secret+`"}}}}`)
 	write(t, filepath.Join(f.pb, "plugins", "fresh", "mcp.json"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", "mcpServers": {
 		"marker": `+stdio("healthy", `, "MCPHEALTH_MARKER": "`+f.marker+`"`)+`}}`)
 	f.opts = Options{Home: f.home, PlugboardHome: f.pb, Target: "coder", Self: self, Timeout: 3 * time.Second}
@@ -189,7 +203,7 @@ func TestCheckEachOutcome(t *testing.T) {
 		t.Errorf("a secret is in the results: %s", all)
 	}
 	got := byName(rs)
-	if len(got) != 6 {
+	if len(got) != 8 {
 		t.Fatalf("results = %s", all)
 	}
 	for _, name := range []string{"healthy", "web"} {
@@ -211,6 +225,12 @@ func TestCheckEachOutcome(t *testing.T) {
 	}
 	if r := got["denied"]; r.OK || !strings.HasPrefix(r.Error, "HTTP 401 from http://127.0.0.1:") {
 		t.Errorf("denied = %+v", r)
+	}
+	if r := got["hang"]; r.OK || r.Error != "did not answer initialize within 3s" {
+		t.Errorf("hang = %+v", r)
+	}
+	if r := got["gone"]; r.OK || !strings.Contains(r.Error, "connection refused") {
+		t.Errorf("gone = %+v", r)
 	}
 	if r := got["marker"]; r.OK || !r.NotAcknowledged || r.Plugin != "fresh" || r.Ack != "plugboard ack agent:coder fresh/marker" ||
 		!strings.HasPrefix(r.Error, runtime.NotAcknowledged) {
