@@ -221,6 +221,8 @@ var pageMethods = map[string]pageMethod{
 	"CheckUpdates":      oneArg((*Page).CheckUpdates),
 	"Update":            oneArg((*Page).Update),
 	"Rollback":          oneArg((*Page).Rollback),
+	"Budget":            threeArgs((*Page).Budget),
+	"CheckMCP":          twoArgs((*Page).CheckMCP),
 }
 
 // A pageMethod is one entry of pageMethods.

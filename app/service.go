@@ -21,6 +21,7 @@ import (
 	"github.com/plugboard/plugboard/backend/install"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/marketplace"
+	"github.com/plugboard/plugboard/backend/mcphealth"
 	"github.com/plugboard/plugboard/backend/pathsafe"
 	"github.com/plugboard/plugboard/backend/reload"
 	"github.com/plugboard/plugboard/backend/runtime"
@@ -155,6 +156,8 @@ type pageSurface interface {
 	CheckUpdates(name string) ([]install.Update, error)
 	Update(name string) (UpdateResult, error)
 	Rollback(name string) (install.Result, error)
+	Budget(target, dir, backend string) (BudgetState, error)
+	CheckMCP(target, dir string) ([]mcphealth.Result, error)
 }
 
 // NewPage makes the page's surface over s.

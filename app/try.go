@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -34,21 +33,13 @@ type tries struct {
 // the same set answers when there is one (result.warm). MCP servers not acknowledged for
 // the target are left out, as a launch leaves them out (result.dropped).
 func (s *Service) Try(target, dir, backend, prompt string) (*try.Result, error) {
-	if (target == "") == (dir == "") {
-		return nil, &Error{Code: CodeInvalid, Message: "try a target or a plugin folder, one of them"}
+	req, err := s.launchRequest(target, dir, backend)
+	if err != nil {
+		return nil, err
 	}
 	if strings.TrimSpace(prompt) == "" {
 		return nil, &Error{Code: CodeInvalid, Message: "write the prompt to try"}
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, &Error{Code: CodeIO, Message: "cannot find the plugboard executable: " + err.Error()}
-	}
-	req := runtime.Request{Home: s.home, PlugboardHome: s.pbHome, Target: target, Backend: backend, Self: self}
-	if dir != "" {
-		req.Dirs = []string{dir}
-	}
-	req.FromEnv(s.getenv)
 	r, err := s.tries.runner(req)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Message: err.Error()}

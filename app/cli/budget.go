@@ -60,24 +60,36 @@ func runBudget(env Env, args []string) int {
 		fmt.Fprintf(env.Stdout, "  cut: %s is listed by name only; the model never sees its description\n", n)
 	}
 	m := rep.MCP
-	if len(m.Servers) == 0 {
-		fmt.Fprintln(env.Stdout, "MCP: no servers")
-		return ExitOK
-	}
-	how := map[string]string{"inline": "every tool's definition", "deferred": "tool names only (tool search)",
-		"gateway": "one mcp tool and a proxy tool per server"}[m.Mode]
-	if m.Tokens != nil {
-		fmt.Fprintf(env.Stdout, "MCP: %s, %d chars, ~%d tokens: %s\n", plural(len(m.Servers), "server"), m.Chars, *m.Tokens, how)
-	} else {
-		fmt.Fprintf(env.Stdout, "MCP: %s, at least %d chars: %s\n", plural(len(m.Servers), "server"), m.Chars, how)
-	}
-	for _, s := range m.Servers {
-		if !s.Checked {
-			fmt.Fprintf(env.Stdout, "  %s: tools not known; run: plugboard mcp check %s\n", s.Name, pos[0])
-			continue
+	for _, d := range plan.Dropped {
+		if d.What == "server" {
+			fmt.Fprintf(env.Stdout, "MCP: %s/%s is left out of the launch: %s\n", d.Plugin, d.Name, d.Reason)
 		}
-		fmt.Fprintf(env.Stdout, "  %s: %s, %d chars\n", s.Name, plural(s.Tools, "tool"), s.Chars)
 	}
-	fmt.Fprintf(env.Stdout, "total: ~%d tokens\n", rep.Total)
+	if len(m.Servers) == 0 {
+		fmt.Fprintln(env.Stdout, "MCP: no servers in the launch")
+	} else {
+		how := map[string]string{"inline": "every tool's definition", "deferred": "tool names only (Claude's tool search)",
+			"gateway": "one mcp tool and a proxy tool per server"}[m.Mode]
+		size := fmt.Sprintf("%d chars, ~%d tokens", m.Chars, m.Chars/4)
+		if m.Tokens == nil {
+			size = fmt.Sprintf("at least %d chars (%d not checked)", m.Chars, len(m.Unchecked))
+		}
+		fmt.Fprintf(env.Stdout, "MCP: %s, %s: %s\n", plural(len(m.Servers), "server"), size, how)
+		for _, s := range m.Servers {
+			switch {
+			case !s.Checked:
+				fmt.Fprintf(env.Stdout, "  %s: tools not known; run: plugboard mcp check %s\n", s.Name, pos[0])
+			case !s.OK:
+				fmt.Fprintf(env.Stdout, "  %s: failed its last check, no tools\n", s.Name)
+			default:
+				fmt.Fprintf(env.Stdout, "  %s: %s, %d chars\n", s.Name, plural(s.Tools, "tool"), s.Chars)
+			}
+		}
+	}
+	if m.Tokens == nil {
+		fmt.Fprintf(env.Stdout, "total: at least ~%d tokens\n", rep.Total)
+	} else {
+		fmt.Fprintf(env.Stdout, "total: ~%d tokens\n", rep.Total)
+	}
 	return ExitOK
 }

@@ -165,6 +165,13 @@ func checkListing(t *testing.T, pred budget.Skills, got string, names, bare []st
 	if d := math.Abs(float64(pred.Chars-n)) / float64(n); d > 0.02 {
 		t.Errorf("predicted %d chars, the client sent %d (%.2f%% off)", pred.Chars, n, 100*d)
 	}
+	sum := 0
+	for _, c := range pred.BySource {
+		sum += c
+	}
+	if sum <= 0 || sum > pred.Chars {
+		t.Errorf("characters by source %v sum to %d of %d", pred.BySource, sum, pred.Chars)
+	}
 	if pred.Text != got {
 		t.Errorf("the predicted listing differs from the one the client sent\npredicted:\n%s\nsent:\n%s", pred.Text, got)
 	}
@@ -320,6 +327,13 @@ func TestBudgetCountsMCPToolsEndToEnd(t *testing.T) {
 		t.Errorf("claude sent %d MCP tools, %d chars; predicted %+v (total %d)", count, got, m, pred.Total)
 	}
 	t.Logf("claude, inline: %d tools, %d chars predicted, %d sent", *m.Tools, m.Chars, got)
+	text := exec.Command(testBinary(t), "budget", "--home", e.pb, "e2e-claude")
+	text.Env = append([]string{"HOME=" + e.root, "PATH=" + os.Getenv("PATH")}, bEnv...)
+	out, err := text.Output()
+	want := fmt.Sprintf("MCP: 3 servers, %d chars, ~%d tokens: every tool's definition\n", got, got/4)
+	if err != nil || !strings.Contains(string(out), want) || !strings.Contains(string(out), "  kitstdio: 1 tool, ") {
+		t.Errorf("plugboard budget printed (%v):\n%s\nwant a line %q", err, out, want)
+	}
 
 	// Tool search on: the definitions stay out of the request.
 	sEnv := slices.Concat(cEnv, []string{"ENABLE_TOOL_SEARCH=true"})

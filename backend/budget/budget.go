@@ -73,7 +73,10 @@ type Skills struct {
 	// Sources says where each listed entry comes from: "target", "user", "project" or
 	// "client" (the client's own bundled skills and commands).
 	Sources map[string]string `json:"sources"`
-	Text    string            `json:"text"` // the block exactly as predicted
+	// BySource is the characters of the entries of each source (as listed, a newline
+	// each); the header makes up the rest of Chars.
+	BySource map[string]int `json:"bySource"`
+	Text     string         `json:"text"` // the block exactly as predicted
 }
 
 // Headers the clients put before their listings.
@@ -387,6 +390,10 @@ func renderClaude(es []entry, o Options) Skills {
 			}
 		}
 	}
+	sk.BySource = map[string]int{}
+	for i, e := range es {
+		sk.BySource[e.source] += utf16Len(lines[i]) + 1
+	}
 	sk.Text = ClaudeHeader + strings.Join(lines, "\n")
 	sk.Chars = utf16Len(sk.Text)
 	sk.Tokens = Tokens(sk.Text)
@@ -412,15 +419,17 @@ func piEntries(plan *runtime.Plan, o Options, st settings.Settings) []piEntry {
 var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
 
 func renderPI(es []piEntry) Skills {
-	sk := Skills{Listed: []string{}, Cut: []string{}, Sources: map[string]string{}}
+	sk := Skills{Listed: []string{}, Cut: []string{}, Sources: map[string]string{}, BySource: map[string]int{}}
 	if len(es) == 0 {
 		return sk
 	}
 	lines := []string{PIHeader}
 	for _, e := range es {
-		lines = append(lines, "  <skill>", "    <name>"+xmlEscaper.Replace(e.name)+"</name>",
-			"    <description>"+xmlEscaper.Replace(e.desc)+"</description>",
-			"    <location>"+xmlEscaper.Replace(e.location)+"</location>", "  </skill>")
+		entry := []string{"  <skill>", "    <name>" + xmlEscaper.Replace(e.name) + "</name>",
+			"    <description>" + xmlEscaper.Replace(e.desc) + "</description>",
+			"    <location>" + xmlEscaper.Replace(e.location) + "</location>", "  </skill>"}
+		lines = append(lines, entry...)
+		sk.BySource["target"] += utf16Len(strings.Join(entry, "\n")) + 1
 		sk.Listed = append(sk.Listed, e.name)
 		sk.Sources[e.name] = "target"
 	}

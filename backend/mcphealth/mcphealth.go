@@ -45,7 +45,7 @@ type Options struct {
 	// Target is a target id or agent name; ignored when Plugin is set.
 	Target string
 	// Plugin checks a plan of that plugin's folder alone ($PLUGBOARD_HOME/plugins/ID, or
-	// Dir when set); Server, when set, only that server of it.
+	// Dir when set: Dir alone checks that folder); Server, when set, only that server of it.
 	Plugin, Server, Dir string
 	// Self is the plugboard executable the entries run.
 	Self string
@@ -58,6 +58,9 @@ type Options struct {
 	// Bins, PIMCPAdapter: as runtime.Request.
 	Bins         map[string]string
 	PIMCPAdapter string
+	// Progress, when set, is told before each server starts (done of total checked, the
+	// next one as plugin/server) and once more when all are done (next "").
+	Progress func(done, total int, next string)
 }
 
 // Info names a server as it answered initialize.
@@ -102,7 +105,7 @@ type Result struct {
 func Check(ctx context.Context, o Options) ([]Result, error) {
 	req := runtime.Request{Home: o.Home, PlugboardHome: o.PlugboardHome, Target: o.Target, Self: o.Self, Acked: o.Acked,
 		Bins: o.Bins, PIMCPAdapter: o.PIMCPAdapter}
-	if o.Plugin != "" {
+	if o.Plugin != "" || o.Dir != "" {
 		dir := o.Dir
 		if dir == "" {
 			dir = filepath.Join(o.PlugboardHome, "plugins", o.Plugin)
@@ -162,10 +165,18 @@ func Check(ctx context.Context, o Options) ([]Result, error) {
 			defer st.Close()
 		}
 	}
+	var todo []entry
 	for _, e := range entries {
-		if !want(e.plugin, e.server) {
-			continue
+		if want(e.plugin, e.server) {
+			todo = append(todo, e)
 		}
+	}
+	progress := o.Progress
+	if progress == nil {
+		progress = func(int, int, string) {}
+	}
+	for i, e := range todo {
+		progress(i, len(todo), e.plugin+"/"+e.server)
 		r := check(ctx, e, plan.Env(base), timeout)
 		r.Digest, r.Checked = digests[e.plugin+"\x00"+e.server], true
 		now := time.Now().UTC()
@@ -177,6 +188,7 @@ func Check(ctx context.Context, o Options) ([]Result, error) {
 		}
 		out = append(out, r)
 	}
+	progress(len(todo), len(todo), "")
 	if o.Server != "" && len(out) == 0 {
 		return nil, fmt.Errorf("%w: the launch of %s has no MCP server %q", runtime.ErrTarget, plan.Target, o.Server)
 	}
@@ -205,7 +217,7 @@ func compactLen(v any) int {
 // when that check is of the server as it is now (its digest), else with Checked false.
 // It starts nothing.
 func Known(ctx context.Context, req runtime.Request) ([]Result, error) {
-	_, states, err := runtime.LaunchServers(req)
+	target, states, err := runtime.LaunchServers(req)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +230,10 @@ func Known(ctx context.Context, req runtime.Request) ([]Result, error) {
 		if r == nil {
 			r = &Result{Plugin: s.Plugin, Name: s.Server, Tools: []Tool{}, Digest: s.Digest}
 		}
-		r.NotAcknowledged = !s.Acknowledged
+		r.NotAcknowledged, r.Ack = !s.Acknowledged, ""
+		if r.NotAcknowledged {
+			r.Ack = "plugboard ack " + target + " " + s.Plugin + "/" + s.Server
+		}
 		out = append(out, *r)
 	}
 	return out, nil
@@ -292,8 +307,10 @@ func readEntries(plan *runtime.Plan) ([]entry, error) {
 				} `json:"activity"`
 			}
 			if b, err := os.ReadFile(ce.Args[2]); err == nil && json.Unmarshal(b, &cfg) == nil {
-				for _, v := range cfg.Env {
-					e.secrets = append(e.secrets, v)
+				for k, v := range cfg.Env {
+					if !runtime.LocationVar(k) {
+						e.secrets = append(e.secrets, v)
+					}
 				}
 				for _, v := range cfg.Headers {
 					e.secrets = append(e.secrets, v)

@@ -125,7 +125,7 @@ func stdio(role string, extra string) string {
 }
 
 // newFixture: agent coder with plugin "tools" (acknowledged: healthy, silent, crash, web,
-// denied, hang, gone) and plugin "fresh" (one stdio server, not acknowledged, that writes a marker).
+// denied, hang, gone, missing) and plugin "fresh" (one stdio server, not acknowledged, that writes a marker).
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	self := plugboard(t)
@@ -164,6 +164,7 @@ func newFixture(t *testing.T) *fixture {
 		"web": {"type": "streamable-http", "url": "`+ok.URL+`/mcp"},
 		"denied": {"type": "streamable-http", "url": "`+denied.URL+`/mcp", "headers": {"Authorization": "Bearer `+secret+`"}},
 		"hang": {"type": "streamable-http", "url": "`+hang.URL+`/mcp"},
+		"missing": {"type": "stdio", "command": "./nothing", "env": {"SECRET_TOKEN": "`+secret+`"}},
 		"gone": {"type": "streamable-http", "url": "`+gone.URL+`/mcp", "headers": {"Authorization": "Bearer `+secret+`"}}}}`)
 	write(t, filepath.Join(f.pb, "plugins", "fresh", "mcp.json"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", "mcpServers": {
 		"marker": `+stdio("healthy", `, "MCPHEALTH_MARKER": "`+f.marker+`"`)+`}}`)
@@ -203,7 +204,7 @@ func TestCheckEachOutcome(t *testing.T) {
 		t.Errorf("a secret is in the results: %s", all)
 	}
 	got := byName(rs)
-	if len(got) != 8 {
+	if len(got) != 9 {
 		t.Fatalf("results = %s", all)
 	}
 	for _, name := range []string{"healthy", "web"} {
@@ -225,6 +226,10 @@ func TestCheckEachOutcome(t *testing.T) {
 	}
 	if r := got["denied"]; r.OK || !strings.HasPrefix(r.Error, "HTTP 401 from http://127.0.0.1:") {
 		t.Errorf("denied = %+v", r)
+	}
+	// The plugin's own path is not a secret: the message says which file is missing.
+	if r := got["missing"]; r.OK || !strings.Contains(r.Stderr, filepath.Join(f.pb, "plugins", "tools", "nothing")) {
+		t.Errorf("missing = %+v", r)
 	}
 	if r := got["hang"]; r.OK || r.Error != "did not answer initialize within 3s" {
 		t.Errorf("hang = %+v", r)
@@ -270,5 +275,30 @@ func TestCheckPluginServerAndCache(t *testing.T) {
 	}
 	if c, err := Cached(ctx, f.pb, "tools", "healthy", rs2[0].Digest); err != nil || c == nil || !c.Cached {
 		t.Errorf("the new digest's result: %+v, %v", c, err)
+	}
+}
+
+// TestCheckPluginNeedsItsOwnAck: a plugin checked alone is a launch of its folder, whose
+// servers are not acknowledged by the agent's acknowledgment; the ack command the result
+// names (target dir:FOLDER) acknowledges them, and the next check starts the server.
+func TestCheckPluginNeedsItsOwnAck(t *testing.T) {
+	f := newFixture(t)
+	o := f.opts
+	o.Target, o.Plugin = "", "tools"
+	o.Server = "healthy"
+	rs, err := Check(context.Background(), o)
+	if err != nil || len(rs) != 1 || !rs[0].NotAcknowledged {
+		t.Fatalf("Check = %+v, %v", rs, err)
+	}
+	dir := filepath.Join(f.pb, "plugins", "tools")
+	if want := "plugboard ack dir:" + dir + " tools/healthy"; rs[0].Ack != want {
+		t.Fatalf("ack command %q, want %q", rs[0].Ack, want)
+	}
+	req := runtime.Request{Home: f.home, PlugboardHome: f.pb, Target: "dir:" + dir}
+	if _, acked, _, err := runtime.Acknowledge(req, []runtime.AckRef{{Plugin: "tools", Server: "healthy"}}, "test"); err != nil || len(acked) != 1 {
+		t.Fatalf("ack for dir:%s: %v, %v", dir, acked, err)
+	}
+	if rs, err = Check(context.Background(), o); err != nil || len(rs) != 1 || !rs[0].OK {
+		t.Fatalf("after the ack: %+v, %v", rs, err)
 	}
 }

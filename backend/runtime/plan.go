@@ -281,6 +281,11 @@ func RuntimeDir(pbHome string) string { return filepath.Join(pbHome, "runtime") 
 // effect (its own, or its agent's when it inherits) and the unmanaged entries beside
 // them, absolute.
 func resolveTarget(req Request) (assign.Target, []string, string, error) {
+	if rest, ok := strings.CutPrefix(req.Target, "dir:"); ok && len(req.Dirs) == 0 && rest != "" {
+		// A folder launch's own id (DirTarget), as plugboard mcp check prints it in the ack
+		// command for a plugin's servers.
+		req.Dirs = filepath.SplitList(rest)
+	}
 	if len(req.Dirs) > 0 {
 		dirs := make([]string, len(req.Dirs))
 		for i, d := range req.Dirs {

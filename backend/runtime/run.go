@@ -127,10 +127,17 @@ func (c *StdioConfig) expandEnvRefs(lookup func(string) (string, bool)) {
 		c.Args[i] = mcpconfig.ExpandEnvRefs(a, lookup)
 	}
 	for k, v := range c.Env {
-		if k != "PLUGIN_ROOT" && k != "PLUGIN_DATA" && k != "CURSOR_PLUGIN_ROOT" {
+		if !LocationVar(k) {
 			c.Env[k] = mcpconfig.ExpandEnvRefs(v, lookup)
 		}
 	}
+}
+
+// LocationVar reports whether k is a variable the launch itself sets in a stdio server's
+// env to say where the plugin lives (PLUGIN_ROOT, PLUGIN_DATA, CURSOR_PLUGIN_ROOT): a
+// path, never a secret of the package.
+func LocationVar(k string) bool {
+	return k == "PLUGIN_ROOT" || k == "PLUGIN_DATA" || k == "CURSOR_PLUGIN_ROOT"
 }
 
 // overlay sets vars over base, removing base's entries of the same names (a process

@@ -12,6 +12,8 @@ import type {
   AddedMarketplace,
   AckRef,
   ActivityReport,
+  BudgetState,
+  MCPHealth,
   AckResult,
   ApiErrorBody,
   AssignChange,
@@ -73,7 +75,9 @@ type Method =
   | 'RemoveMarketplace'
   | 'CheckUpdates'
   | 'Update'
-  | 'Rollback';
+  | 'Rollback'
+  | 'Budget'
+  | 'CheckMCP';
 
 interface WailsService {
   [method: string]: ((...args: unknown[]) => Promise<unknown>) | undefined;
@@ -328,6 +332,10 @@ export const api = {
   update: (name: string) => call<UpdateResult>('Update', name),
   /** Puts back the version the last update replaced. */
   rollback: (name: string) => call<Omit<InstallResult, 'progress'>>('Rollback', name),
+  /** What a launch of a target (or a folder) puts in front of the model, and its servers' last checks. */
+  budget: (target: string, dir: string, backend: string) => call<BudgetState>('Budget', target, dir, backend),
+  /** Starts each MCP server of the launch as it would start and reports what it answers (`mcp:progress` as it goes). */
+  checkMCP: (target: string, dir: string) => call<MCPHealth[]>('CheckMCP', target, dir),
 };
 
 type Handler<K extends keyof EventMap> = (data: EventMap[K]) => void;

@@ -26,6 +26,8 @@ export interface DetailDeps {
   setLaunchAs?: (pluginId: string, client: string) => Promise<void>;
   /** The "Installed" card (plugins.lock.json's entry and its actions) of a plugin Install installed. */
   installed?: HTMLElement | null;
+  /** The Context card (views/budget.ts) of a launch of this plugin's folder. */
+  budget?: HTMLElement | null;
 }
 
 /** Every issue of a plugin: its own, its skills', its MCP file's and servers'. */
@@ -390,6 +392,7 @@ export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
     componentSection('Commands', 'Slash commands', 'detail-command', p.clients?.claude.commands),
     componentSection('Agents', 'Subagents', 'detail-agent', p.clients?.claude.agents),
     h('section', { class: 'card', 'data-testid': 'detail-mcp' }, h('h3', null, 'MCP servers'), mcpSection(p, deps)),
+    deps.budget ?? null,
     h(
       'section',
       { class: 'card', 'data-testid': 'detail-issues' },

@@ -500,6 +500,7 @@ export interface SnapshotInfo {
 
 export interface EventMap {
   'install:progress': InstallProgressEvent;
+  'mcp:progress': MCPProgressEvent;
   'catalog:progress': ProgressEvent;
   'catalog:updated': UpdatedEvent;
   'catalog:reloaded': ReloadedEvent;
@@ -559,6 +560,71 @@ export interface TryResult {
   tools: { server: string; plugin: string; tool: string; ms: number; failed: boolean }[];
   ms: number;
   dropped: Drop[];
+}
+
+// ---- budget and MCP health (docs/api.md, Budget and CheckMCP) ----------------------------------
+
+/** The Budget method's answer: `plugboard budget --json`, and the servers' last checks. */
+export interface BudgetState {
+  report: BudgetReport;
+  servers: MCPHealth[];
+}
+
+export interface BudgetReport {
+  backend: string;
+  skills: {
+    chars: number;
+    tokens: number;
+    listed: string[];
+    cut: string[];
+    budget?: number;
+    mode?: string;
+    sources: Record<string, string>;
+    /** Characters of the entries of each source: target, user, project, client. */
+    bySource: Record<string, number>;
+    text: string;
+  };
+  mcp: {
+    /** inline (every definition), deferred (Claude's tool search: names), gateway (PI's adapter). */
+    mode: string;
+    tools: number | null;
+    serverTools: number;
+    chars: number;
+    tokens: number | null;
+    servers: { plugin?: string; name: string; checked: boolean; ok: boolean; tools: number; chars: number }[];
+    unchecked: string[];
+  };
+  total: number;
+}
+
+/** One MCP server's health check (`plugboard mcp check --json`'s servers). */
+export interface MCPHealth {
+  plugin: string;
+  name: string;
+  ok: boolean;
+  protocolVersion?: string;
+  serverInfo?: { name: string; version: string };
+  tools: { name: string; descriptionChars: number; schemaBytes: number }[];
+  prompts: number;
+  resources: number;
+  ms: number;
+  readyMs: number;
+  error?: string;
+  stderr?: string;
+  notAcknowledged?: boolean;
+  ack?: string;
+  digest?: string;
+  cached: boolean;
+  /** A check of the server as it is now is known. */
+  checked: boolean;
+  checkedAt?: string;
+}
+
+/** CheckMCP's progress: `done` of `total` servers checked, `next` the one starting ("" at the end). */
+export interface MCPProgressEvent {
+  done: number;
+  total: number;
+  next: string;
 }
 
 // ---- installing (docs/api.md, "Installing") ----------------------------------------------------

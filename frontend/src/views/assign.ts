@@ -16,6 +16,7 @@ import type { CatalogIndex } from '../search';
 import type { AckServer, AssignResult, HistoryEntry, Issue, Plugin, Target, TargetKind } from '../types';
 import type { Ctx } from './ctx';
 import { type AckMode, LaunchPanel, shortDigest } from './launch';
+import { BudgetPanel } from './budget';
 import { TryPanel } from './try';
 
 /** Where a plugin that is not in $PLUGBOARD_HOME/plugins comes from, as the checklist names it. */
@@ -84,6 +85,7 @@ export class AssignView {
     () => void this.loadHistory(),
   );
   private readonly tryPanel = new TryPanel('try-target');
+  private readonly budgetPanel = new BudgetPanel('budget-target');
 
   constructor(ctx: Ctx) {
     this.ctx = ctx;
@@ -651,6 +653,11 @@ export class AssignView {
     const targetIssues = this.issues.filter((i) => i.message.startsWith(`${t.id}:`));
     this.launch.setTarget(t, dirty);
     this.tryPanel.set(t.kind === 'active' ? null : { target: t.id }, t.backend);
+    this.budgetPanel.set(
+      t.kind === 'active' ? null : { target: t.id },
+      `${this.ix?.doc.seq ?? 0}|${t.hash}`,
+      t.backend,
+    );
     this.historyBox = h('section', { class: 'card', 'data-testid': 'history', 'aria-labelledby': 'h-history' });
     mount(
       this.detail,
@@ -666,6 +673,7 @@ export class AssignView {
         head,
         ...explain,
         this.launch.el,
+        t.kind === 'active' ? null : this.budgetPanel.el,
         this.tryPanel.el,
         h(
           'section',

@@ -1,6 +1,7 @@
 // Plugins: a searchable, filterable, virtualised list of every package on the left and the
 // selected plugin's detail on the right.
 
+import { BudgetPanel } from './budget';
 import { api } from '../bridge';
 import { clientBadge, CLIENTS } from '../clients';
 import { badge, h, keepFocus, mount, plural, tilde } from '../dom';
@@ -30,6 +31,7 @@ export class PluginsView {
   private readonly empty: HTMLElement;
   private readonly detail: HTMLElement;
   private readonly installs: Installs;
+  private readonly budgetPanel = new BudgetPanel('budget-plugin');
   private ix: CatalogIndex | null = null;
   private visible: number[] = [];
   private selectedId: string | null = null;
@@ -252,6 +254,7 @@ export class PluginsView {
       mount(this.detail, this.overview(ix));
       return;
     }
+    this.budgetPanel.set({ dir: p.path }, String(ix.doc.seq));
     mount(
       this.detail,
       pluginDetail(p, {
@@ -260,6 +263,7 @@ export class PluginsView {
         openSkill: (e) => this.ctx.showSkill(e),
         setLaunchAs: (pluginId, client) => this.setLaunchAs(pluginId, client),
         installed: this.installs.card(p),
+        budget: this.budgetPanel.el,
       }),
     );
     this.detail.scrollTop = sameItem ? scroll : 0;
