@@ -5,6 +5,7 @@ GO       ?= go
 FUZZTIME ?= 20s
 DESKTOP_TAGS := desktop,production,webkit2_41
 BIN      := build/bin/plugboard
+WINDOW   := build/bin/plugboard-window
 NOGUI    := build/bin/plugboard-nogui
 STATIC   := build/bin/plugboard-static
 PREFIX   ?= $(HOME)/.local
@@ -15,11 +16,11 @@ PREFIX   ?= $(HOME)/.local
 APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium fonts-dejavu-core dbus strace
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run build cli nogui desktop frontend deps deps-app deps-system deps-node deps-agents test vet unit \
+.PHONY: run build cli nogui desktop app frontend deps deps-app deps-system deps-node deps-agents test vet unit \
         test-static test-desktop e2e screenshots fuzz bench install clean
 
 ## run: build the desktop app and start it (with no display it serves the page instead)
-run: deps-app desktop
+run: deps-app app
 	./$(BIN)
 
 ## cli: the command line with Go alone (no window; serve included)
@@ -30,9 +31,15 @@ cli build:
 nogui:
 	$(GO) build -tags nogui -o $(NOGUI) .
 
-## desktop: the window (GTK/WebKit 4.1), with the page embedded
+## desktop: the window program (GTK/WebKit 4.1), with the page embedded
 desktop: frontend
-	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "-w -s" -o $(BIN) .
+	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "-w -s" -o $(WINDOW) .
+
+## app: plugboard, the command line with the page embedded, which hands `plugboard` with no
+## command to plugboard-window beside it: every other command starts without loading GTK
+## and WebKit (about 110 ms and 50 MB)
+app: desktop
+	$(GO) build -ldflags "-w -s" -o $(BIN) .
 
 ## frontend: the TypeScript page into frontend/dist
 frontend: deps-node
@@ -93,36 +100,38 @@ test-static:
 	[ ! -e "$$tmp/pb" ] || fail "history made $$tmp/pb"; \
 	echo "test-static: ok (CGO_ENABLED=0: inspect and catalog work, history says it needs cgo)"
 
-test-desktop: desktop
+test-desktop: app
 	PLUGBOARD_DESKTOP_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -tags $(DESKTOP_TAGS) -v ./app/desktop/
 
 e2e: frontend nogui
 	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(NOGUI) npm run e2e
 
 ## screenshots: the pictures the README shows (page in Chromium, window under Xvfb)
-screenshots: frontend nogui desktop
+screenshots: frontend nogui app
 	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(NOGUI) npm run screenshots
 	PLUGBOARD_DESKTOP_BIN=$(CURDIR)/$(BIN) PLUGBOARD_SCREENSHOT=$(CURDIR)/docs/screenshots/desktop.png \
 	  $(GO) test -count=1 -tags $(DESKTOP_TAGS) -run TestWindow ./app/desktop/
 
 ## fuzz: run each fuzz target for $(FUZZTIME)
 fuzz:
-	@for t in $$(grep -rl --include='*_test.go' '^func Fuzz' backend); do \
+	@for t in $$(grep -rl --include='*_test.go' '^func Fuzz' backend schemas); do \
 	  pkg=./$$(dirname $$t); \
 	  for f in $$(grep -o '^func Fuzz[A-Za-z0-9_]*' $$t | sed 's/func //'); do \
 	    echo "== $$pkg $$f"; $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
 	  done; \
 	done
 
-## bench: micro-benchmarks, the cold catalog against the read-only floor, then the page at 1,000 plugins
+## bench: micro-benchmarks, start-up, the catalog cold and warm against the read-only floor, then the page
 bench: frontend nogui
 	$(GO) test -run '^$$' -bench . -benchmem ./backend/... ./app/cli/
+	$(GO) run ./backend/benchhome/cmd/startbench
 	$(GO) run ./backend/benchhome/cmd/catalogbench
 	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(NOGUI) node e2e/scale.bench.mjs
 
 ## install: the desktop app for this user, started by double-click (no terminal)
-install: desktop
+install: app
 	install -Dm755 $(BIN) $(PREFIX)/bin/plugboard
+	install -Dm755 $(WINDOW) $(PREFIX)/lib/plugboard/plugboard-window
 	install -Dm644 build/appicon.png $(PREFIX)/share/icons/hicolor/512x512/apps/plugboard.png
 	sed 's|^Exec=.*|Exec=$(PREFIX)/bin/plugboard|' build/linux/plugboard.desktop > build/bin/plugboard.desktop
 	install -Dm644 build/bin/plugboard.desktop $(PREFIX)/share/applications/plugboard.desktop

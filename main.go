@@ -28,5 +28,6 @@ func main() {
 	if err != nil {
 		panic(err) // the embed pattern above guarantees the folder
 	}
-	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Assets: assets, Desktop: desktopRunner()}))
+	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Assets: assets, Desktop: desktopRunner(),
+		Window: windowRunner()}))
 }

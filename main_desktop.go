@@ -14,6 +14,9 @@ import (
 //go:embed build/appicon.png
 var icon []byte
 
+// windowRunner: this build is the window itself.
+func windowRunner() func(args []string) error { return nil }
+
 // desktopRunner opens the window over a service whose events go to the page.
 func desktopRunner() cli.DesktopFunc {
 	return func(home, pbHome string, assets fs.FS) error {

@@ -4,13 +4,9 @@
 package schemas
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
-	"io"
 	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 //go:embed 1.0.0/*.json
@@ -27,10 +23,10 @@ type Version struct {
 	Name     string // "1.0.0"
 	PluginID string
 	MCPID    string
-	Manifest *jsonschema.Schema
-	MCPFile  *jsonschema.Schema
+	Manifest *Schema
+	MCPFile  *Schema
 	// Servers holds one schema per MCP server variant, keyed by its "type" value.
-	Servers map[string]*jsonschema.Schema
+	Servers map[string]*Schema
 }
 
 var (
@@ -39,36 +35,30 @@ var (
 	loadErr  error
 )
 
+// load compiles the embedded schemas, on first use: a command that reads no package pays
+// nothing for them.
 func load() {
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.LoadURL = func(url string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("schema %s is not embedded; Plugboard never fetches schemas", url)
-	}
-	for path, id := range map[string]string{"1.0.0/plugin.schema.json": PluginV1, "1.0.0/mcp.schema.json": MCPV1} {
+	compile := func(path, pointer string) *Schema {
 		data, err := files.ReadFile(path)
-		if err != nil {
-			loadErr = err
-			return
+		var c *compiler
+		if err == nil {
+			c, err = compileDoc(data)
 		}
-		if err := c.AddResource(id, bytes.NewReader(data)); err != nil {
-			loadErr = fmt.Errorf("schema %s: %w", path, err)
-			return
+		var s *Schema
+		if err == nil {
+			s, err = c.at(pointer, "")
 		}
-	}
-	v := &Version{Name: "1.0.0", PluginID: PluginV1, MCPID: MCPV1, Servers: map[string]*jsonschema.Schema{}}
-	compile := func(url string) *jsonschema.Schema {
-		s, err := c.Compile(url)
 		if err != nil && loadErr == nil {
-			loadErr = fmt.Errorf("compile %s: %w", url, err)
+			loadErr = fmt.Errorf("schema %s#%s: %w", path, pointer, err)
 		}
 		return s
 	}
-	v.Manifest = compile(PluginV1)
-	v.MCPFile = compile(MCPV1)
-	v.Servers["stdio"] = compile(MCPV1 + "#/$defs/stdioServer")
-	v.Servers["streamable-http"] = compile(MCPV1 + "#/$defs/streamableHttpServer")
-	v.Servers["sse"] = compile(MCPV1 + "#/$defs/sseServer")
+	v := &Version{Name: "1.0.0", PluginID: PluginV1, MCPID: MCPV1, Servers: map[string]*Schema{}}
+	v.Manifest = compile("1.0.0/plugin.schema.json", "")
+	v.MCPFile = compile("1.0.0/mcp.schema.json", "")
+	v.Servers["stdio"] = compile("1.0.0/mcp.schema.json", "/$defs/stdioServer")
+	v.Servers["streamable-http"] = compile("1.0.0/mcp.schema.json", "/$defs/streamableHttpServer")
+	v.Servers["sse"] = compile("1.0.0/mcp.schema.json", "/$defs/sseServer")
 	versions = map[string]*Version{PluginV1: v, MCPV1: v}
 }
 

@@ -32,6 +32,11 @@ type Env struct {
 	Assets fs.FS
 	// Desktop opens the window; nil in a build without one.
 	Desktop DesktopFunc
+	// Window, in a build without a window, hands `plugboard` with no command over to the
+	// window program (plugboard-window, which links GTK and WebKit, so that every other
+	// command starts without loading them); it returns only when that program could not
+	// be started. nil: there is none.
+	Window func(args []string) error
 	// Stdin is what a launched agent reads; nil means os.Stdin.
 	Stdin io.Reader
 	// Executable is this program's path, which launches hand to agents as the MCP proxy

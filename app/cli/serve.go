@@ -90,10 +90,13 @@ func runDefault(env Env) int {
 		return ExitUsage
 	}
 	switch {
-	case env.Desktop == nil:
-		fmt.Fprintln(env.Stderr, "plugboard: this build has no desktop window (built without the desktop tag); serving the page instead — open the URL below")
 	case env.Getenv("DISPLAY") == "" && env.Getenv("WAYLAND_DISPLAY") == "":
 		fmt.Fprintln(env.Stderr, "plugboard: no display (DISPLAY and WAYLAND_DISPLAY are unset); serving the page instead — open the URL below")
+	case env.Desktop == nil && env.Window != nil:
+		err := env.Window(nil)
+		fmt.Fprintf(env.Stderr, "plugboard: the window could not open (%v); serving the page instead — open the URL below\n", err)
+	case env.Desktop == nil:
+		fmt.Fprintln(env.Stderr, "plugboard: this build has no desktop window (built without the desktop tag, and no plugboard-window beside it); serving the page instead — open the URL below")
 	default:
 		if err := env.Desktop(home, pbHome, env.Assets); err != nil {
 			fmt.Fprintf(env.Stderr, "plugboard: the window could not open (%v); serving the page instead\n", err)

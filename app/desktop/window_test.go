@@ -25,7 +25,8 @@ import (
 // TestWindow starts the real desktop binary under Xvfb, waits for its window to be titled
 // with the catalog the page rendered (the number of plugins and skills of the home), takes
 // a screenshot and checks that it is not blank. PLUGBOARD_DESKTOP_BIN names the binary
-// (make test-desktop builds it); PLUGBOARD_SCREENSHOT, when set, is where to keep the
+// (make test-desktop builds build/bin/plugboard, which hands over to plugboard-window
+// beside it); PLUGBOARD_SCREENSHOT, when set, is where to keep the
 // picture. The binary gets a private session bus with no tray host, as on GNOME without
 // the AppIndicator extension, and then the shell around the window is checked over it:
 // see checkShell.
@@ -71,6 +72,14 @@ func TestWindow(t *testing.T) {
 	if wid == "" {
 		log, _ := os.ReadFile(logf.Name())
 		t.Fatalf("no visible window titled %q (the rendered catalog) within 60 s; log:\n%s", want, log)
+	}
+	// `plugboard` (the command line, no GTK or WebKit linked) handed itself over to the
+	// window program beside it: the same process now runs plugboard-window.
+	if filepath.Base(bin) == "plugboard" {
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", cmd.Process.Pid))
+		if want := filepath.Join(filepath.Dir(bin), "plugboard-window"); err != nil || exe != want {
+			t.Errorf("the window runs %q (%v), want %s", exe, err, want)
+		}
 	}
 	shot := os.Getenv("PLUGBOARD_SCREENSHOT")
 	if shot == "" {

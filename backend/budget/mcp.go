@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/plugboard/plugboard/backend/mcphealth"
 	"github.com/plugboard/plugboard/backend/runtime"
@@ -57,10 +58,10 @@ const (
 )
 
 // claudeNameRe is what Claude Code keeps of a server or tool name in a tool name.
-var claudeNameRe = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+var claudeNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) })
 
 func claudeToolName(server, tool string) string {
-	return "mcp__" + claudeNameRe.ReplaceAllString(server, "_") + "__" + claudeNameRe.ReplaceAllString(tool, "_")
+	return "mcp__" + claudeNameRe().ReplaceAllString(server, "_") + "__" + claudeNameRe().ReplaceAllString(tool, "_")
 }
 
 // predictMCP is the MCP part of plan's report from what is known of its servers.

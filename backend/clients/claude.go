@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/plugboard/plugboard/backend/capread"
 	"github.com/plugboard/plugboard/backend/issue"
@@ -559,7 +560,9 @@ func claudeAgents(root string, v *Verdict, m claudeManifest, r *files) {
 }
 
 // workflowMeta finds the name in a workflow script's `export const meta = {name: …}`.
-var workflowMeta = regexp.MustCompile(`export\s+const\s+meta\s*=\s*\{[^}]*?\bname\s*:\s*["'\x60]([^"'\x60]+)["'\x60]`)
+var workflowMeta = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`export\s+const\s+meta\s*=\s*\{[^}]*?\bname\s*:\s*["'\x60]([^"'\x60]+)["'\x60]`)
+})
 
 // claudeWorkflows applies claude.workflows: workflows/*.js (or the manifest's
 // "workflows") that export a meta with a name are listed among the skills.
@@ -589,7 +592,7 @@ func claudeWorkflows(root string, v *Verdict, m claudeManifest, r *files) {
 			if err != nil {
 				continue
 			}
-			if sub := workflowMeta.FindSubmatch(data); sub != nil {
+			if sub := workflowMeta().FindSubmatch(data); sub != nil {
 				v.Skills = append(v.Skills, m.name+":"+string(sub[1]))
 			} else {
 				v.drop(f, "claude.workflows", "no `export const meta = {name: …}`: Claude does not list it")
@@ -618,7 +621,7 @@ func claudeFrontmatter(data []byte, r *files) front {
 	}
 	lines := strings.Split(block, "\n")
 	for i, line := range lines {
-		if sub := topLevelPair.FindStringSubmatch(line); sub != nil && sub[2] != "" {
+		if sub := topLevelPair().FindStringSubmatch(line); sub != nil && sub[2] != "" {
 			lines[i] = sub[1] + ": " + strconv.Quote(sub[2])
 		}
 	}
@@ -629,7 +632,7 @@ func claudeFrontmatter(data []byte, r *files) front {
 }
 
 // topLevelPair is a "key: value" line at the left margin.
-var topLevelPair = regexp.MustCompile(`^([A-Za-z0-9_-]+):[ \t]*(.*?)[ \t]*$`)
+var topLevelPair = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9_-]+):[ \t]*(.*?)[ \t]*$`) })
 
 // kindOf names a decoded JSON value's type for messages.
 func kindOf(v any) string {

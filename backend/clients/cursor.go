@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/plugboard/plugboard/backend/capread"
 	"github.com/plugboard/plugboard/backend/issue"
@@ -31,7 +32,7 @@ var cursorRules = []Rule{
 	{ID: "cursor.skill-name", Client: Cursor, Says: "Cursor's docs say a skill's name must match its folder", Source: "cursor.com/docs/skills (as quoted; enforcement not verified)"},
 }
 
-var cursorName = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`)
+var cursorName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`) })
 
 // cursorFields are the members Cursor's plugin schema allows.
 var cursorFields = map[string]bool{"$schema": true, "name": true, "displayName": true, "description": true, "version": true, "license": true,
@@ -58,7 +59,7 @@ func judgeCursor(dir string, r *files) Verdict {
 			err = json.Unmarshal(data, &obj)
 		}
 		name, _ := obj["name"].(string)
-		if err != nil || obj == nil || !cursorName.MatchString(name) {
+		if err != nil || obj == nil || !cursorName().MatchString(name) {
 			msg := "it is not a JSON object"
 			if err == nil && obj != nil {
 				msg = "\"name\" must be lowercase letters, digits, dots and hyphens, such as \"" + SuggestKebab(name) + "\""

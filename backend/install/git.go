@@ -10,12 +10,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/plugboard/plugboard/backend/gitexec"
 )
 
-var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var fullSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}$`) })
 
 // gitRun is one git invocation in dir with the install's environment.
 type gitRun struct {
@@ -41,7 +42,7 @@ func fetchGit(ctx context.Context, o *Options, s source, dir, expectCommit strin
 	switch {
 	case expectCommit != "":
 		err := g.fetchCommit(ctx, dir, s.fetch, expectCommit)
-		if err != nil && ref != "" && !fullSHA.MatchString(ref) {
+		if err != nil && ref != "" && !fullSHA().MatchString(ref) {
 			// A server that will not serve a commit by id (uploadpack.allowReachableSHA1InWant
 			// off): the locked ref, which must still be that commit.
 			os.RemoveAll(dir)
@@ -50,7 +51,7 @@ func fetchGit(ctx context.Context, o *Options, s source, dir, expectCommit strin
 		if err != nil {
 			return "", err
 		}
-	case fullSHA.MatchString(ref):
+	case fullSHA().MatchString(ref):
 		if err := g.fetchCommit(ctx, dir, s.fetch, ref); err != nil {
 			return "", err
 		}

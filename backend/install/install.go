@@ -29,6 +29,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/plugboard/plugboard/backend/catalog"
@@ -145,7 +146,7 @@ func Install(ctx context.Context, o Options) (Result, error) {
 		return Result{}, errors.New("install: give a source: a git URL, owner/repo, a folder, a .zip/.tar.gz file or PLUGIN@MARKETPLACE")
 	}
 	var from string
-	if marketplaceID.MatchString(o.Source) {
+	if marketplaceID().MatchString(o.Source) {
 		if _, err := os.Lstat(o.Source); err != nil { // a folder of that name wins
 			r, err := marketplace.Resolve(o.PlugboardHome, o.Source)
 			if err != nil {
@@ -168,7 +169,9 @@ func Install(ctx context.Context, o Options) (Result, error) {
 
 // marketplaceID is PLUGIN@MARKETPLACE: a name, "@", a name, and no ":" or "/" (which
 // user@host:path and URLs have).
-var marketplaceID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*@[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var marketplaceID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*@[A-Za-z0-9][A-Za-z0-9._-]*$`)
+})
 
 func atRef(ref string) string {
 	if ref == "" {

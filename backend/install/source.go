@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // source is a classified Options.Source.
@@ -21,8 +22,8 @@ type source struct {
 }
 
 var (
-	scpLike    = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/]`) // git@github.com:owner/repo
-	shorthand  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9._-]+$`)
+	scpLike    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/]`) }) // git@github.com:owner/repo
+	shorthand  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9._-]+$`) })
 	urlSchemes = []string{"https://", "http://", "ssh://", "git://", "file://", "git+ssh://"}
 )
 
@@ -52,13 +53,13 @@ func classify(src string) (source, error) {
 		}
 		return source{}, fmt.Errorf("%s is neither a folder nor an archive", abs)
 	}
-	if scpLike.MatchString(src) && !strings.Contains(strings.SplitN(src, ":", 2)[0], "/") {
+	if scpLike().MatchString(src) && !strings.Contains(strings.SplitN(src, ":", 2)[0], "/") {
 		return source{kind: KindGit, fetch: src, shown: src, name: repoName(src)}, nil
 	}
 	if archiveFormat(src) != "" {
 		return source{}, fmt.Errorf("%s: no such archive file; give the path of a .zip, .tar.gz or .tgz file that exists", src)
 	}
-	if shorthand.MatchString(src) {
+	if shorthand().MatchString(src) {
 		u := "https://github.com/" + strings.TrimSuffix(src, ".git") + ".git"
 		return source{kind: KindGit, fetch: u, shown: u, name: repoName(u)}, nil
 	}
@@ -100,9 +101,9 @@ func gitURL(raw string) (source, error) {
 
 // redactAny removes userinfo from anything URL-shaped in text (git's messages quote the
 // URL they were given).
-var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]*@`)
+var userinfo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]*@`) })
 
-func redactAny(text string) string { return userinfo.ReplaceAllString(text, "$1") }
+func redactAny(text string) string { return userinfo().ReplaceAllString(text, "$1") }
 
 // repoName is the last path element of a repository address, without .git.
 func repoName(p string) string {

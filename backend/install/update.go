@@ -187,7 +187,7 @@ func updateOne(ctx context.Context, o UpdateOptions, id string, e Entry, apply b
 	case fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir():
 		return u, fmt.Errorf("%s is not the folder plugboard install made (a symbolic link or a file): %w; remove it, or plugboard uninstall --force %s", dest, ErrNotOurs, id)
 	}
-	if e.Kind == KindGit && fullSHA.MatchString(e.Ref) {
+	if e.Kind == KindGit && fullSHA().MatchString(e.Ref) {
 		u.Pinned = true
 		progress(o.Progress, "%s is pinned to commit %s: up to date", id, e.Ref[:12])
 		return u, nil

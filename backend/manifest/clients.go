@@ -5,13 +5,14 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/jsondoc"
 )
 
 // kebab is the name form Claude Code and Cursor expect of their plugins.
-var kebab = regexp.MustCompile(`^[a-z0-9]+(?:[-.][a-z0-9]+)*$`)
+var kebab = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(?:[-.][a-z0-9]+)*$`) })
 
 // LoadLegacy reads .claude-plugin/plugin.json. Claude's own format is open-ended, so only
 // what Plugboard relies on is an error (an object with a string name); the rest are
@@ -106,7 +107,7 @@ func clientCommon(m *Manifest, data []byte, obj map[string]any) bool {
 		valid = false
 	case string:
 		m.Name = name
-		if !kebab.MatchString(name) {
+		if !kebab().MatchString(name) {
 			msg := fmt.Sprintf("plugin name %q should be kebab-case (a-z, 0-9, single hyphens)", name)
 			if s := SuggestName(name); s != "" {
 				msg += fmt.Sprintf("; try %q", s)

@@ -6,8 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"sync"
 
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/jsondoc"
@@ -28,7 +27,9 @@ var componentHints = map[string]string{
 	"hooks":      "hooks are not a portable component; put client data under \"extensions\" (spec §8)",
 }
 
-var schemaVersionRE = regexp.MustCompile(`^https://agent-plugins\.org/schemas/([^/]+)/plugin\.schema\.json$`)
+var schemaVersionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^https://agent-plugins\.org/schemas/([^/]+)/plugin\.schema\.json$`)
+})
 
 // LoadPortable reads and validates root plugin.json (root resolved by pathsafe.Root).
 func LoadPortable(root string) Manifest {
@@ -97,7 +98,7 @@ func validatePortable(m *Manifest, data []byte, obj map[string]any) bool {
 		// The schema would pass it (FuzzPlainManifest checks this): skip the generic
 		// validator, the largest cost of reading a thousand manifests.
 	} else if err := ver.Manifest.Validate(clean); err != nil {
-		var ve *jsonschema.ValidationError
+		var ve *schemas.ValidationError
 		if !errors.As(err, &ve) {
 			add(issue.Error, CodeFieldInvalid, "", err.Error())
 			return false
@@ -203,7 +204,7 @@ func selectVersion(obj map[string]any, add func(issue.Severity, string, string, 
 	ver, ok := schemas.ByID(id)
 	if !ok || id != ver.PluginID {
 		what := fmt.Sprintf("%q is not an Agent Plugins manifest schema", id)
-		if mm := schemaVersionRE.FindStringSubmatch(id); mm != nil {
+		if mm := schemaVersionRE().FindStringSubmatch(id); mm != nil {
 			what = fmt.Sprintf("Agent Plugins version %s is not supported", mm[1])
 		}
 		add(issue.Error, CodeSchemaUnsupported, "/$schema", fmt.Sprintf("%s; this build supports %s (\"$schema\": %q)", what, "1.0.0", schemas.PluginV1))
@@ -224,11 +225,11 @@ func unknownFieldMessage(k string) string {
 }
 
 // schemaLeaves flattens a validation error to the causes that have no causes.
-func schemaLeaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+func schemaLeaves(ve *schemas.ValidationError) []*schemas.ValidationError {
 	if len(ve.Causes) == 0 {
-		return []*jsonschema.ValidationError{ve}
+		return []*schemas.ValidationError{ve}
 	}
-	var out []*jsonschema.ValidationError
+	var out []*schemas.ValidationError
 	for _, c := range ve.Causes {
 		out = append(out, schemaLeaves(c)...)
 	}
@@ -236,7 +237,7 @@ func schemaLeaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError 
 }
 
 // describeSchemaError turns one schema failure into a code and a message with the fix.
-func describeSchemaError(e *jsonschema.ValidationError, doc map[string]any) (string, string) {
+func describeSchemaError(e *schemas.ValidationError, doc map[string]any) (string, string) {
 	ptr := e.InstanceLocation
 	kw := e.KeywordLocation[strings.LastIndex(e.KeywordLocation, "/")+1:]
 	field := strings.TrimPrefix(ptr, "/")
@@ -307,14 +308,14 @@ func nameMessage(name string) string {
 }
 
 var (
-	nameBad    = regexp.MustCompile(`[^a-z0-9.-]+`)
-	nameRepeat = regexp.MustCompile(`--+|\.\.+|[-.]{2,}`)
+	nameBad    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9.-]+`) })
+	nameRepeat = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`--+|\.\.+|[-.]{2,}`) })
 )
 
 // SuggestName derives a valid plugin name from an invalid one, or "" when none is left.
 func SuggestName(name string) string {
-	s := nameBad.ReplaceAllString(strings.ToLower(skill.FoldAccents(name)), "-")
-	s = nameRepeat.ReplaceAllStringFunc(s, func(r string) string { return r[:1] })
+	s := nameBad().ReplaceAllString(strings.ToLower(skill.FoldAccents(name)), "-")
+	s = nameRepeat().ReplaceAllStringFunc(s, func(r string) string { return r[:1] })
 	s = strings.Trim(s, "-.")
 	if len(s) > 64 {
 		s = strings.Trim(s[:64], "-.")

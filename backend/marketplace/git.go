@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/plugboard/plugboard/backend/gitexec"
@@ -52,7 +53,7 @@ func StripUserinfo(u string) (string, bool) {
 // user@host:path, or GitHub owner/name; each may end in #REF (a branch or tag).
 var (
 	gitSchemes = []string{"https://", "http://", "ssh://", "git://", "file://", "git+ssh://", "ssh+git://"}
-	scpLike    = regexp.MustCompile(`^[^@/:\s]+@[^@/:\s]+:[^\s]+$`)
+	scpLike    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[^@/:\s]+@[^@/:\s]+:[^\s]+$`) })
 )
 
 // gitSource is a marketplace source that is cloned: the URL git is given (userinfo
@@ -81,7 +82,7 @@ func parseGitSource(s string) (g gitSource, ok bool, err error) {
 			return g, true, fmt.Errorf("%s: Plugboard clones https://, http://, ssh://, git:// and file:// URLs (or GitHub owner/name)", shown)
 		}
 		g.URL, g.Stripped = StripUserinfo(base)
-	case scpLike.MatchString(base):
+	case scpLike().MatchString(base):
 		g.URL = base
 	case isRepo(base):
 		if _, err := os.Stat(base); err == nil {

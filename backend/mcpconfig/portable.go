@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/plugboard/plugboard/backend/capread"
 	"github.com/plugboard/plugboard/backend/issue"
@@ -144,11 +145,13 @@ func (r report) serversObject(l *issue.List, top map[string]any) map[string]any 
 }
 
 // idPattern splits a canonical Agent Plugins schema identifier into version and kind.
-var idPattern = regexp.MustCompile(`^https://agent-plugins\.org/schemas/([^/]+)/(plugin|mcp)\.schema\.json$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^https://agent-plugins\.org/schemas/([^/]+)/(plugin|mcp)\.schema\.json$`)
+})
 
 // versionOf returns the Agent Plugins version named by a schema identifier of kind.
 func versionOf(id, kind string) (string, bool) {
-	m := idPattern.FindStringSubmatch(id)
+	m := idPattern().FindStringSubmatch(id)
 	if m == nil || m[2] != kind {
 		return "", false
 	}

@@ -3,14 +3,12 @@ package mcpconfig
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/plugboard/plugboard/backend/jsondoc"
 	"github.com/plugboard/plugboard/schemas"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // portable judges the server entries of one portable mcp.json.
@@ -81,7 +79,7 @@ func (p portable) serverType(s *Server, obj map[string]any, ptr string) string {
 // fields reports members the variant does not have and required members that are missing.
 // The variant's members come from its schema, so the closed variants of spec §7.2.1 and
 // the schema cannot drift apart.
-func (p portable) fields(s *Server, obj map[string]any, sch *jsonschema.Schema, ptr string) {
+func (p portable) fields(s *Server, obj map[string]any, sch *schemas.Schema, ptr string) {
 	for _, k := range sortedKeys(obj) {
 		if _, ok := sch.Properties[k]; ok {
 			continue
@@ -115,13 +113,13 @@ func (p portable) fields(s *Server, obj map[string]any, sch *jsonschema.Schema, 
 // leaf into a message of our own. Leaves that fields, stdio checks or env checks already
 // report more precisely are dropped. jsonschema's own messages are never shown: some of
 // them quote instance values.
-func (p portable) schemaLeaves(s *Server, obj map[string]any, sch *jsonschema.Schema, ptr string) {
+func (p portable) schemaLeaves(s *Server, obj map[string]any, sch *schemas.Schema, ptr string) {
 	if plainServer(obj) {
 		return // the schema would fail no leaf reported here (FuzzPlainServer checks it)
 	}
 	for _, leaf := range reportedLeaves(obj, sch) {
 		kw := leaf.KeywordLocation[strings.LastIndexByte(leaf.KeywordLocation, '/')+1:]
-		loc := instancePointer(leaf.InstanceLocation)
+		loc := leaf.InstanceLocation
 		at := ptr + loc
 		if name, ok := strings.CutPrefix(loc, "/headers/"); ok {
 			at = headerPointer(ptr, strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~"))
@@ -130,31 +128,16 @@ func (p portable) schemaLeaves(s *Server, obj map[string]any, sch *jsonschema.Sc
 	}
 }
 
-// instancePointer turns jsonschema's instance location, whose tokens it also
-// percent-encodes ("X%20Y"), into the JSON pointer it stands for.
-func instancePointer(loc string) string {
-	if !strings.Contains(loc, "%") {
-		return loc
-	}
-	tokens := strings.Split(loc, "/")
-	for i, t := range tokens {
-		if u, err := url.PathUnescape(t); err == nil {
-			tokens[i] = u
-		}
-	}
-	return strings.Join(tokens, "/")
-}
-
 // reportedLeaves validates obj against sch and returns the failing leaves, sorted by
 // instance location, without those that fields, serverType, the cwd form check and the
 // env name check report more precisely.
-func reportedLeaves(obj map[string]any, sch *jsonschema.Schema) []*jsonschema.ValidationError {
+func reportedLeaves(obj map[string]any, sch *schemas.Schema) []*schemas.ValidationError {
 	err := sch.Validate(obj)
-	var ve *jsonschema.ValidationError
+	var ve *schemas.ValidationError
 	if !errors.As(err, &ve) {
 		return nil
 	}
-	var leaves, out []*jsonschema.ValidationError
+	var leaves, out []*schemas.ValidationError
 	collectLeaves(ve, &leaves)
 	sort.SliceStable(leaves, func(a, b int) bool { return leaves[a].InstanceLocation < leaves[b].InstanceLocation })
 	for _, leaf := range leaves {
@@ -213,7 +196,7 @@ func plainServer(obj map[string]any) bool {
 	return true
 }
 
-func collectLeaves(e *jsonschema.ValidationError, out *[]*jsonschema.ValidationError) {
+func collectLeaves(e *schemas.ValidationError, out *[]*schemas.ValidationError) {
 	if len(e.Causes) == 0 {
 		*out = append(*out, e)
 		return

@@ -180,9 +180,9 @@ func (t *Tap) ServerLine(l Line) {
 
 var (
 	// tailID is an id written last ({..., "id": 5}), as the TypeScript SDK writes it.
-	tailID = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")\s*\}\s*$`)
+	tailID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")\s*\}\s*$`) })
 	// tailIsError is a result's isError written after its content, as the SDKs write it.
-	tailIsError = regexp.MustCompile(`"isError"\s*:\s*true\s*[,}]`)
+	tailIsError = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"isError"\s*:\s*true\s*[,}]`) })
 )
 
 // cutMessage reads what it can of a message too long to hold: from its first bytes the
@@ -197,11 +197,11 @@ func cutMessage(l Line) (*message, bool) {
 	}
 	readHead(dec, m)
 	if !hasValue(m.ID) {
-		if sub := tailID.FindSubmatch(l.Tail); sub != nil {
+		if sub := tailID().FindSubmatch(l.Tail); sub != nil {
 			m.ID = sub[1]
 		}
 	}
-	if !hasValue(m.Error) && tailIsError.Match(l.Tail) {
+	if !hasValue(m.Error) && tailIsError().Match(l.Tail) {
 		m.Result = json.RawMessage(`{"isError":true}`)
 	}
 	return m, true

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/plugboard/plugboard/backend/issue"
@@ -52,12 +53,13 @@ func Parse(data []byte, folder, dir string, opts Options) Skill {
 	return s
 }
 
-// crc32c is the Castagnoli table, computed in hardware where the CPU has it.
-var crc32c = crc32.MakeTable(crc32.Castagnoli)
+// crc32c is the Castagnoli table (computed in hardware where the CPU has it), made on
+// first use: making it costs a command that reads no skill about a millisecond at start.
+var crc32c = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // ContentSum is Skill.Sum of the bytes data.
 func ContentSum(data []byte) string {
-	return fmt.Sprintf("crc32c:%08x", crc32.Checksum(data, crc32c))
+	return fmt.Sprintf("crc32c:%08x", crc32.Checksum(data, crc32c()))
 }
 
 func (c *checker) add(sev issue.Severity, code string, line int, pointer, format string, args ...any) {
@@ -184,13 +186,13 @@ func parseYAML(fm []byte) (doc *yaml.Node, err error) {
 	return &n, nil
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) })
 
 // yamlError returns the SKILL.md line of a yaml.v3 error and its message with a fix.
 func yamlError(err error) (int, string) {
 	msg := err.Error()
 	line := 1
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		if n, convErr := strconv.Atoi(m[1]); convErr == nil {
 			line = n + 1
 		}

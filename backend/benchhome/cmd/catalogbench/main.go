@@ -1,9 +1,11 @@
-// Command catalogbench measures a cold `plugboard catalog --json` on a synthetic home of
-// 1,000 portable plugins × 10 skills + an mcp.json each, against readfloor, a program that
-// only reads the same files. Each run is a fresh process (no warm in-process state); the
-// page cache is dropped before every run when /proc/sys/vm/drop_caches is writable, and
-// the report says whether it was. It prints the median wall time of 11 runs of each, their
-// ratio, and the catalog's peak resident memory.
+// Command catalogbench measures `plugboard catalog --json` on a synthetic home of 1,000
+// portable plugins × 10 skills + an mcp.json each, against readfloor, a program that only
+// reads the same files with raw system calls. Each run is a fresh process (no warm
+// in-process state). Cold: the page cache is dropped before every run when
+// /proc/sys/vm/drop_caches is writable (the report says whether it was). Warm: the files
+// are in the page cache (the usual case for a desktop app that rescans). It prints the
+// median wall time of 11 runs of each, their ratios (measured in the same run), and the
+// catalog's peak resident memory.
 //
 // Usage: go run ./backend/benchhome/cmd/catalogbench [-plugins 1000] [-skills 10] [-runs 11]
 package main
@@ -40,7 +42,7 @@ func main() {
 	build(filepath.Join(bin, "readfloor"), "./backend/benchhome/cmd/readfloor")
 
 	cold := dropCaches()
-	var cat, floor []time.Duration
+	var cat, floor, wcat, wfloor []time.Duration
 	var maxRSS int64
 	for i := 0; i < *runs; i++ {
 		dropCaches()
@@ -51,12 +53,23 @@ func main() {
 		cat = append(cat, d)
 		maxRSS = max(maxRSS, rss)
 	}
+	run(home, filepath.Join(bin, "plugboard"), "catalog", "--json", "--home", pbHome) // warm the cache
+	for i := 0; i < *runs; i++ {
+		d, _ := run(home, filepath.Join(bin, "readfloor"), pbHome)
+		wfloor = append(wfloor, d)
+		d, _ = run(home, filepath.Join(bin, "plugboard"), "catalog", "--json", "--home", pbHome)
+		wcat = append(wcat, d)
+	}
 	mc, mf := median(cat), median(floor)
+	wc, wf := median(wcat), median(wfloor)
 	fmt.Printf("home: %d plugins x %d skills + mcp.json each (%d skills)\n", *plugins, *skills, *plugins**skills)
-	fmt.Printf("page cache dropped before each run: %v\n", cold)
-	fmt.Printf("readfloor          median %8.1f ms  runs %v\n", ms(mf), msList(floor))
-	fmt.Printf("plugboard catalog  median %8.1f ms  runs %v\n", ms(mc), msList(cat))
-	fmt.Printf("ratio catalog/floor: %.2fx (goal <= 1.50x)\n", float64(mc)/float64(mf))
+	fmt.Printf("page cache dropped before each cold run: %v\n", cold)
+	fmt.Printf("cold readfloor          median %8.1f ms  runs %v\n", ms(mf), msList(floor))
+	fmt.Printf("cold plugboard catalog  median %8.1f ms  runs %v\n", ms(mc), msList(cat))
+	fmt.Printf("cold ratio catalog/floor: %.2fx (goal <= 1.20x)\n", float64(mc)/float64(mf))
+	fmt.Printf("warm readfloor          median %8.1f ms  runs %v\n", ms(wf), msList(wfloor))
+	fmt.Printf("warm plugboard catalog  median %8.1f ms  runs %v\n", ms(wc), msList(wcat))
+	fmt.Printf("warm ratio catalog/floor: %.2fx (goal <= 1.50x)\n", float64(wc)/float64(wf))
 	fmt.Printf("catalog peak RSS: %.1f MB (goal < 150 MB)\n", float64(maxRSS)/1e6)
 }
 
