@@ -123,6 +123,15 @@ func printPlan(w io.Writer, p *runtime.Plan) {
 	fmt.Fprintf(w, "%s\n", runtime.ShellQuote(p.Argv))
 	fmt.Fprintf(w, "  backend %s, target %s\n  projection %s (%s)\n  fingerprint %s\n", p.Backend, p.Target, p.Projection, reused, p.Fingerprint)
 	fmt.Fprintf(w, "  skills: %s\n  MCP servers: %s\n", list(p.Skills), list(p.Servers))
+	if p.GrantsUnsupported != "" {
+		fmt.Fprintf(w, "  read grants: %s\n", p.GrantsUnsupported)
+	}
+	for _, g := range p.Grants {
+		fmt.Fprintf(w, "  read grant (%s of %s): %s\n", g.Kind, g.Skill, g.Path)
+	}
+	for _, r := range p.Refused {
+		fmt.Fprintf(w, "  refused paths entry %q of %s: %s\n", r.Entry, r.Skill, r.Reason)
+	}
 }
 
 func runMCPStdio(env Env, args []string) int {

@@ -84,55 +84,66 @@ func ReadActivityIndex(path string) (*ActivityIndex, error) {
 	return &ix, nil
 }
 
-// activityFiles adds the index and the hook settings to a Claude projection and returns
-// the arguments that pass them. Without the plugboard executable there is nothing for a
-// hook to run, and nothing is added.
+// activityFiles adds the index and the settings (the recording hooks and the skills' read
+// grants) to a Claude projection and returns the arguments that pass them. Without the
+// plugboard executable there is nothing for a hook to run, and only the grants are added.
 func activityFiles(plan *Plan, l *layout, units []unit, req Request) []string {
-	if req.Self == "" {
-		return nil
-	}
-	ix := ActivityIndex{V: 1, Home: req.PlugboardHome, Backend: Claude, Fingerprint: plan.Fingerprint, Skills: map[string]IndexedSkill{}}
-	for _, u := range units {
-		if u.asIs() {
-			// Claude reads the folder itself: its skills as Claude's load model finds them,
-			// hashed where they are.
-			if u.p.Clients == nil {
+	var hook map[string]any
+	if req.Self != "" {
+		ix := ActivityIndex{V: 1, Home: req.PlugboardHome, Backend: Claude, Fingerprint: plan.Fingerprint, Skills: map[string]IndexedSkill{}}
+		for _, u := range units {
+			if u.asIs() {
+				// Claude reads the folder itself: its skills as Claude's load model finds
+				// them, hashed where they are.
+				if u.p.Clients == nil {
+					continue
+				}
+				for _, s := range u.p.Clients.Claude.LoadedSkills() {
+					is := IndexedSkill{Plugin: u.p.ID, Version: u.p.Version}
+					if t, err := hashTree(u.root, filepath.Join(u.root, filepath.FromSlash(s.Dir))); err == nil {
+						is.Hash = "sha256:" + t.Sum
+					}
+					ix.Skills[s.Name] = is
+				}
 				continue
 			}
-			for _, s := range u.p.Clients.Claude.LoadedSkills() {
-				is := IndexedSkill{Plugin: u.p.ID, Version: u.p.Version}
-				if t, err := hashTree(u.root, filepath.Join(u.root, filepath.FromSlash(s.Dir))); err == nil {
-					is.Hash = "sha256:" + t.Sum
-				}
-				ix.Skills[s.Name] = is
+			for _, s := range u.skills {
+				ix.Skills[namespace(&u.p)+":"+s.name] = IndexedSkill{Plugin: u.p.ID, Version: u.p.Version, Hash: "sha256:" + s.t.Sum}
 			}
-			continue
 		}
-		for _, s := range u.skills {
-			ix.Skills[namespace(&u.p)+":"+s.name] = IndexedSkill{Plugin: u.p.ID, Version: u.p.Version, Hash: "sha256:" + s.t.Sum}
-		}
+		index := filepath.Join(plan.Projection, ActivityIndexFile)
+		l.files[ActivityIndexFile] = mustJSON(ix)
+		hook = map[string]any{"type": "command", "command": ShellQuote([]string{req.Self, "activity", "record", index}), "timeout": activityHookTimeout}
+		plan.EnvKeys = append(plan.EnvKeys, ActivityTargetEnv)
+		plan.env = append(plan.env, ActivityTargetEnv+"="+plan.Target)
 	}
-	index := filepath.Join(plan.Projection, ActivityIndexFile)
-	l.files[ActivityIndexFile] = mustJSON(ix)
-	l.files[ActivitySettingsFile] = activitySettings(map[string]any{"type": "command",
-		"command": ShellQuote([]string{req.Self, "activity", "record", index}), "timeout": activityHookTimeout})
-	plan.EnvKeys = append(plan.EnvKeys, ActivityTargetEnv)
-	plan.env = append(plan.env, ActivityTargetEnv+"="+plan.Target)
+	if hook == nil && plan.perms.empty() {
+		return nil
+	}
+	l.files[ActivitySettingsFile] = launchSettings(hook, plan.perms)
 	if givesSettings(req.Args) {
 		plan.Dropped = append(plan.Dropped, Drop{Plugin: "plugboard", What: "hooks", Name: "activity",
-			Reason: "the agent's arguments give --settings, and Claude Code keeps only the last --settings, so the launch's own (its skill-activity hooks) is replaced and the skills this session invokes are not recorded"})
+			Reason: "the agent's arguments give --settings, and Claude Code keeps only the last --settings, so the launch's own is replaced: its skill-activity hooks (the skills this session invokes are not recorded) and its skills' read grants"})
 	}
 	return []string{"--settings", filepath.Join(plan.Projection, ActivitySettingsFile)}
 }
 
-// activitySettings is Claude settings whose recording hooks run hook: after each Skill
-// tool call, and after each slash command that expanded.
-func activitySettings(hook map[string]any) []byte {
-	hooks := []any{hook}
-	return mustJSON(map[string]any{"hooks": map[string]any{
-		"PostToolUse":         []any{map[string]any{"matcher": "Skill", "hooks": hooks}},
-		"UserPromptExpansion": []any{map[string]any{"hooks": hooks}},
-	}})
+// launchSettings is the Claude settings of a launch: recording hooks that run hook (nil:
+// none) after each Skill tool call and after each slash command that expanded, and the
+// permission rules of the skills' grants (grants.go).
+func launchSettings(hook map[string]any, perms permissions) []byte {
+	out := map[string]any{}
+	if hook != nil {
+		hooks := []any{hook}
+		out["hooks"] = map[string]any{
+			"PostToolUse":         []any{map[string]any{"matcher": "Skill", "hooks": hooks}},
+			"UserPromptExpansion": []any{map[string]any{"hooks": hooks}},
+		}
+	}
+	if !perms.empty() {
+		out["permissions"] = perms
+	}
+	return mustJSON(out)
 }
 
 // UseActivityServer points the plan's recording at a recorder its launcher hosts (url,
@@ -147,11 +158,12 @@ func (p *Plan) UseActivityServer(url, token string) bool {
 	case Claude:
 		file := filepath.Join(p.Projection, ActivitySettingsFile)
 		i := slices.Index(p.Argv, file)
-		if i < 1 || p.Argv[i-1] != "--settings" || slices.ContainsFunc(p.Dropped, func(d Drop) bool { return d.What == "hooks" }) {
+		if i < 1 || p.Argv[i-1] != "--settings" || !slices.Contains(p.EnvKeys, ActivityTargetEnv) ||
+			slices.ContainsFunc(p.Dropped, func(d Drop) bool { return d.What == "hooks" }) {
 			return false
 		}
-		p.Argv[i] = string(activitySettings(map[string]any{"type": "http", "url": url + "/claude", "timeout": activityHookTimeout,
-			"headers": map[string]string{ActivityTokenHeader: "$" + ActivityTokenEnv}, "allowedEnvVars": []string{ActivityTokenEnv}}))
+		p.Argv[i] = string(launchSettings(map[string]any{"type": "http", "url": url + "/claude", "timeout": activityHookTimeout,
+			"headers": map[string]string{ActivityTokenHeader: "$" + ActivityTokenEnv}, "allowedEnvVars": []string{ActivityTokenEnv}}, p.perms))
 	case PI:
 		if !slices.Contains(p.Argv, filepath.Join(p.Projection, PIActivityExtensionFile)) {
 			return false

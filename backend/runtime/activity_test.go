@@ -125,21 +125,26 @@ func TestActivityFilesAreSealed(t *testing.T) {
 	}
 }
 
-// Without the plugboard executable there is no hook to run: no settings, no index. A
-// --settings of the agent's own replaces the launch's (Claude keeps the last one), which
-// the plan says.
+// Without the plugboard executable there is no hook to run: no index, and the settings
+// hold the skills' read grants alone. A --settings of the agent's own replaces the
+// launch's (Claude keeps the last one), which the plan says.
 func TestActivityHooksNeedSelfAndTheirOwnSettings(t *testing.T) {
 	pb := home(t)
 	req := request(pb, "coder")
 	req.Self = ""
 	p := build(t, req)
-	if slices.Contains(p.Argv, "--settings") || slices.Contains(p.EnvKeys, ActivityTargetEnv) {
-		t.Errorf("without Self: argv %v env keys %v", p.Argv, p.EnvKeys)
+	if slices.Contains(p.EnvKeys, ActivityTargetEnv) {
+		t.Errorf("without Self: env keys %v", p.EnvKeys)
 	}
-	for _, name := range []string{ActivitySettingsFile, ActivityIndexFile} {
-		if _, err := os.Lstat(filepath.Join(p.Projection, name)); !os.IsNotExist(err) {
-			t.Errorf("without Self the projection has %s", name)
-		}
+	if _, err := os.Lstat(filepath.Join(p.Projection, ActivityIndexFile)); !os.IsNotExist(err) {
+		t.Errorf("without Self the projection has %s", ActivityIndexFile)
+	}
+	var st map[string]json.RawMessage
+	if b, err := os.ReadFile(filepath.Join(p.Projection, ActivitySettingsFile)); err != nil || json.Unmarshal(b, &st) != nil {
+		t.Fatalf("without Self, the settings: %v", err)
+	}
+	if _, hooks := st["hooks"]; hooks || st["permissions"] == nil {
+		t.Errorf("without Self the settings hold %v, want the permissions alone", st)
 	}
 	for _, args := range [][]string{{"--settings", "mine.json"}, {"--settings={}"}} {
 		req := request(pb, "coder")

@@ -15,8 +15,9 @@ import (
 //	plugins/<namespace>/skills/<skill>/              or Cursor package, its skills copied
 //	mcp.json                                         the supplemental --mcp-config
 //	stdio/<n>.json, remote/<n>.json                  the servers' private files (serverFiles)
-//	settings.json, activity.json                     --settings with the skill-activity hooks,
-//	                                                 and the index they read (activity.go)
+//	settings.json, activity.json                     --settings with the skill-activity hooks
+//	                                                 and the skills' read grants (grants.go),
+//	                                                 and the index the hooks read (activity.go)
 //
 // Legacy Claude folders are passed with --plugin-dir as they are (R1).
 func claudeLayout(plan *Plan, units []unit, req Request) layout {
@@ -56,6 +57,7 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 			for _, s := range u.skills {
 				l.addTree(folder+"/skills/"+s.name, u.p.ID, s)
 				plan.Skills = append(plan.Skills, ns+":"+s.name)
+				projectSkillPaths(plan, &l, &plan.perms, &u, s, ns+":"+s.name, folder+"/skills/"+s.name)
 			}
 			argv = append(argv, "--plugin-dir", filepath.Join(plan.Projection, filepath.FromSlash(folder)))
 		}

@@ -28,6 +28,7 @@ const PIMCPConfigMode = "PI_MCP_CONFIG_MODE"
 func piLayout(plan *Plan, units []unit, req Request) layout {
 	l := newLayout()
 	argv := []string{binOr(req.Bin, PI), "--no-skills"}
+	plan.GrantsUnsupported = GrantsUnsupportedPI
 	indexed := map[string]IndexedSkill{}
 	servers := newServerFiles(plan, &l, req)
 	adapter := req.PIMCPAdapter // found by Build when not given
@@ -43,6 +44,7 @@ func piLayout(plan *Plan, units []unit, req Request) layout {
 			dir := filepath.Join(plan.Projection, filepath.FromSlash(rel))
 			argv = append(argv, "--skill", dir)
 			plan.Skills = append(plan.Skills, s.name)
+			projectSkillPaths(plan, &l, nil, &u, s, s.name, rel)
 			indexed[s.name] = IndexedSkill{Plugin: u.p.ID, Version: u.p.Version, Hash: "sha256:" + s.t.Sum, Location: filepath.Join(dir, "SKILL.md")}
 		}
 		if len(u.mcp) == 0 {

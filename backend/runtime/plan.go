@@ -96,8 +96,16 @@ type Plan struct {
 	Suppressed []Suppressed       `json:"suppressed"`
 	Dropped    []Drop             `json:"dropped"`
 	Collisions []assign.Collision `json:"collisions"`
+	// Grants are the paths the agent may read because a projected skill is in the launch
+	// (its folder and each accepted `paths` entry, in the projection), never write;
+	// Refused the `paths` entries not granted, and why (grants.go). GrantsUnsupported says
+	// why a backend gets no grants (PI).
+	Grants            []Grant   `json:"grants"`
+	Refused           []Refusal `json:"refused"`
+	GrantsUnsupported string    `json:"grantsUnsupported,omitempty"`
 
-	env []string // the additions, KEY=VALUE; never serialised
+	env   []string    // the additions, KEY=VALUE; never serialised
+	perms permissions // Claude's permission rules for the grants, in its --settings
 }
 
 // PlanPlugin is one plugin of the launch set and how the backend gets it.
@@ -212,7 +220,8 @@ func Build(req Request) (*Plan, error) {
 		req.PIMCPAdapter = findPIMCPAdapter(binOr(req.Bin, PI))
 	}
 	plan := &Plan{Backend: backend, Target: t.ID, Mode: req.Mode, Argv: []string{}, EnvKeys: []string{}, Plugins: []PlanPlugin{},
-		Skills: []string{}, Servers: []string{}, Suppressed: []Suppressed{}, Dropped: []Drop{}, Collisions: []assign.Collision{}}
+		Skills: []string{}, Servers: []string{}, Suppressed: []Suppressed{}, Dropped: []Drop{}, Collisions: []assign.Collision{},
+		Grants: []Grant{}, Refused: []Refusal{}}
 	drop := func(d Drop) { plan.Dropped = append(plan.Dropped, d) }
 	st, _, _ := settings.Read(req.PlugboardHome)
 
@@ -534,7 +543,7 @@ func piCollisions(units []unit) []assign.Collision {
 // layoutVersion changes whenever the projection's file layout or formats change, so
 // that a new Plugboard never reuses a projection an older one wrote differently.
 // 2: a Claude projection holds settings.json (the skill-activity hooks) and activity.json.
-const layoutVersion = 3
+const layoutVersion = 4
 
 // fingerprint hashes everything a launch's capabilities depend on (R6): the backend and
 // mode, the effective plugin folders, the content of every projected skill, the
@@ -544,7 +553,10 @@ const layoutVersion = 3
 // own path, which is named after the fingerprint). Agent arguments are not capabilities
 // and are left out; neither is the target, which the hooks read from the environment.
 func fingerprint(backend string, req Request, units []unit) string {
-	type skillFP struct{ Name, Sum string }
+	type skillFP struct {
+		Name, Sum string
+		Note      string `json:",omitempty"` // appended to its projected SKILL.md (grants.go)
+	}
 	type unitFP struct {
 		Dir, Root, Format, Namespace string
 		AsClaude                     bool           `json:",omitempty"`
@@ -571,7 +583,7 @@ func fingerprint(backend string, req Request, units []unit) string {
 		f := unitFP{Dir: u.dir, Root: u.root, Format: string(u.p.Format), AsClaude: u.asClaude, Namespace: namespace(&u.p),
 			Manifest: compatManifest(&u.p, namespace(&u.p)), Servers: u.mcp}
 		for _, s := range u.skills {
-			f.Skills = append(f.Skills, skillFP{s.name, s.t.Sum})
+			f.Skills = append(f.Skills, skillFP{s.name, s.t.Sum, refusedNote(&u, s)})
 		}
 		if backend == Claude && u.asIs() {
 			// Claude reads a legacy folder itself, all of it (.mcp.json, hooks, commands,

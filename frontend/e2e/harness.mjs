@@ -61,14 +61,14 @@ export function makeAssignFixture() {
 }
 
 /**
- * The launch fixture: a temp copy of testdata/runtime/home as the Plugboard home (agents coder,
+ * The launch fixture: a temp copy of testdata/runtime/<name> (default home) as the Plugboard home (agents coder,
  * clash — two plugins with a skill "check" —, pi-coder, and template team with an __active__ slot)
  * and a fresh, empty HOME beside it.
  */
-export function makeRuntimeFixture() {
+export function makeRuntimeFixture(name = 'home') {
   const dir = mkdtempSync(join(tmpdir(), 'pb-e2e-runtime-'));
   const pbHome = join(dir, 'pb');
-  cpSync(join(repoRoot, 'testdata', 'runtime', 'home'), pbHome, { recursive: true, verbatimSymlinks: true });
+  cpSync(join(repoRoot, 'testdata', 'runtime', name), pbHome, { recursive: true, verbatimSymlinks: true });
   const home = join(dir, 'home');
   mkdirSync(home);
   return { dir, home, pbHome, cleanup: () => rmSync(dir, { recursive: true, force: true }) };

@@ -430,6 +430,12 @@ export interface Plan {
   suppressed: Suppressed[] | null;
   dropped: Drop[] | null;
   collisions: Collision[] | null;
+  /** Paths the agent may read because a projected skill is in the launch, never write (issue 18). */
+  grants?: { skill: string; path: string; kind: 'skill-folder' | 'paths-entry' | string }[] | null;
+  /** `paths` entries of projected skills the launch does not grant, and why. */
+  refused?: { skill: string; entry: string; reason: string }[] | null;
+  /** Why the backend gets no grants (PI has no permission system). */
+  grantsUnsupported?: string;
 }
 
 export interface LaunchResult {

@@ -353,6 +353,29 @@ const chips = (xs: string[] | null | undefined, testid: string): HTMLElement =>
     : h('span', { class: 'muted', 'data-testid': testid }, 'none');
 
 /** What the launch loads and what it leaves out. */
+/** What a skill's folder and `paths` let the agent read (Claude), or why nothing is granted (PI). */
+function grantList(p: Plan): HTMLElement {
+  if (p.grantsUnsupported) return h('span', { class: 'muted', 'data-testid': 'launch-grants' }, p.grantsUnsupported);
+  const grants = p.grants ?? [];
+  if (!grants.length) return h('span', { class: 'muted', 'data-testid': 'launch-grants' }, 'none');
+  return h(
+    'ul',
+    { class: 'plain launch-reasons', 'data-testid': 'launch-grants' },
+    ...grants.map((g) =>
+      h(
+        'li',
+        { 'data-kind': g.kind },
+        h('code', null, g.skill),
+        ' ',
+        h('span', { class: 'muted small' }, g.kind === 'skill-folder' ? 'its folder' : 'paths entry'),
+        ': ',
+        h('span', { class: 'mono small wrap' }, g.path),
+        h('span', { class: 'muted small' }, ' (read only)'),
+      ),
+    ),
+  );
+}
+
 export function planDetails(p: Plan): HTMLElement {
   const row = (label: string, value: Node) => [h('dt', null, label), h('dd', null, value)];
   const reasons = (items: Array<{ key: string; reason: string }>, testid: string) =>
@@ -400,6 +423,14 @@ export function planDetails(p: Plan): HTMLElement {
           reason: d.reason,
         })),
         'launch-dropped',
+      ),
+    ),
+    ...row('Read grants', grantList(p)),
+    ...row(
+      'Refused paths',
+      reasons(
+        (p.refused ?? []).map((r) => ({ key: `${r.skill} ${r.entry}`, reason: r.reason })),
+        'launch-refused',
       ),
     ),
     ...(p.envKeys.length ? row('Environment', chips(p.envKeys, 'launch-env')) : []),
