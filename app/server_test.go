@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -272,5 +273,33 @@ func TestEventsAndSettings(t *testing.T) {
 	}
 	if code, _, _ := do(t, base, req{"POST", "/api/OpenWorkspace", `["/no/such/dir"]`, auth}); code != 404 {
 		t.Errorf("missing workspace: %d", code)
+	}
+}
+
+// The catalog document is encoded once per scan: two pages asking for the same scan get
+// the same bytes, and a rescan that finds a change serves the new document at once.
+func TestCatalogEncodedOncePerScan(t *testing.T) {
+	base, token, home, _ := startServer(t, nil)
+	auth := map[string]string{"X-Plugboard-Token": token}
+	code, first, resp := do(t, base, req{"POST", "/api/Catalog", "[]", auth})
+	if code != 200 || resp.Header.Get("Content-Length") != strconv.Itoa(len(first)) {
+		t.Fatalf("Catalog: %d, Content-Length %q for %d bytes", code, resp.Header.Get("Content-Length"), len(first))
+	}
+	if _, again, _ := do(t, base, req{"POST", "/api/Catalog", "[]", auth}); again != first {
+		t.Error("the same scan was served differently")
+	}
+	manifest := filepath.Join(home, ".plugboard", "plugins", "alpha", "plugin.json")
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(manifest, []byte(strings.Replace(string(b), `"version": "1.0.0"`, `"version": "1.0.1"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := do(t, base, req{"POST", "/api/Rescan", "[]", auth}); code != 200 {
+		t.Fatalf("Rescan: %d", code)
+	}
+	if _, after, _ := do(t, base, req{"POST", "/api/Catalog", "[]", auth}); after == first || !strings.Contains(after, `"version":"1.0.1"`) {
+		t.Errorf("after the rescan the catalog is unchanged (%v)", after == first)
 	}
 }

@@ -48,11 +48,21 @@ try {
     await page.goto(srv.url);
     await page.waitForSelector('[data-testid="plugin-row"]', { timeout: 60000 });
     await page.waitForFunction(() => window.__pb.firstRow !== null);
-    const m = await page.evaluate(() => ({
-      fcp: performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint')?.startTime ?? NaN,
-      firstRow: window.__pb.firstRow,
-      progress: window.__pb.progress,
-    }));
+    const m = await page.evaluate(() => {
+      const mark = (n) => performance.getEntriesByName(n)[0]?.startTime ?? NaN;
+      return {
+        fcp: performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint')?.startTime ?? NaN,
+        firstRow: window.__pb.firstRow,
+        progress: window.__pb.progress,
+        request: mark('plugboard:catalog-request'),
+        parsed: mark('plugboard:catalog-parsed'),
+        indexed: mark('plugboard:indexed'),
+        response:
+          performance.getEntriesByType('resource').find((e) => e.name.endsWith('/api/Catalog'))?.responseEnd ?? NaN,
+        responseStart:
+          performance.getEntriesByType('resource').find((e) => e.name.endsWith('/api/Catalog'))?.responseStart ?? NaN,
+      };
+    });
     return { page, m };
   };
   const cold = await load();
@@ -60,10 +70,12 @@ try {
   const fcps = [];
   const rows = [];
   const searches = [];
+  const phases = [];
   for (let i = 0; i < LOADS; i++) {
     const { page, m } = await load();
     fcps.push(m.fcp);
     rows.push(m.firstRow);
+    phases.push(m);
     const t0 = performance.now();
     await page.fill('[data-testid="search"]', `p0${String(100 + i * 7).padStart(3, '0')}-skill-03`);
     await waitFor(async () => (await rowIds(page)).length === 1, { message: 'search to one row' });
@@ -73,6 +85,15 @@ try {
   console.log(
     `BENCH first-contentful-paint-ms=${Math.round(median(fcps))} first-row-ms=${Math.round(median(rows))} ` +
       `search-ms=${Math.round(median(searches))} plugins=${PLUGINS}`,
+  );
+  console.log(
+    `BENCH-phases request-at-ms=${Math.round(median(phases.map((m) => m.request)))} ` +
+      `fetch-and-parse-ms=${Math.round(median(phases.map((m) => m.parsed - m.request)))} ` +
+      `(first-byte-ms=${Math.round(median(phases.map((m) => m.responseStart - m.request)))} ` +
+      `body-ms=${Math.round(median(phases.map((m) => m.response - m.responseStart)))} ` +
+      `parse-ms=${Math.round(median(phases.map((m) => m.parsed - m.response)))}) ` +
+      `index-ms=${Math.round(median(phases.map((m) => m.indexed - m.parsed)))} ` +
+      `render-to-first-row-ms=${Math.round(median(phases.map((m) => m.firstRow - m.indexed)))}`,
   );
   console.log(
     `BENCH-detail loads-fcp-ms=${fcps.map(Math.round).join(',')} loads-first-row-ms=${rows.map(Math.round).join(',')} ` +
