@@ -9,6 +9,11 @@ WINDOW   := build/bin/plugboard-window
 NOGUI    := build/bin/plugboard-nogui
 STATIC   := build/bin/plugboard-static
 PREFIX   ?= $(HOME)/.local
+# What plugboard --version says: the nearest tag and the commits since (or the commit), and the date.
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+LDFLAGS  := -w -s -X github.com/plugboard/plugboard/backend/version.Version=$(VERSION) \
+            -X github.com/plugboard/plugboard/backend/version.Commit=$(shell git rev-parse HEAD 2>/dev/null) \
+            -X github.com/plugboard/plugboard/backend/version.BuildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 
 # Debian packages: GTK/WebKit headers for the window, Xvfb and friends for its test,
 # Chromium for the page's end-to-end tests, a D-Bus session bus for the tray's, strace for
@@ -33,13 +38,13 @@ nogui:
 
 ## desktop: the window program (GTK/WebKit 4.1), with the page embedded
 desktop: frontend
-	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "-w -s" -o $(WINDOW) .
+	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "$(LDFLAGS)" -o $(WINDOW) .
 
 ## app: plugboard, the command line with the page embedded, which hands `plugboard` with no
 ## command to plugboard-window beside it: every other command starts without loading GTK
 ## and WebKit (about 110 ms and 50 MB)
 app: desktop
-	$(GO) build -ldflags "-w -s" -o $(BIN) .
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
 
 ## frontend: the TypeScript page into frontend/dist
 frontend: deps-node

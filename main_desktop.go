@@ -17,6 +17,9 @@ var icon []byte
 // windowRunner: this build is the window itself.
 func windowRunner() func(args []string) error { return nil }
 
+// windowProgram: this build is the window; its own build information has Wails.
+func windowProgram() string { return "" }
+
 // desktopRunner opens the window over a service whose events go to the page.
 func desktopRunner() cli.DesktopFunc {
 	return func(home, pbHome string, assets fs.FS) error {

@@ -258,6 +258,7 @@ var pageMethods = map[string]pageMethod{
 	"Rollback":          oneArg((*Page).Rollback),
 	"Budget":            threeArgs((*Page).Budget),
 	"CheckMCP":          twoArgs((*Page).CheckMCP),
+	"Version":           noArgs((*Page).Version),
 }
 
 // A pageMethod is one entry of pageMethods.

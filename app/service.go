@@ -29,6 +29,7 @@ import (
 	"github.com/plugboard/plugboard/backend/snapshot"
 	"github.com/plugboard/plugboard/backend/store"
 	"github.com/plugboard/plugboard/backend/try"
+	"github.com/plugboard/plugboard/backend/version"
 )
 
 // Events the service emits.
@@ -158,6 +159,7 @@ type pageSurface interface {
 	Rollback(name string) (install.Result, error)
 	Budget(target, dir, backend string) (BudgetState, error)
 	CheckMCP(target, dir string) ([]mcphealth.Result, error)
+	Version() (version.Info, error)
 }
 
 // NewPage makes the page's surface over s.

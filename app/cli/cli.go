@@ -37,6 +37,8 @@ type Env struct {
 	// command starts without loading them); it returns only when that program could not
 	// be started. nil: there is none.
 	Window func(args []string) error
+	// WindowProgram is the window program's path, for version ("" or nil: none).
+	WindowProgram func() string
 	// Stdin is what a launched agent reads; nil means os.Stdin.
 	Stdin io.Reader
 	// Executable is this program's path, which launches hand to agents as the MCP proxy
@@ -52,6 +54,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"inspect", "[--json] DIR", "validate one plugin package of any format", runInspect},
+		{"version", "[--json]", "the version (a git tag or commit), build date, Go version and the window's Wails version", runVersion},
 		{"catalog", "[--json] [--home DIR] [--workspace DIR]", "every plugin, skill and MCP server on this machine", runCatalog},
 		{"skills", "[--json] [--home DIR] [--workspace DIR]", "skills grouped by plugin, in precedence order", runSkills},
 		{"targets", "[--json] [--home DIR]", "agents and template slots with their plugin sets and hashes", runTargets},
@@ -103,6 +106,9 @@ func Main(args []string, env Env) int {
 		usage(env.Stdout)
 		return ExitOK
 	}
+	if args[0] == "--version" {
+		return runVersion(env, nil)
+	}
 	for _, c := range commands() {
 		if c.name == args[0] {
 			return c.run(env, args[1:])
@@ -117,6 +123,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Plugboard: one honest catalog of the agent plugins and skills on this machine.")
 	fmt.Fprintln(w, "\nUsage:")
 	fmt.Fprintf(w, "  plugboard\n      %s\n", "open the desktop window (no display: serve the page)")
+	fmt.Fprintf(w, "  plugboard --version\n      %s\n", "the version, as plugboard version prints it")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  plugboard %s %s\n      %s\n", c.name, c.args, c.help)
 	}

@@ -2,10 +2,11 @@
 // save, skill switches, and the workspace control with its trust switch.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { launchBrowser, makeFixture, newPage, rowIds, startServe, waitFor, waitReady } from './harness.mjs';
+import { launchBrowser, makeFixture, newPage, pluginBin, rowIds, startServe, waitFor, waitReady } from './harness.mjs';
 
 let fx, srv, browser, page;
 const settingsFile = () => join(fx.pbHome, 'settings.json');
@@ -184,4 +185,16 @@ test('an invalid path is refused by the backend with its reason, and nothing is 
   assert.equal(readFileSync(settingsFile(), 'utf8'), before);
   await page.click('[data-testid="settings-discard"]');
   assert.ok(!(await pathsShown()).includes('relative/path'));
+});
+
+test('the About card says which Plugboard serves the page, as plugboard version --json does', async () => {
+  await page.click('[data-testid="tab-settings"]');
+  const line = page.getByTestId('about-version');
+  await page.waitForFunction(() =>
+    /^Plugboard /.test(document.querySelector('[data-testid="about-version"]')?.textContent ?? ''),
+  );
+  const want = JSON.parse(execFileSync(pluginBin(), ['version', '--json'], { encoding: 'utf8' }));
+  const text = await line.textContent();
+  assert.ok(text.startsWith(`Plugboard ${want.version}`), text);
+  assert.ok(text.includes(want.go), text);
 });

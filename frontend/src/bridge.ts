@@ -14,6 +14,7 @@ import type {
   ActivityReport,
   BudgetState,
   MCPHealth,
+  VersionInfo,
   AckResult,
   ApiErrorBody,
   AssignChange,
@@ -77,7 +78,8 @@ type Method =
   | 'Update'
   | 'Rollback'
   | 'Budget'
-  | 'CheckMCP';
+  | 'CheckMCP'
+  | 'Version';
 
 interface WailsService {
   [method: string]: ((...args: unknown[]) => Promise<unknown>) | undefined;
@@ -336,6 +338,8 @@ export const api = {
   budget: (target: string, dir: string, backend: string) => call<BudgetState>('Budget', target, dir, backend),
   /** Starts each MCP server of the launch as it would start and reports what it answers (`mcp:progress` as it goes). */
   checkMCP: (target: string, dir: string) => call<MCPHealth[]>('CheckMCP', target, dir),
+  /** Which Plugboard serves the page (plugboard version --json). */
+  version: () => call<VersionInfo>('Version'),
 };
 
 type Handler<K extends keyof EventMap> = (data: EventMap[K]) => void;

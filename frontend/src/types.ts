@@ -568,6 +568,16 @@ export interface TryResult {
   dropped: Drop[];
 }
 
+/** The Version method's answer: `plugboard version --json`. */
+export interface VersionInfo {
+  version: string;
+  commit?: string;
+  modified?: boolean;
+  buildDate?: string;
+  go: string;
+  wails?: string;
+}
+
 // ---- budget and MCP health (docs/api.md, Budget and CheckMCP) ----------------------------------
 
 /** The Budget method's answer: `plugboard budget --json`, and the servers' last checks. */

@@ -213,8 +213,34 @@ export class SettingsView {
         h('h4', null, 'Trusted workspaces'),
         this.trusted,
       ),
+      this.about,
     );
     s.onChange(() => this.render());
+    void this.loadVersion();
+  }
+
+  /** The About card: which Plugboard this is (Version). */
+  private readonly about = h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'h-about', 'data-testid': 'about' },
+    h('h3', { id: 'h-about' }, 'About Plugboard'),
+    h('p', { class: 'muted small', 'data-testid': 'about-version' }, '…'),
+  );
+
+  private async loadVersion(): Promise<void> {
+    const line = this.about.querySelector('[data-testid="about-version"]') as HTMLElement;
+    try {
+      const v = await api.version();
+      line.replaceChildren(
+        h('strong', null, `Plugboard ${v.version}`),
+        v.commit ? h('span', { class: 'mono' }, ` (${v.commit.slice(0, 12)})`) : '',
+        v.buildDate ? `, built ${new Date(v.buildDate).toLocaleString()}` : '',
+        `, ${v.go}`,
+        v.wails ? `, Wails ${v.wails}` : '',
+      );
+    } catch (e) {
+      line.textContent = `The version could not be read: ${errorText(e)}`;
+    }
   }
 
   setIndex(ix: CatalogIndex): void {
