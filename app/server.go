@@ -219,7 +219,7 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 // surface, and no other. Each entry names the method and says how many arguments it
 // takes; the arguments decode, in order, into its parameters' types (as the desktop
 // window's bindings decode them), and arguments past those are ignored. Methods of the
-// Service that are not on Page (SetActor, DraftDirty, Workspace, Close) are "no method" here.
+// Service that are not on Page (SetActor, DraftDirty, Workspace, RequestOpen, Close) are "no method" here.
 var pageMethods = map[string]pageMethod{
 	"Catalog":           noArgs((*Page).Catalog),
 	"Rescan":            noArgs((*Page).Rescan),
@@ -259,6 +259,7 @@ var pageMethods = map[string]pageMethod{
 	"Budget":            threeArgs((*Page).Budget),
 	"CheckMCP":          twoArgs((*Page).CheckMCP),
 	"Version":           noArgs((*Page).Version),
+	"TakeOpen":          noArgs((*Page).TakeOpen),
 }
 
 // A pageMethod is one entry of pageMethods.

@@ -100,6 +100,7 @@ type Service struct {
 	live      *reload.Reloader             // set by StartLive
 	pick      func() (string, error)       // the window's folder dialog; nil over HTTP
 	saveAs    func(string) (string, error) // the window's save dialog; nil over HTTP
+	open      string                       // a folder the app was asked to open (open.go)
 
 	tries tries // the page's tries and their warm agents (try.go)
 }
@@ -160,6 +161,7 @@ type pageSurface interface {
 	Budget(target, dir, backend string) (BudgetState, error)
 	CheckMCP(target, dir string) ([]mcphealth.Result, error)
 	Version() (version.Info, error)
+	TakeOpen() (OpenRequest, error)
 }
 
 // NewPage makes the page's surface over s.

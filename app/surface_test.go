@@ -18,7 +18,7 @@ import (
 
 // offPage are the exported Service methods that are for the Go shells, not the page: the
 // window does not bind them and HTTP does not serve them.
-var offPage = []string{"Close", "DraftDirty", "SetActor", "Workspace"}
+var offPage = []string{"Close", "DraftDirty", "RequestOpen", "SetActor", "Workspace"}
 
 // TestAPISurface ties together the places that name the page's methods: Page (what the
 // desktop window binds), pageMethods (what POST /api/<Method> dispatches), the Service's

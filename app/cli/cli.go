@@ -114,6 +114,11 @@ func Main(args []string, env Env) int {
 			return c.run(env, args[1:])
 		}
 	}
+	if len(args) == 1 && !strings.HasPrefix(args[0], "-") {
+		if st, err := os.Stat(args[0]); err == nil && st.IsDir() {
+			return runOpen(env, args[0]) // plugboard ~/src/my-plugin: Local development for it
+		}
+	}
 	fmt.Fprintf(env.Stderr, "plugboard: unknown command %q\n\n", args[0])
 	usage(env.Stderr)
 	return ExitUsage
@@ -123,6 +128,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Plugboard: one honest catalog of the agent plugins and skills on this machine.")
 	fmt.Fprintln(w, "\nUsage:")
 	fmt.Fprintf(w, "  plugboard\n      %s\n", "open the desktop window (no display: serve the page)")
+	fmt.Fprintf(w, "  plugboard FOLDER\n      %s\n", "open the window (or bring the running one to the front) with Local development showing FOLDER, to link it")
 	fmt.Fprintf(w, "  plugboard --version\n      %s\n", "the version, as plugboard version prints it")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  plugboard %s %s\n      %s\n", c.name, c.args, c.help)

@@ -2,18 +2,23 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/plugboard/plugboard/app"
 )
 
-// DesktopFunc opens the desktop window and blocks until it closes.
-type DesktopFunc func(home, pbHome string, assets fs.FS) error
+// DesktopFunc opens the desktop window and blocks until it closes; open is a folder for
+// Local development to show ("" for none). When a window of the same Plugboard home is
+// open already, it hands open to that window, brings it to the front and returns
+// app.ErrHandedOver.
+type DesktopFunc func(home, pbHome, open string, assets fs.FS) error
 
 func runServe(env Env, args []string) int {
 	f := newFlags(env, "serve", true)
@@ -83,7 +88,19 @@ func serve(env Env, home, pbHome, workspace, addr string) int {
 
 // runDefault is what `plugboard` with no command does: the window when there is one to
 // open, else the page on loopback.
-func runDefault(env Env) int {
+func runDefault(env Env) int { return openWindow(env, "") }
+
+// runOpen is `plugboard FOLDER`: the window, with Local development showing FOLDER.
+func runOpen(env Env, folder string) int {
+	abs, err := filepath.Abs(folder)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard: %v\n", err)
+		return ExitUsage
+	}
+	return openWindow(env, abs)
+}
+
+func openWindow(env Env, folder string) int {
 	home, pbHome, err := homes(env, newFlags(env, "plugboard", true))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard: %v\n", err)
@@ -93,16 +110,32 @@ func runDefault(env Env) int {
 	case env.Getenv("DISPLAY") == "" && env.Getenv("WAYLAND_DISPLAY") == "":
 		fmt.Fprintln(env.Stderr, "plugboard: no display (DISPLAY and WAYLAND_DISPLAY are unset); serving the page instead — open the URL below")
 	case env.Desktop == nil && env.Window != nil:
-		err := env.Window(nil)
+		var args []string
+		if folder != "" {
+			args = []string{folder}
+		}
+		err := env.Window(args)
 		fmt.Fprintf(env.Stderr, "plugboard: the window could not open (%v); serving the page instead — open the URL below\n", err)
 	case env.Desktop == nil:
 		fmt.Fprintln(env.Stderr, "plugboard: this build has no desktop window (built without the desktop tag, and no plugboard-window beside it); serving the page instead — open the URL below")
 	default:
-		if err := env.Desktop(home, pbHome, env.Assets); err != nil {
+		err := env.Desktop(home, pbHome, folder, env.Assets)
+		switch {
+		case errors.Is(err, app.ErrHandedOver):
+			if folder != "" {
+				fmt.Fprintf(env.Stdout, "plugboard: the running window shows %s in Local development\n", folder)
+			} else {
+				fmt.Fprintln(env.Stdout, "plugboard: the running window was brought to the front")
+			}
+			return ExitOK
+		case err != nil:
 			fmt.Fprintf(env.Stderr, "plugboard: the window could not open (%v); serving the page instead\n", err)
-		} else {
+		default:
 			return ExitOK
 		}
+	}
+	if folder != "" {
+		fmt.Fprintf(env.Stderr, "plugboard: link %s from the page's Local development view\n", folder)
 	}
 	return serve(env, home, pbHome, "", "127.0.0.1:0")
 }

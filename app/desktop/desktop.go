@@ -62,15 +62,32 @@ func PreventClose(dirty bool, ask func() string) bool {
 	return ask() != "Discard"
 }
 
-// Run opens the window and blocks until it closes. Beside the window it runs the live
-// catalog (app.StartLive), the tray icon and desktop notifications; closing the window
-// quits all of them (see shell).
-func Run(svc *app.Service, em *Emitter, assets fs.FS, icon []byte) error {
+// Run opens the window and blocks until it closes; open is a folder for Local
+// development to show ("" for none). Beside the window it runs the live catalog
+// (app.StartLive), the tray icon and desktop notifications; closing the window quits all
+// of them (see shell). When a window of the same Plugboard home is open already, open is
+// handed to it instead (instance.go), it comes to the front, and Run returns
+// app.ErrHandedOver.
+func Run(svc *app.Service, em *Emitter, assets fs.FS, icon []byte, pbHome, open string) error {
 	if _, err := fs.Stat(assets, "index.html"); err != nil {
 		assets = notBuilt
 	}
+	id := instanceID(pbHome)
+	var args []string
+	if open != "" {
+		args = []string{open}
+	}
+	if handOver(id, args) {
+		return app.ErrHandedOver
+	}
+	if open != "" {
+		svc.RequestOpen(open) // the page takes it when it starts
+	}
 	shell := &shell{}
 	return wails.Run(&options.App{
+		SingleInstanceLock: &options.SingleInstanceLock{UniqueId: id, OnSecondInstanceLaunch: func(d options.SecondInstanceData) {
+			shell.secondStart(svc, d)
+		}},
 		Title:     "Plugboard",
 		Width:     1280,
 		Height:    820,
@@ -126,6 +143,7 @@ func Run(svc *app.Service, em *Emitter, assets fs.FS, icon []byte) error {
 // on Linux. The tray is a status light and a shortcut while the window is open.
 type shell struct {
 	mu       sync.Mutex
+	ctx      context.Context // the window's, once started
 	cancel   context.CancelFunc
 	tray     *Tray
 	notify   *Notifier
@@ -165,7 +183,7 @@ func (sh *shell) start(ctx context.Context, svc *app.Service, icon []byte) {
 	live, cancel := context.WithCancel(ctx)
 	notify := NewNotifier(log)
 	sh.mu.Lock()
-	sh.cancel, sh.tray, sh.notify = cancel, tray, notify
+	sh.ctx, sh.cancel, sh.tray, sh.notify = ctx, cancel, tray, notify
 	sh.mu.Unlock()
 
 	app.SetFolderPicker(svc, func() (string, error) {
@@ -188,6 +206,23 @@ func (sh *shell) start(ctx context.Context, svc *app.Service, icon []byte) {
 	sh.mu.Lock()
 	sh.watching = true
 	sh.mu.Unlock()
+}
+
+// secondStart is another start of the window for this home: it comes to the front, and a
+// folder it names (untrusted: app.OpenFolder checks it) is shown in Local development.
+func (sh *shell) secondStart(svc *app.Service, d options.SecondInstanceData) {
+	sh.mu.Lock()
+	ctx := sh.ctx
+	sh.mu.Unlock()
+	if ctx != nil {
+		runtime.WindowUnminimise(ctx)
+		runtime.WindowShow(ctx)
+	}
+	if len(d.Args) == 1 {
+		if dir, err := app.OpenFolder(d.Args[0], d.WorkingDirectory); err == nil {
+			svc.RequestOpen(dir)
+		}
+	}
 }
 
 func (sh *shell) setState(st reload.State) {

@@ -3,6 +3,7 @@
 package desktop
 
 import (
+	"context"
 	"bufio"
 	"fmt"
 	"image"
@@ -106,7 +107,38 @@ func TestWindow(t *testing.T) {
 		t.Errorf("screenshot has %d distinct colours: the window is blank", colours)
 	}
 	t.Logf("window %s: %dx%d, %d distinct colours, picture %s", wid, w, h, colours, shot)
+	checkSecondStart(t, bin, cmd.Env, logf.Name())
 	checkShell(t, dial(t, bus), cmd.Process.Pid, home, logf.Name(), notes, exited)
+}
+
+// checkSecondStart starts the app again for the same home, as `plugboard FOLDER`: the
+// second process hands the folder to the running window and exits at once with status 0,
+// saying so; the running window shows the folder in Local development (its title says
+// so), and there is still one window.
+func checkSecondStart(t *testing.T, bin string, env []string, logName string) {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	second := exec.CommandContext(ctx, bin, dir)
+	second.Env = env
+	out, err := second.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "the running window shows "+dir+" in Local development") {
+		t.Fatalf("the second start: %v\n%s", err, out)
+	}
+	title := "^" + regexp.QuoteMeta("Plugboard — Local development: "+dir) + "$"
+	var wins []string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && len(wins) == 0; time.Sleep(200 * time.Millisecond) {
+		o, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", title).Output()
+		wins = strings.Fields(string(o))
+	}
+	if len(wins) != 1 {
+		log, _ := os.ReadFile(logName)
+		t.Fatalf("no window titled for the folder the second start handed over; log:\n%s", log)
+	}
+	if o, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Plugboard").Output(); len(strings.Fields(string(o))) != 1 {
+		t.Errorf("windows named Plugboard: %q, want one", o)
+	}
 }
 
 // checkShell checks what runs beside the window, over its session bus: the tray icon is

@@ -79,7 +79,8 @@ type Method =
   | 'Rollback'
   | 'Budget'
   | 'CheckMCP'
-  | 'Version';
+  | 'Version'
+  | 'TakeOpen';
 
 interface WailsService {
   [method: string]: ((...args: unknown[]) => Promise<unknown>) | undefined;
@@ -340,6 +341,8 @@ export const api = {
   checkMCP: (target: string, dir: string) => call<MCPHealth[]>('CheckMCP', target, dir),
   /** Which Plugboard serves the page (plugboard version --json). */
   version: () => call<VersionInfo>('Version'),
+  /** The folder the app was last asked to open (plugboard FOLDER), once: later calls get none. */
+  takeOpen: () => call<{ dir?: string }>('TakeOpen'),
 };
 
 type Handler<K extends keyof EventMap> = (data: EventMap[K]) => void;

@@ -60,6 +60,8 @@ on('catalog:reloaded', (ev) => {
   if (tab === 'timeline') timeline.reloaded();
 });
 on('watch:state', (st) => live.set(st));
+// the app was asked to open a folder (plugboard FOLDER, or a second start of the window)
+on('app:open', () => void takeOpen());
 // an agent or template file changed on disk (A5): a dirty draft whose target moved goes stale
 on('targets:changed', () => {
   if (shown.assign) void assign.refresh();
@@ -292,6 +294,20 @@ function onProgress(p: ProgressEvent): void {
   setScanState('scanning', `Scanning ${p.done}/${p.total}`);
 }
 
+/** Shows the folder the app was asked to open, if any, in Local development (TakeOpen). */
+async function takeOpen(): Promise<void> {
+  let dir = '';
+  try {
+    dir = (await api.takeOpen()).dir ?? '';
+  } catch {
+    return; // a backend without the method (an older serve): nothing was asked
+  }
+  if (!dir) return;
+  switchTab('dev');
+  dev.offer(dir);
+  setTitle(`Local development: ${dir}`);
+}
+
 function applyCatalog(doc: CatalogDoc): void {
   const first = index === null;
   index = buildIndex(doc);
@@ -305,7 +321,10 @@ function applyCatalog(doc: CatalogDoc): void {
   const title = summaryText(doc.summary);
   requestAnimationFrame(() => setTimeout(() => setTitle(title), 0));
   scanState.title = doc.workspace ? `workspace ${doc.workspace}` : '';
-  if (first) switchTab(tab);
+  if (first) {
+    switchTab(tab);
+    void takeOpen();
+  }
 }
 
 // ---- backend calls ---------------------------------------------------------------------------

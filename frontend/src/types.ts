@@ -512,6 +512,7 @@ export interface EventMap {
   'catalog:reloaded': ReloadedEvent;
   'watch:state': WatchState;
   'targets:changed': null;
+  'app:open': null;
 }
 
 /** One skill's recorded uses (plugboard activity --json). */

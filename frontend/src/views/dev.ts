@@ -222,6 +222,17 @@ export class DevView {
     }
   }
 
+  /**
+   * Shows a folder the app was asked to open (`plugboard FOLDER`, or a second start of the window)
+   * in the link form, to check and link: nothing is linked until the user says so.
+   */
+  offer(dir: string): void {
+    this.path.value = dir;
+    this.notice = { kind: 'ok', text: `Opened ${dir}: choose where it goes and Link it to watch it validate.` };
+    this.render();
+    this.path.focus();
+  }
+
   /** The typed folder as an absolute path (~ is the home folder), or "" with a notice. */
   private folder(): string {
     let p = this.path.value.trim();
