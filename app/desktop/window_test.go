@@ -3,8 +3,8 @@
 package desktop
 
 import (
-	"context"
 	"bufio"
+	"context"
 	"fmt"
 	"image"
 	"image/png"
