@@ -18,10 +18,11 @@ LDFLAGS  := -w -s -X github.com/plugboard/plugboard/backend/version.Version=$(VE
 # Debian packages: GTK/WebKit headers for the window, Xvfb and friends for its test,
 # Chromium for the page's end-to-end tests, a D-Bus session bus for the tray's, strace for
 # the real-agent tests that prove an agent read nothing outside its projection.
-APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium fonts-dejavu-core dbus strace
+APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium fonts-dejavu-core dbus strace \
+            appstream desktop-file-utils zsh fish
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run build cli nogui desktop app frontend deps deps-app deps-system deps-node deps-agents test vet unit \
+.PHONY: run build cli nogui desktop app package test-package frontend deps deps-app deps-system deps-node deps-agents test vet unit \
         test-static test-desktop e2e screenshots fuzz bench install clean
 
 ## run: build the desktop app and start it (with no display it serves the page instead)
@@ -45,6 +46,10 @@ desktop: frontend
 ## and WebKit (about 110 ms and 50 MB)
 app: desktop
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
+
+## package: the .deb and a portable .tar.gz of the same files, in build/dist
+package: app
+	build/linux/package.sh $(BIN) $(WINDOW) $(VERSION) build/dist
 
 ## frontend: the TypeScript page into frontend/dist
 frontend: deps-node
@@ -77,7 +82,7 @@ deps-agents:
 	fi
 
 ## test: formatting and vet, every Go test (race detector), the window under Xvfb, the page in Chromium
-test: deps vet unit test-static test-desktop e2e
+test: deps vet unit test-static test-desktop test-package e2e
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './frontend/*'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
@@ -104,6 +109,12 @@ test-static:
 	grep -q '^plugboard history: .*built without cgo (CGO_ENABLED=0).*go-sqlite3.*build plugboard with cgo (CGO_ENABLED=1' "$$tmp/out" || fail "history said"; \
 	[ ! -e "$$tmp/pb" ] || fail "history made $$tmp/pb"; \
 	echo "test-static: ok (CGO_ENABLED=0: inspect and catalog work, history says it needs cgo)"
+
+# test-package: builds the package, installs it into this machine with dpkg, runs it (the
+# command line, and the window from its desktop entry under Xvfb), removes it and checks
+# nothing is left. It needs root (CI runs as root).
+test-package: package
+	PLUGBOARD_DEB=$$(ls -t $(CURDIR)/build/dist/plugboard_*.deb | head -1) $(GO) test -count=1 -tags $(DESKTOP_TAGS) -run TestDebPackage -v ./app/desktop/
 
 test-desktop: app
 	PLUGBOARD_DESKTOP_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -tags $(DESKTOP_TAGS) -v ./app/desktop/
@@ -142,4 +153,4 @@ install: app
 	install -Dm644 build/bin/plugboard.desktop $(PREFIX)/share/applications/plugboard.desktop
 
 clean:
-	rm -rf plugboard build/bin
+	rm -rf plugboard build/bin build/dist
