@@ -22,8 +22,8 @@ func windowProgram() string { return "" }
 
 // desktopRunner opens the window over a service whose events go to the page.
 func desktopRunner() cli.DesktopFunc {
-	return func(home, pbHome, open string, assets fs.FS) error {
+	return func(home, pbHome string, o cli.DesktopOptions, assets fs.FS) error {
 		em := &desktop.Emitter{}
-		return desktop.Run(app.NewService(home, pbHome, em.Emit), em, assets, icon, pbHome, open)
+		return desktop.Run(app.NewService(home, pbHome, em.Emit), em, assets, icon, pbHome, o.Open, o.Hidden)
 	}
 }

@@ -54,3 +54,21 @@ func TestTakeOpenOnce(t *testing.T) {
 		t.Errorf("a second TakeOpen = %+v", r)
 	}
 }
+
+// FirstRun is true once per Plugboard home, however many starts ask at once.
+func TestFirstRunOnce(t *testing.T) {
+	pb := filepath.Join(t.TempDir(), ".plugboard")
+	results := make(chan bool, 8)
+	for i := 0; i < 8; i++ {
+		go func() { results <- FirstRun(pb) }()
+	}
+	n := 0
+	for i := 0; i < 8; i++ {
+		if <-results {
+			n++
+		}
+	}
+	if n != 1 || FirstRun(pb) {
+		t.Errorf("FirstRun was true %d times (want 1), and again after", n)
+	}
+}

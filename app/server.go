@@ -260,6 +260,9 @@ var pageMethods = map[string]pageMethod{
 	"CheckMCP":          twoArgs((*Page).CheckMCP),
 	"Version":           noArgs((*Page).Version),
 	"TakeOpen":          noArgs((*Page).TakeOpen),
+	"Places":            noArgs((*Page).Places),
+	"Autostart":         noArgs((*Page).Autostart),
+	"SetAutostart":      oneArg((*Page).SetAutostart),
 }
 
 // A pageMethod is one entry of pageMethods.

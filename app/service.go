@@ -162,6 +162,9 @@ type pageSurface interface {
 	CheckMCP(target, dir string) ([]mcphealth.Result, error)
 	Version() (version.Info, error)
 	TakeOpen() (OpenRequest, error)
+	Places() ([]catalog.Place, error)
+	Autostart() (AutostartState, error)
+	SetAutostart(on bool) (AutostartState, error)
 }
 
 // NewPage makes the page's surface over s.

@@ -111,6 +111,9 @@ func Main(args []string, env Env) int {
 	if args[0] == "--version" {
 		return runVersion(env, nil)
 	}
+	if args[0] == "--hidden" && len(args) == 1 {
+		return openWindow(env, DesktopOptions{Hidden: true}) // the autostart entry: in the tray
+	}
 	for _, c := range commands() {
 		if c.name == args[0] {
 			return c.run(env, args[1:])
@@ -131,6 +134,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nUsage:")
 	fmt.Fprintf(w, "  plugboard\n      %s\n", "open the desktop window (no display: serve the page)")
 	fmt.Fprintf(w, "  plugboard FOLDER\n      %s\n", "open the window (or bring the running one to the front) with Local development showing FOLDER, to link it")
+	fmt.Fprintf(w, "  plugboard --hidden\n      %s\n", "start in the tray with the window hidden (what the start-at-login entry runs)")
 	fmt.Fprintf(w, "  plugboard --version\n      %s\n", "the version, as plugboard version prints it")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  plugboard %s %s\n      %s\n", c.name, c.args, c.help)

@@ -14,11 +14,16 @@ import (
 	"github.com/plugboard/plugboard/app"
 )
 
-// DesktopFunc opens the desktop window and blocks until it closes; open is a folder for
-// Local development to show ("" for none). When a window of the same Plugboard home is
-// open already, it hands open to that window, brings it to the front and returns
-// app.ErrHandedOver.
-type DesktopFunc func(home, pbHome, open string, assets fs.FS) error
+// DesktopFunc opens the desktop window and blocks until it closes. When a window of the
+// same Plugboard home is open already, it hands the request to that window (which comes
+// to the front unless Hidden) and returns app.ErrHandedOver.
+type DesktopFunc func(home, pbHome string, o DesktopOptions, assets fs.FS) error
+
+// DesktopOptions are how the window starts.
+type DesktopOptions struct {
+	Open   string // a folder for Local development to show ("" for none)
+	Hidden bool   // start in the tray, the window hidden (--hidden: the autostart entry)
+}
 
 func runServe(env Env, args []string) int {
 	f := newFlags(env, "serve", true)
@@ -88,7 +93,7 @@ func serve(env Env, home, pbHome, workspace, addr string) int {
 
 // runDefault is what `plugboard` with no command does: the window when there is one to
 // open, else the page on loopback.
-func runDefault(env Env) int { return openWindow(env, "") }
+func runDefault(env Env) int { return openWindow(env, DesktopOptions{}) }
 
 // runOpen is `plugboard FOLDER`: the window, with Local development showing FOLDER.
 func runOpen(env Env, folder string) int {
@@ -97,10 +102,11 @@ func runOpen(env Env, folder string) int {
 		fmt.Fprintf(env.Stderr, "plugboard: %v\n", err)
 		return ExitUsage
 	}
-	return openWindow(env, abs)
+	return openWindow(env, DesktopOptions{Open: abs})
 }
 
-func openWindow(env Env, folder string) int {
+func openWindow(env Env, o DesktopOptions) int {
+	folder := o.Open
 	home, pbHome, err := homes(env, newFlags(env, "plugboard", true))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard: %v\n", err)
@@ -111,15 +117,18 @@ func openWindow(env Env, folder string) int {
 		fmt.Fprintln(env.Stderr, "plugboard: no display (DISPLAY and WAYLAND_DISPLAY are unset); serving the page instead — open the URL below")
 	case env.Desktop == nil && env.Window != nil:
 		var args []string
+		if o.Hidden {
+			args = append(args, "--hidden")
+		}
 		if folder != "" {
-			args = []string{folder}
+			args = append(args, folder)
 		}
 		err := env.Window(args)
 		fmt.Fprintf(env.Stderr, "plugboard: the window could not open (%v); serving the page instead — open the URL below\n", err)
 	case env.Desktop == nil:
 		fmt.Fprintln(env.Stderr, "plugboard: this build has no desktop window (built without the desktop tag, and no plugboard-window beside it); serving the page instead — open the URL below")
 	default:
-		err := env.Desktop(home, pbHome, folder, env.Assets)
+		err := env.Desktop(home, pbHome, o, env.Assets)
 		switch {
 		case errors.Is(err, app.ErrHandedOver):
 			if folder != "" {

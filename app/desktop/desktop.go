@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"sync"
 	"testing/fstest"
 
@@ -68,14 +69,17 @@ func PreventClose(dirty bool, ask func() string) bool {
 // of them (see shell). When a window of the same Plugboard home is open already, open is
 // handed to it instead (instance.go), it comes to the front, and Run returns
 // app.ErrHandedOver.
-func Run(svc *app.Service, em *Emitter, assets fs.FS, icon []byte, pbHome, open string) error {
+func Run(svc *app.Service, em *Emitter, assets fs.FS, icon []byte, pbHome, open string, hidden bool) error {
 	if _, err := fs.Stat(assets, "index.html"); err != nil {
 		assets = notBuilt
 	}
 	id := instanceID(pbHome)
 	var args []string
+	if hidden {
+		args = append(args, "--hidden")
+	}
 	if open != "" {
-		args = []string{open}
+		args = append(args, open)
 	}
 	if handOver(id, args) {
 		return app.ErrHandedOver
@@ -83,8 +87,9 @@ func Run(svc *app.Service, em *Emitter, assets fs.FS, icon []byte, pbHome, open 
 	if open != "" {
 		svc.RequestOpen(open) // the page takes it when it starts
 	}
-	shell := &shell{}
+	shell := &shell{pbHome: pbHome}
 	return wails.Run(&options.App{
+		StartHidden: hidden, // started at login: in the tray until Open
 		SingleInstanceLock: &options.SingleInstanceLock{UniqueId: id, OnSecondInstanceLaunch: func(d options.SecondInstanceData) {
 			shell.secondStart(svc, d)
 		}},
@@ -142,6 +147,7 @@ func Run(svc *app.Service, em *Emitter, assets fs.FS, icon []byte, pbHome, open 
 // not drawn leaves a process the user cannot see or reach. VS Code behaves the same way
 // on Linux. The tray is a status light and a shortcut while the window is open.
 type shell struct {
+	pbHome   string
 	mu       sync.Mutex
 	ctx      context.Context // the window's, once started
 	cancel   context.CancelFunc
@@ -182,6 +188,10 @@ func (sh *shell) start(ctx context.Context, svc *app.Service, icon []byte) {
 	}, log)
 	live, cancel := context.WithCancel(ctx)
 	notify := NewNotifier(log)
+	if app.FirstRun(sh.pbHome) {
+		// Once per Plugboard home: where the app lives while its window is open.
+		notify.Notify("Plugboard is running", "Its tray icon shows whether the catalog is ok, has issues or is reloading; the window's Settings can start it at login.")
+	}
 	sh.mu.Lock()
 	sh.ctx, sh.cancel, sh.tray, sh.notify = ctx, cancel, tray, notify
 	sh.mu.Unlock()
@@ -208,9 +218,13 @@ func (sh *shell) start(ctx context.Context, svc *app.Service, icon []byte) {
 	sh.mu.Unlock()
 }
 
-// secondStart is another start of the window for this home: it comes to the front, and a
-// folder it names (untrusted: app.OpenFolder checks it) is shown in Local development.
+// secondStart is another start of the window for this home: it comes to the front
+// (unless that start was --hidden, the login entry's), and a folder it names (untrusted:
+// app.OpenFolder checks it) is shown in Local development.
 func (sh *shell) secondStart(svc *app.Service, d options.SecondInstanceData) {
+	if slices.Contains(d.Args, "--hidden") {
+		return
+	}
 	sh.mu.Lock()
 	ctx := sh.ctx
 	sh.mu.Unlock()

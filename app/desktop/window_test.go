@@ -168,6 +168,14 @@ func checkShell(t *testing.T, conn *dbus.Conn, pid int, home, logName string, no
 		return ""
 	})
 
+	// The first start of a home says, once, where the app lives (app.FirstRun marks it).
+	if n := notes.wait(t); n.App != "Plugboard" || n.Summary != "Plugboard is running" {
+		t.Errorf("the first start's notification is %+v", n)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".plugboard", ".first-run-done")); err != nil {
+		t.Errorf("the first run is not marked: %v", err)
+	}
+
 	manifest := filepath.Join(home, ".plugboard", "plugins", "alpha", "plugin.json")
 	if err := os.WriteFile(manifest, []byte(`{"name": "alpha"}`), 0o644); err != nil { // no $schema: invalid
 		t.Fatal(err)
@@ -275,5 +283,56 @@ func exitedEarly(exited chan error) bool {
 		return true
 	default:
 		return false
+	}
+}
+
+// TestHiddenStart: `plugboard --hidden`, what the start-at-login entry runs, starts in the
+// tray: its tray item is on the session bus, and no window is shown.
+func TestHiddenStart(t *testing.T) {
+	bin := os.Getenv("PLUGBOARD_DESKTOP_BIN")
+	if bin == "" {
+		testhome.CannotRun(t, "PLUGBOARD_DESKTOP_BIN is not set; run make test-desktop")
+	}
+	display := startXvfb(t)
+	t.Setenv("DISPLAY", display)
+	bus := startBus(t)
+	home := filepath.Join(testhome.Copy(t, "full"), "home")
+	cmd := exec.Command(bin, "--hidden")
+	cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+home, "PLUGBOARD_HOME="+filepath.Join(home, ".plugboard"),
+		"DBUS_SESSION_BUS_ADDRESS="+bus, "NO_AT_BRIDGE=1")
+	logf, _ := os.Create(filepath.Join(t.TempDir(), "window.log"))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	conn := dial(t, bus)
+	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", cmd.Process.Pid)
+	eventually(t, "the tray item of the hidden start", func() string {
+		if exitedEarly(exited) {
+			log, _ := os.ReadFile(logf.Name())
+			t.Fatalf("the hidden start exited; log:\n%s", log)
+		}
+		if !hasOwner(t, conn, name) {
+			return name + " is not on the bus"
+		}
+		return ""
+	})
+	// The app runs behind the hidden window: the tray shows the first scan's state.
+	item := conn.Object(name, "/StatusNotifierItem")
+	eventually(t, "the tray showing the first scan", func() string {
+		v, err := item.GetProperty(sniIface + ".ToolTip")
+		if err != nil {
+			return err.Error()
+		}
+		if tip := tooltipTitle(v); tip != trayTooltip(reload.State{State: reload.StateIssues}) {
+			return fmt.Sprintf("tooltip %q", tip)
+		}
+		return ""
+	})
+	if o, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Plugboard").Output(); strings.TrimSpace(string(o)) != "" {
+		t.Errorf("a window is visible after --hidden: %s", o)
 	}
 }

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -43,6 +44,45 @@ func Roots(o Options) []string {
 	add(userMCPFile(o))
 	for _, f := range workspaceMCPFiles(o.Workspace) {
 		add(f)
+	}
+	return out
+}
+
+// Place is one folder the catalog looks in, for a person: what it holds and whether it
+// is there.
+type Place struct {
+	Path  string `json:"path"`
+	What  string `json:"what"`
+	Found bool   `json:"found"`
+}
+
+// Places lists the folders the catalog of o looks in for packages and standalone skills
+// (the folders of Roots, named), each with whether it exists: what a first run shows.
+func Places(o Options) []Place {
+	st, _, _ := settings.Read(o.PlugboardHome)
+	pr := pluginRootsOf(o, st, new(issue.List))
+	var out []Place
+	add := func(p, what string) {
+		fi, err := os.Stat(p)
+		out = append(out, Place{Path: filepath.Clean(p), What: what, Found: err == nil && fi.IsDir()})
+	}
+	add(pr.managed, "Plugboard's plugins (installed, linked)")
+	add(pr.cursorLocal, "Cursor's local plugins")
+	add(pr.cursorCache, "Cursor Marketplace plugins")
+	for _, p := range pr.paths {
+		add(p, "a skillPluginPaths package")
+	}
+	names := map[string]string{".cursor/skills": "Cursor's skills", ".agents/skills": "Agent Skills (~/.agents)",
+		".claude/skills": "Claude Code's skills", ".codex/skills": "Codex's skills"}
+	for i, r := range userRoots(o) {
+		what := "Plugboard's own skills"
+		if i < len(skillContainers) {
+			what = names[skillContainers[i]]
+		}
+		add(r.dir, what)
+	}
+	for _, r := range workspaceRoots(o.Workspace) {
+		add(r.dir, "the workspace's skills")
 	}
 	return out
 }

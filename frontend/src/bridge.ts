@@ -15,6 +15,8 @@ import type {
   BudgetState,
   MCPHealth,
   VersionInfo,
+  Place,
+  AutostartState,
   AckResult,
   ApiErrorBody,
   AssignChange,
@@ -80,7 +82,10 @@ type Method =
   | 'Budget'
   | 'CheckMCP'
   | 'Version'
-  | 'TakeOpen';
+  | 'TakeOpen'
+  | 'Places'
+  | 'Autostart'
+  | 'SetAutostart';
 
 interface WailsService {
   [method: string]: ((...args: unknown[]) => Promise<unknown>) | undefined;
@@ -343,6 +348,11 @@ export const api = {
   version: () => call<VersionInfo>('Version'),
   /** The folder the app was last asked to open (plugboard FOLDER), once: later calls get none. */
   takeOpen: () => call<{ dir?: string }>('TakeOpen'),
+  /** The folders the catalog looks in, each with whether it is there (the welcome view). */
+  places: () => call<Place[]>('Places'),
+  /** Whether Plugboard starts at login, in the tray (the XDG autostart entry). */
+  autostart: () => call<AutostartState>('Autostart'),
+  setAutostart: (on: boolean) => call<AutostartState>('SetAutostart', on),
 };
 
 type Handler<K extends keyof EventMap> = (data: EventMap[K]) => void;

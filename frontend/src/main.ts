@@ -85,6 +85,7 @@ const ctx: Ctx = {
     skills.select(entry);
   },
   docCall: (fn) => feed.call(fn),
+  showTab: (t) => switchTab(t, true),
 };
 
 const plugins = new PluginsView(ctx);

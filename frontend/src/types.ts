@@ -569,6 +569,19 @@ export interface TryResult {
   dropped: Drop[];
 }
 
+/** A folder the catalog looks in (Places). */
+export interface Place {
+  path: string;
+  what: string;
+  found: boolean;
+}
+
+/** The XDG autostart entry that starts Plugboard at login, in the tray. */
+export interface AutostartState {
+  enabled: boolean;
+  path: string;
+}
+
 /** The Version method's answer: `plugboard version --json`. */
 export interface VersionInfo {
   version: string;

@@ -13,6 +13,8 @@ export interface Ctx {
   showPlugin(id: string): void;
   /** Switches to the Skills tab with this entry selected. */
   showSkill(entry: SkillEntry): void;
+  /** Switches to a tab (the welcome view's ways in). */
+  showTab(tab: Tab): void;
   /** Runs a method that scans and returns a catalog document (OpenWorkspace, SetWorkspaceTrust) and applies it. */
   docCall(fn: () => Promise<CatalogDoc>): Promise<CatalogDoc>;
 }

@@ -2,7 +2,7 @@
 // selected plugin's detail on the right.
 
 import { BudgetPanel } from './budget';
-import { api } from '../bridge';
+import { api, errorText } from '../bridge';
 import { clientBadge, CLIENTS } from '../clients';
 import { badge, h, keepFocus, mount, plural, tilde } from '../dom';
 import { pluginDetail } from '../pluginDetail';
@@ -179,7 +179,9 @@ export class PluginsView {
       return;
     }
     this.empty.hidden = false;
-    if (total === 0) {
+    if (total === 0 && ix.doc.skills.every((s) => s.source === 'builtin')) {
+      mount(this.empty, this.welcome(ix));
+    } else if (total === 0) {
       const home = ix.doc.home;
       const where = [
         `${tilde(ix.doc.plugboardHome, home)}/plugins/<id>/`,
@@ -209,6 +211,70 @@ export class PluginsView {
         ),
       );
     }
+  }
+
+  /**
+   * The first run: a home with no plugin and no skill of its own. Where Plugboard looks (each
+   * folder, found or not, from Places) and the three ways in.
+   */
+  private welcome(ix: CatalogIndex): HTMLElement {
+    const places = h(
+      'ul',
+      { class: 'plain welcome-places', 'data-testid': 'welcome-places' },
+      h('li', { class: 'muted' }, '…'),
+    );
+    void api.places().then(
+      (ps) =>
+        mount(
+          places,
+          ...ps.map((p) =>
+            h(
+              'li',
+              { 'data-found': String(p.found), 'data-path': p.path },
+              p.found ? badge('found', 'ok') : badge('not there', 'neutral'),
+              ' ',
+              h('span', { class: 'mono small' }, tilde(p.path, ix.doc.home)),
+              h('span', { class: 'muted small' }, ` — ${p.what}`),
+            ),
+          ),
+        ),
+      (e) => mount(places, h('li', { class: 'notice notice-error' }, errorText(e))),
+    );
+    const way = (testid: string, label: string, help: string, go: () => void) =>
+      h(
+        'li',
+        null,
+        h('button', { type: 'button', class: 'btn', 'data-testid': testid, onclick: go }, label),
+        h('span', { class: 'muted small' }, ` ${help}`),
+      );
+    return h(
+      'div',
+      { class: 'welcome', 'data-testid': 'welcome' },
+      h('h3', null, 'Welcome to Plugboard'),
+      h(
+        'p',
+        null,
+        'Nothing is here yet: no plugin, and no skill of your own. Plugboard looks in these folders, and shows what they hold as soon as something appears:',
+      ),
+      places,
+      h('h4', null, 'Three ways in'),
+      h(
+        'ul',
+        { class: 'plain welcome-ways' },
+        way(
+          'welcome-install',
+          'Install a plugin…',
+          'from a git URL, owner/repo, a folder, an archive or a marketplace',
+          () => this.installs.open(),
+        ),
+        way('welcome-link', 'Link a working copy', 'a plugin you are writing: it validates as you edit', () =>
+          this.ctx.showTab('dev'),
+        ),
+        way('welcome-workspace', 'Open a workspace', 'a project whose skills and MCP servers join the catalog', () =>
+          this.ctx.showTab('settings'),
+        ),
+      ),
+    );
   }
 
   clearFilters(): void {

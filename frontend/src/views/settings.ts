@@ -213,10 +213,63 @@ export class SettingsView {
         h('h4', null, 'Trusted workspaces'),
         this.trusted,
       ),
+      this.startAtLogin,
       this.about,
     );
     s.onChange(() => this.render());
     void this.loadVersion();
+    void this.loadAutostart();
+  }
+
+  /** Start at login: the XDG autostart entry, which starts Plugboard in the tray (--hidden). */
+  private readonly loginSwitch = h('input', {
+    type: 'checkbox',
+    'data-testid': 'autostart',
+    onchange: () => void this.setAutostart(),
+  });
+  private readonly loginState = h('p', { class: 'muted small', 'data-testid': 'autostart-state' });
+  private readonly startAtLogin = h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'h-login' },
+    h('h3', { id: 'h-login' }, 'Start at login'),
+    h(
+      'label',
+      { class: 'switch-row' },
+      this.loginSwitch,
+      h(
+        'span',
+        null,
+        h('strong', null, 'Start Plugboard when I log in'),
+        ' — in the tray, the window hidden until you open it',
+      ),
+    ),
+    this.loginState,
+  );
+
+  private showAutostart(st: { enabled: boolean; path: string }): void {
+    this.loginSwitch.checked = st.enabled;
+    this.loginState.textContent = st.enabled ? `On: ${st.path}` : `Off (the entry would be ${st.path})`;
+  }
+
+  private async loadAutostart(): Promise<void> {
+    try {
+      this.showAutostart(await api.autostart());
+    } catch (e) {
+      this.loginState.textContent = `Cannot read the login entry: ${errorText(e)}`;
+    }
+  }
+
+  private async setAutostart(): Promise<void> {
+    const on = this.loginSwitch.checked;
+    this.loginSwitch.disabled = true;
+    try {
+      this.showAutostart(await api.setAutostart(on));
+    } catch (e) {
+      this.loginSwitch.checked = !on;
+      this.loginState.textContent = errorText(e);
+    } finally {
+      this.loginSwitch.disabled = false;
+    }
   }
 
   /** The About card: which Plugboard this is (Version). */
