@@ -77,16 +77,7 @@ func TestDebPackage(t *testing.T) {
 	t.Setenv("DISPLAY", display)
 	bus := startBus(t)
 	home := filepath.Join(testhome.Copy(t, "full"), "home")
-	cmd := exec.Command(exe[0], exe[1:]...)
-	cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+home, "PLUGBOARD_HOME="+filepath.Join(home, ".plugboard"),
-		"DBUS_SESSION_BUS_ADDRESS="+bus, "NO_AT_BRIDGE=1", "PLUGBOARD_WINDOW=")
-	logf, _ := os.Create(filepath.Join(t.TempDir(), "window.log"))
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	cmd, exited, logf := startApp(t, exe, home, display, bus, "PLUGBOARD_WINDOW=")
 	c := catalog.Load(catalog.Options{Home: home, PlugboardHome: filepath.Join(home, ".plugboard")})
 	want := fmt.Sprintf("Plugboard — %d plugins · %d skills", c.Summary.Plugins, c.Summary.Skills)
 	found := false
@@ -97,8 +88,9 @@ func TestDebPackage(t *testing.T) {
 	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", cmd.Process.Pid)); found && (err != nil || exe != "/usr/lib/plugboard/plugboard-window") {
 		t.Errorf("the window runs %q (%v), want /usr/lib/plugboard/plugboard-window", exe, err)
 	}
-	cmd.Process.Kill()
+	cmd.Process.Kill() // remove() must not meet a running window
 	<-exited
+	exited <- nil // for startApp's cleanup
 	if !found {
 		log, _ := os.ReadFile(logf.Name())
 		t.Fatalf("the installed window showed no window titled %q within 60 s; log:\n%s", want, log)

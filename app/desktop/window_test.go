@@ -46,17 +46,7 @@ func TestWindow(t *testing.T) {
 	bus := startBus(t)
 	notes := serveNotifications(t, bus)
 	home := filepath.Join(testhome.Copy(t, "full"), "home")
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+home, "PLUGBOARD_HOME="+filepath.Join(home, ".plugboard"),
-		"DBUS_SESSION_BUS_ADDRESS="+bus, "NO_AT_BRIDGE=1") // no accessibility bus to start
-	logf, _ := os.Create(filepath.Join(t.TempDir(), "window.log"))
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	cmd, exited, logf := startApp(t, []string{bin}, home, display, bus)
 
 	// The page titles the window with the scan it rendered (frontend/src/title.ts): a
 	// window titled so has the catalog from the backend, drawn by the page in WebKit.
@@ -156,17 +146,7 @@ func checkShell(t *testing.T, conn *dbus.Conn, pid int, home, logName string, no
 		t.Fatalf("the window's tray item %s is not on the bus; log:\n%s", name, log())
 	}
 	item := conn.Object(name, "/StatusNotifierItem")
-	eventually(t, "the tray showing the first scan", func() string {
-		v, err := item.GetProperty(sniIface + ".ToolTip")
-		if err != nil {
-			return err.Error()
-		}
-		// The sample home holds a broken plugin on purpose.
-		if tip := tooltipTitle(v); tip != trayTooltip(reload.State{State: reload.StateIssues}) {
-			return fmt.Sprintf("tooltip %q", tip)
-		}
-		return ""
-	})
+	waitTrayShowsIssues(t, item) // the sample home holds a broken plugin on purpose
 
 	// The first start of a home says, once, where the app lives (app.FirstRun marks it).
 	if n := notes.wait(t); n.App != "Plugboard" || n.Summary != "Plugboard is running" {
@@ -276,6 +256,43 @@ func startXvfb(t *testing.T) string {
 
 // exitedEarly reports whether the process behind exited has ended, without waiting; the
 // value is put back for the test's cleanup.
+// startApp starts argv as the app under display with its own session bus and home (no
+// accessibility bus to start), its output in a log file; it is killed when the test ends.
+func startApp(t *testing.T, argv []string, home, display, bus string, env ...string) (*exec.Cmd, chan error, *os.File) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(append(os.Environ(), "DISPLAY="+display, "HOME="+home, "PLUGBOARD_HOME="+filepath.Join(home, ".plugboard"),
+		"DBUS_SESSION_BUS_ADDRESS="+bus, "NO_AT_BRIDGE=1"), env...)
+	logf, err := os.Create(filepath.Join(t.TempDir(), "window.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	return cmd, exited, logf
+}
+
+// waitTrayShowsIssues waits for the tray item to show the first scan of the full home,
+// which has issues.
+func waitTrayShowsIssues(t *testing.T, item dbus.BusObject) {
+	t.Helper()
+	eventually(t, "the tray showing the first scan", func() string {
+		v, err := item.GetProperty(sniIface + ".ToolTip")
+		if err != nil {
+			return err.Error()
+		}
+		if tip := tooltipTitle(v); tip != trayTooltip(reload.State{State: reload.StateIssues}) {
+			return fmt.Sprintf("tooltip %q", tip)
+		}
+		return ""
+	})
+}
+
 func exitedEarly(exited chan error) bool {
 	select {
 	case err := <-exited:
@@ -297,17 +314,7 @@ func TestHiddenStart(t *testing.T) {
 	t.Setenv("DISPLAY", display)
 	bus := startBus(t)
 	home := filepath.Join(testhome.Copy(t, "full"), "home")
-	cmd := exec.Command(bin, "--hidden")
-	cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+home, "PLUGBOARD_HOME="+filepath.Join(home, ".plugboard"),
-		"DBUS_SESSION_BUS_ADDRESS="+bus, "NO_AT_BRIDGE=1")
-	logf, _ := os.Create(filepath.Join(t.TempDir(), "window.log"))
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	cmd, exited, logf := startApp(t, []string{bin, "--hidden"}, home, display, bus)
 	conn := dial(t, bus)
 	name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", cmd.Process.Pid)
 	eventually(t, "the tray item of the hidden start", func() string {
@@ -322,16 +329,7 @@ func TestHiddenStart(t *testing.T) {
 	})
 	// The app runs behind the hidden window: the tray shows the first scan's state.
 	item := conn.Object(name, "/StatusNotifierItem")
-	eventually(t, "the tray showing the first scan", func() string {
-		v, err := item.GetProperty(sniIface + ".ToolTip")
-		if err != nil {
-			return err.Error()
-		}
-		if tip := tooltipTitle(v); tip != trayTooltip(reload.State{State: reload.StateIssues}) {
-			return fmt.Sprintf("tooltip %q", tip)
-		}
-		return ""
-	})
+	waitTrayShowsIssues(t, item) // the sample home holds a broken plugin on purpose
 	if o, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Plugboard").Output(); strings.TrimSpace(string(o)) != "" {
 		t.Errorf("a window is visible after --hidden: %s", o)
 	}

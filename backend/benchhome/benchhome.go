@@ -5,8 +5,12 @@ package benchhome
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
+	"time"
 )
 
 const pluginJSON = `{
@@ -85,4 +89,20 @@ func Generate(pbHome string, plugins, skills int) error {
 		}
 	}
 	return nil
+}
+
+// Time runs argv with env (nil: this process's), its output discarded, and returns its
+// wall time and its peak resident set in bytes (the kernel's accounting of the child). A
+// run that exits non-zero is still timed; err is set only when it could not run.
+func Time(env []string, argv ...string) (time.Duration, int64, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if cmd.ProcessState == nil {
+		return d, 0, err
+	}
+	return d, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024, nil
 }

@@ -1,10 +1,12 @@
 // npm run screenshots: starts `$PLUGBOARD_BIN serve` on a copy of the fixture home and writes the
 // page's screenshots to docs/screenshots/ (plugins light and dark, skills, MCP, settings), then on a
 // copy of testdata/assign/home the Assignments tab and the MCP acknowledgment dialog, and on a copy
-// of testdata/runtime/home a launch, local development and what changed. Only `serve` is needed
+// of testdata/runtime/home a launch with its Context card, local development and what changed, and
+// the welcome view of an empty home. Only `serve` is needed
 // (no desktop binary); $TERMINAL is a stand-in that opens nothing.
 
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   launchBrowser,
@@ -115,6 +117,15 @@ try {
     await page.click('[data-testid="ack-confirm"]');
     await page.waitForSelector('[data-testid="launch-command"]');
     await shot(page, 'launch.png');
+    // the same target's Context card: what the launch puts in front of the model, and its servers
+    const context = page.getByTestId('assign-target').getByTestId('budget');
+    await context.getByTestId('budget-total').waitFor();
+    await context.scrollIntoViewIfNeeded();
+    await page.mouse.move(5, 795);
+    await page.waitForTimeout(150);
+    const cfile = join(out, 'context.png');
+    await context.screenshot({ path: cfile });
+    written.push(cfile);
 
     const src = join(rfx.dir, 'src', 'devplug');
     mkdirSync(join(src, 'skills', 'hello'), { recursive: true });
@@ -147,6 +158,18 @@ try {
   } finally {
     await rsrv.stop();
     rfx.cleanup();
+  }
+  // the first run: an empty home
+  const empty = mkdtempSync(join(tmpdir(), 'pb-shot-empty-'));
+  const esrv = await startServe({ home: empty, pbHome: join(empty, '.plugboard') });
+  try {
+    const page = await open('light', esrv);
+    await page.waitForSelector('[data-testid="welcome-places"] li[data-path]');
+    await shot(page, 'welcome.png');
+    await page.close();
+  } finally {
+    await esrv.stop();
+    rmSync(empty, { recursive: true, force: true });
   }
   for (const f of written) console.log(f);
 } finally {

@@ -2,7 +2,7 @@
 // catalog:updated from a scan another client started (quiet reload, selection kept).
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -13,9 +13,15 @@ after(async () => {
   for (const fn of cleanups.reverse()) await fn();
 });
 
-test('an empty home says where Plugboard looks for plugins', async () => {
+// (A home with nothing at all opens on the welcome view instead: welcome.test.mjs.)
+test('a home with a skill of its own and no plugin says where Plugboard looks for plugins', async () => {
   const home = mkdtempSync(join(tmpdir(), 'pb-empty-'));
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  mkdirSync(join(home, '.claude', 'skills', 'mine'), { recursive: true });
+  writeFileSync(
+    join(home, '.claude', 'skills', 'mine', 'SKILL.md'),
+    '---\nname: mine\ndescription: Mine.\n---\nMine.\n',
+  );
   const srv = await startServe({ home, pbHome: join(home, '.plugboard') });
   cleanups.push(srv.stop);
   const browser = await launchBrowser();
@@ -29,6 +35,7 @@ test('an empty home says where Plugboard looks for plugins', async () => {
   assert.match(text, /~\/\.cursor\/plugins\/local/);
   assert.match(text, /~\/\.cursor\/plugins\/cache/);
   assert.equal(await page.textContent('[data-testid="plugin-count"]'), '0 plugins');
+  assert.equal(await page.locator('[data-testid="welcome"]').count(), 0);
 });
 
 test('a failed Catalog call shows the error with Retry; Retry loads the catalog', async () => {

@@ -79,24 +79,12 @@ func build(out, pkg string) {
 	check(cmd.Run())
 }
 
-// run times one process and returns its wall time and peak resident set in bytes.
+// run times one process with HOME set and returns its wall time and peak resident set.
 func run(home, prog string, args ...string) (time.Duration, int64) {
-	cmd := exec.Command(prog, args...)
-	cmd.Env = append(os.Environ(), "HOME="+home)
-	devnull, _ := os.Open(os.DevNull)
-	defer devnull.Close()
-	cmd.Stdout = discard{}
-	cmd.Stderr = os.Stderr
-	start := time.Now()
-	check(cmd.Run())
-	d := time.Since(start)
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return d, ru.Maxrss * 1024
+	d, rss, err := benchhome.Time(append(os.Environ(), "HOME="+home), append([]string{prog}, args...)...)
+	check(err)
+	return d, rss
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 func dropCaches() bool {
 	syscall.Sync()

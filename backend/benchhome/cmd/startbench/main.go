@@ -19,8 +19,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"syscall"
 	"time"
+
+	"github.com/plugboard/plugboard/backend/benchhome"
 )
 
 func main() {
@@ -71,17 +72,12 @@ func main() {
 	}
 }
 
-// run times one process and returns its wall time and peak resident set in bytes.
+// run times one process with a private HOME (an exit status other than 0 still counts:
+// inspect exits 1 on a package with errors).
 func run(home string, argv []string) (time.Duration, int64) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
-	start := time.Now()
-	_ = cmd.Run() // inspect exits 1 on a package with errors; the time still counts
-	d := time.Since(start)
-	if cmd.ProcessState == nil {
-		check(fmt.Errorf("%v did not run", argv))
-	}
-	return d, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024
+	d, rss, err := benchhome.Time([]string{"HOME=" + home, "PATH=/usr/bin:/bin"}, argv...)
+	check(err)
+	return d, rss
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
