@@ -179,8 +179,12 @@ export class PluginsView {
       return;
     }
     this.empty.hidden = false;
-    if (total === 0 && ix.doc.skills.every((s) => s.source === 'builtin')) {
-      mount(this.empty, this.welcome(ix));
+    if (total === 0 && emptyHome(ix)) {
+      mount(
+        this.empty,
+        h('h3', null, 'No plugins yet'),
+        h('p', { class: 'muted small' }, 'The welcome beside this list says where Plugboard looks and how to add one.'),
+      );
     } else if (total === 0) {
       const home = ix.doc.home;
       const where = [
@@ -248,9 +252,9 @@ export class PluginsView {
         h('span', { class: 'muted small' }, ` ${help}`),
       );
     return h(
-      'div',
-      { class: 'welcome', 'data-testid': 'welcome' },
-      h('h3', null, 'Welcome to Plugboard'),
+      'article',
+      { class: 'detail-body welcome', 'data-testid': 'welcome' },
+      h('h2', { id: 'detail-title', tabindex: -1 }, 'Welcome to Plugboard'),
       h(
         'p',
         null,
@@ -317,7 +321,7 @@ export class PluginsView {
     this.renderedDetail = { id, doc: ix.doc };
     const p = id ? ix.pluginById.get(id) : undefined;
     if (!p) {
-      mount(this.detail, this.overview(ix));
+      mount(this.detail, emptyHome(ix) ? this.welcome(ix) : this.overview(ix));
       return;
     }
     this.budgetPanel.set({ dir: p.path }, String(ix.doc.seq));
@@ -428,4 +432,9 @@ export class PluginsView {
       ),
     );
   }
+}
+
+/** A home with nothing in it: no plugin, and no skill but the built-in ones. */
+function emptyHome(ix: CatalogIndex): boolean {
+  return ix.doc.plugins.length === 0 && ix.doc.skills.every((s) => s.source === 'builtin');
 }
