@@ -2,7 +2,6 @@ package app
 
 import (
 	"errors"
-	"os"
 	"os/exec"
 	"syscall"
 
@@ -33,12 +32,12 @@ type LaunchResult struct {
 // CodeNeedAck (Servers lists them; Acknowledge records them); without it they are left
 // out of the launch (the plan's dropped entries carry an ack).
 func (s *Service) Launch(target, backend string, requireAck bool) (LaunchResult, error) {
-	self, err := os.Executable()
+	req, err := s.launchRequest(target, "", backend)
 	if err != nil {
-		return LaunchResult{}, &Error{Code: CodeIO, Message: "cannot find the plugboard executable: " + err.Error()}
+		return LaunchResult{}, err
 	}
-	req := runtime.Request{Home: s.home, PlugboardHome: s.pbHome, Target: target, Backend: backend, Self: self, RequireAck: requireAck}
-	req.FromEnv(s.getenv)
+	req.RequireAck = requireAck
+	self := req.Self
 	plan, err := runtime.Build(req)
 	if err != nil {
 		return LaunchResult{}, launchError(err)
