@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/plugboard/plugboard/backend/editdist"
 )
 
 // Errors Resolve wraps besides ErrNotAdded.
@@ -103,7 +105,7 @@ func closest(name string, names []string) []string {
 	lower := strings.ToLower(name)
 	for _, n := range names {
 		ln := strings.ToLower(n)
-		d := distance(lower, ln)
+		d := editdist.Distance(lower, ln)
 		if d <= max(2, len(name)/3) || strings.Contains(ln, lower) || strings.Contains(lower, ln) {
 			cs = append(cs, cand{n, d})
 		}
@@ -116,27 +118,6 @@ func closest(name string, names []string) []string {
 		}
 	}
 	return out
-}
-
-// distance is the Levenshtein distance between a and b, by bytes.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 func quoteList(names []string) string {
