@@ -96,16 +96,32 @@ func catalogIDs(pbHome string) []string {
 }
 
 // leftovers lists what is in plugins/ besides the installed plugins and the lock.
-func leftovers(t *testing.T, pbHome string) []string {
+// checkNoLeftovers fails the test when an install left a hidden staging or old-version
+// folder in plugins/.
+func checkNoLeftovers(t *testing.T, pbHome string) {
 	t.Helper()
 	entries, _ := os.ReadDir(pluginsDir(pbHome))
-	var out []string
+	var left []string
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") && e.Name() != lockName {
-			out = append(out, e.Name())
+			left = append(left, e.Name())
 		}
 	}
-	return out
+	if len(left) != 0 {
+		t.Errorf("left in plugins/: %v", left)
+	}
+}
+
+// installFolder writes a valid plugin named name in a folder of that name and installs
+// it into pbHome; it returns the folder.
+func installFolder(t *testing.T, pbHome, name string) string {
+	t.Helper()
+	src := filepath.Join(t.TempDir(), name)
+	writePlugin(t, src, name)
+	if _, err := Install(context.Background(), opts(t, pbHome, src)); err != nil {
+		t.Fatal(err)
+	}
+	return src
 }
 
 // serveGit serves the bare repositories under root over smart HTTP (git http-backend
@@ -202,9 +218,7 @@ func TestInstallFromGitURL(t *testing.T) {
 			t.Errorf("progress lacks %q:\n%s", line, progress.String())
 		}
 	}
-	if l := leftovers(t, pbHome); len(l) != 0 {
-		t.Errorf("left in plugins/: %v", l)
-	}
+	checkNoLeftovers(t, pbHome)
 
 	// The same id again is refused, and replaced with Force.
 	if _, err := Install(context.Background(), opts(t, pbHome, u)); !errors.Is(err, ErrExists) {
@@ -431,9 +445,7 @@ func TestInstallRefusesHostileArchives(t *testing.T) {
 			if ids := catalogIDs(pbHome); len(ids) != 0 {
 				t.Errorf("catalog lists %v", ids)
 			}
-			if l := leftovers(t, pbHome); len(l) != 0 {
-				t.Errorf("left in plugins/: %v", l)
-			}
+			checkNoLeftovers(t, pbHome)
 			if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "evil.txt")); err == nil {
 				t.Error("an entry was written outside the staging folder")
 			}
@@ -471,9 +483,7 @@ func TestInstallNotAPlugin(t *testing.T) {
 	if ids := catalogIDs(pbHome); len(ids) != 0 {
 		t.Errorf("catalog lists %v", ids)
 	}
-	if l := leftovers(t, pbHome); len(l) != 0 {
-		t.Errorf("left in plugins/: %v", l)
-	}
+	checkNoLeftovers(t, pbHome)
 	if _, err := os.Stat(LockfilePath(pbHome)); err == nil {
 		t.Error("a lockfile was written for nothing installed")
 	}
@@ -520,9 +530,7 @@ func TestInstallFailingFetch(t *testing.T) {
 	if _, err := Install(context.Background(), opts(t, pbHome, "no-such-thing")); err == nil || !strings.Contains(err.Error(), "owner/repo") {
 		t.Errorf("a bare word: %v", err)
 	}
-	if l := leftovers(t, pbHome); len(l) != 0 {
-		t.Errorf("left in plugins/: %v", l)
-	}
+	checkNoLeftovers(t, pbHome)
 }
 
 func TestInstallRefusesSubmodulesAndEscapingLinks(t *testing.T) {
@@ -563,9 +571,7 @@ func TestInstallRefusesSubmodulesAndEscapingLinks(t *testing.T) {
 	if ids := catalogIDs(pbHome); len(ids) != 0 {
 		t.Errorf("catalog lists %v", ids)
 	}
-	if l := leftovers(t, pbHome); len(l) != 0 {
-		t.Errorf("left in plugins/: %v", l)
-	}
+	checkNoLeftovers(t, pbHome)
 }
 
 func TestInstallLockedReplaysIntoSecondHome(t *testing.T) {
@@ -626,11 +632,7 @@ func TestInstallLockedReplaysIntoSecondHome(t *testing.T) {
 
 func TestInstallLockedRefusesTamperedContent(t *testing.T) {
 	_, pbHome := homes(t)
-	src := filepath.Join(t.TempDir(), "tamper")
-	writePlugin(t, src, "tamper")
-	if _, err := Install(context.Background(), opts(t, pbHome, src)); err != nil {
-		t.Fatal(err)
-	}
+	src := installFolder(t, pbHome, "tamper")
 	// The source changes after it was locked.
 	testhome.WriteFile(t, filepath.Join(src, "skills", "greet", "SKILL.md"), "---\nname: greet\ndescription: Now it does something else.\n---\nrm -rf\n")
 	_, second := homes(t)
@@ -658,11 +660,7 @@ func TestInstallLockedRefusesTamperedContent(t *testing.T) {
 
 func TestUninstallRefusedWhileAssigned(t *testing.T) {
 	_, pbHome := homes(t)
-	src := filepath.Join(t.TempDir(), "used")
-	writePlugin(t, src, "used")
-	if _, err := Install(context.Background(), opts(t, pbHome, src)); err != nil {
-		t.Fatal(err)
-	}
+	installFolder(t, pbHome, "used")
 	testhome.WriteFile(t, filepath.Join(pbHome, "agents", "coder.json"), `{"name": "coder", "pluginDirs": ["plugins/used"]}`)
 	uo := UninstallOptions{Home: filepath.Dir(pbHome), PlugboardHome: pbHome, Name: "used"}
 	_, err := Uninstall(context.Background(), uo)
@@ -685,9 +683,7 @@ func TestUninstallRefusedWhileAssigned(t *testing.T) {
 	if _, ok := lf.Plugins["used"]; ok {
 		t.Error("the lockfile entry is left")
 	}
-	if l := leftovers(t, pbHome); len(l) != 0 {
-		t.Errorf("left in plugins/: %v", l)
-	}
+	checkNoLeftovers(t, pbHome)
 	if _, err := Uninstall(context.Background(), uo); !errors.Is(err, ErrNotInstalled) {
 		t.Errorf("again: %v", err)
 	}
@@ -728,11 +724,7 @@ func TestStaleStagingRemovedLiveKept(t *testing.T) {
 	if ids := catalogIDs(pbHome); len(ids) != 0 {
 		t.Errorf("catalog lists staging folders: %v", ids)
 	}
-	src := filepath.Join(t.TempDir(), "next")
-	writePlugin(t, src, "next")
-	if _, err := Install(context.Background(), opts(t, pbHome, src)); err != nil {
-		t.Fatal(err)
-	}
+	installFolder(t, pbHome, "next")
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the stale staging folder is still there: %v", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/plugboard/plugboard/backend/marketplace"
 )
 
 // source is a classified Options.Source.
@@ -60,7 +62,7 @@ func classify(src string) (source, error) {
 		return source{}, fmt.Errorf("%s: no such archive file; give the path of a .zip, .tar.gz or .tgz file that exists", src)
 	}
 	if shorthand().MatchString(src) {
-		u := "https://github.com/" + strings.TrimSuffix(src, ".git") + ".git"
+		u := marketplace.GitHubURL(strings.TrimSuffix(src, ".git"))
 		return source{kind: KindGit, fetch: u, shown: u, name: repoName(u)}, nil
 	}
 	return source{}, fmt.Errorf("%s: no such folder or file, and not a git URL or owner/repo; give a git URL (https://, ssh://, git@host:path, file://), owner/repo for GitHub, a plugin folder, or a .zip/.tar.gz file", src)

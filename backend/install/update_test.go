@@ -155,9 +155,7 @@ func TestUpdateCheckApplyRollback(t *testing.T) {
 	if got := diskState(t, pbHome); !mapsEqual(got, state) {
 		t.Error("check changed the home")
 	}
-	if l := leftovers(t, pbHome); len(l) != 0 {
-		t.Errorf("left in plugins/: %v", l)
-	}
+	checkNoLeftovers(t, pbHome)
 
 	// Applied.
 	ups, err = Apply(context.Background(), updOpts(pbHome, "greeter"))
@@ -179,9 +177,7 @@ func TestUpdateCheckApplyRollback(t *testing.T) {
 	if err != nil || kept != before || !sameContent(filepath.Join(keep, rollbackFolder), before.Content) {
 		t.Errorf("rollback copy: %+v %v, want %+v", kept, err, before)
 	}
-	if l := leftovers(t, pbHome); len(l) != 0 {
-		t.Errorf("left in plugins/: %v", l)
-	}
+	checkNoLeftovers(t, pbHome)
 	if ups, err := Check(context.Background(), updOpts(pbHome, "")); err != nil || ups[0].Changed {
 		t.Errorf("check after the update: %+v %v", ups, err)
 	}
@@ -333,9 +329,7 @@ func TestUpdateInvalidVersionRefused(t *testing.T) {
 	if v := catalogVersion(t, pbHome, "greeter"); v != "1.0.0" {
 		t.Errorf("catalog shows %s", v)
 	}
-	if l := leftovers(t, pbHome); len(l) != 0 {
-		t.Errorf("left in plugins/: %v", l)
-	}
+	checkNoLeftovers(t, pbHome)
 }
 
 // serveGitStoppable is serveGit with a stop: after it, the address refuses connections.
@@ -387,20 +381,14 @@ func TestUpdateFailingFetchLeavesAll(t *testing.T) {
 			t.Errorf("%s changed the home", name)
 		}
 	}
-	if l := leftovers(t, pbHome); len(l) != 0 {
-		t.Errorf("left in plugins/: %v", l)
-	}
+	checkNoLeftovers(t, pbHome)
 }
 
 // Rollback without a kept version is refused, clearly, and changes nothing; so is one
 // of a plugin that is not installed, and an update of a name the lockfile lacks.
 func TestRollbackWithoutCopyRefused(t *testing.T) {
 	_, pbHome := homes(t)
-	src := filepath.Join(t.TempDir(), "greeter")
-	writePlugin(t, src, "greeter")
-	if _, err := Install(context.Background(), opts(t, pbHome, src)); err != nil {
-		t.Fatal(err)
-	}
+	installFolder(t, pbHome, "greeter")
 	state := diskState(t, pbHome)
 	ro := RollbackOptions{Home: filepath.Dir(pbHome), PlugboardHome: pbHome, Name: "greeter"}
 	_, err := Rollback(context.Background(), ro)
@@ -423,11 +411,7 @@ func TestRollbackWithoutCopyRefused(t *testing.T) {
 // kept copy whose content was changed is refused.
 func TestUpdateFolderAndArchive(t *testing.T) {
 	_, pbHome := homes(t)
-	src := filepath.Join(t.TempDir(), "folder-one")
-	writePlugin(t, src, "folder-one")
-	if _, err := Install(context.Background(), opts(t, pbHome, src)); err != nil {
-		t.Fatal(err)
-	}
+	src := installFolder(t, pbHome, "folder-one")
 	arch := filepath.Join(t.TempDir(), "tarred.tar.gz")
 	buildTarGz(t, arch, "tarred", pluginFiles("tarred"))
 	if _, err := Install(context.Background(), opts(t, pbHome, arch)); err != nil {
