@@ -222,10 +222,19 @@ func Known(ctx context.Context, req runtime.Request) ([]Result, error) {
 		return nil, err
 	}
 	out := make([]Result, 0, len(states))
-	for _, s := range states {
-		r, err := Cached(ctx, req.PlugboardHome, s.Plugin, s.Server, s.Digest)
-		if err != nil {
+	var st *store.Store // opened once, for all the servers, when there is a database
+	if len(states) > 0 && store.Exists(req.PlugboardHome) {
+		if st, _, err = store.Open(ctx, req.PlugboardHome); err != nil {
 			return nil, err
+		}
+		defer st.Close()
+	}
+	for _, s := range states {
+		var r *Result
+		if st != nil {
+			if r, err = cachedIn(ctx, st, s.Plugin, s.Server, s.Digest); err != nil {
+				return nil, err
+			}
 		}
 		if r == nil {
 			r = &Result{Plugin: s.Plugin, Name: s.Server, Tools: []Tool{}, Digest: s.Digest}
@@ -250,6 +259,11 @@ func Cached(ctx context.Context, pbHome, plugin, server, digest string) (*Result
 		return nil, err
 	}
 	defer st.Close()
+	return cachedIn(ctx, st, plugin, server, digest)
+}
+
+// cachedIn is Cached in an open store.
+func cachedIn(ctx context.Context, st *store.Store, plugin, server, digest string) (*Result, error) {
 	b, checked, ok, err := st.MCPHealth(ctx, plugin, server, digest)
 	if err != nil || !ok {
 		return nil, err
