@@ -7,12 +7,7 @@ import (
 	"github.com/plugboard/plugboard/backend/budget"
 	"github.com/plugboard/plugboard/backend/mcphealth"
 	"github.com/plugboard/plugboard/backend/runtime"
-	"github.com/plugboard/plugboard/backend/version"
 )
-
-// Version says which Plugboard serves the page (plugboard version --json): the window
-// program's own build in the window, the command line's in plugboard serve.
-func (s *Service) Version() (version.Info, error) { return version.Get(""), nil }
 
 // EventMCPProgress is emitted while CheckMCP runs: before each server starts and once
 // when all are done ({"done", "total", "next"}; next is "" at the end).

@@ -7,7 +7,12 @@ import (
 
 	"github.com/plugboard/plugboard/backend/autostart"
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/version"
 )
+
+// Version says which Plugboard serves the page (plugboard version --json): the window
+// program's own build in the window, the command line's in plugboard serve.
+func (s *Service) Version() (version.Info, error) { return version.Get(""), nil }
 
 // Places lists the folders the catalog looks in, each with whether it is there: the
 // welcome view of an empty home shows them.
