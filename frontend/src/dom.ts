@@ -2,7 +2,7 @@
 // data from packages the user did not write.
 
 type Child = Node | string | number | null | undefined | false;
-type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
+export type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
 
 /** h('div', {class: 'x', 'data-testid': 'y', onclick: fn}, 'text', child) */
 export function h<K extends keyof HTMLElementTagNameMap>(

@@ -8,15 +8,7 @@
 import { ApiError, api, errorText, on } from '../bridge';
 import { h } from '../dom';
 import type { BudgetReport, BudgetState, MCPHealth } from '../types';
-
-/** What the card measures: a target id, or a plugin folder. */
-export type BudgetSubject = { target: string; dir?: undefined } | { dir: string; target?: undefined };
-
-const BACKENDS = [
-  { value: '', label: "Agent's own" },
-  { value: 'claude', label: 'Claude Code' },
-  { value: 'pi', label: 'PI' },
-];
+import { backendSelect, labelOwnBackend, type LaunchSubject, subjectKey } from './subject';
 
 const SOURCE_LABEL: Record<string, string> = {
   target: 'this set’s skills',
@@ -40,7 +32,7 @@ export class BudgetPanel {
   private readonly checkButton: HTMLButtonElement;
   private readonly body: HTMLElement;
   private readonly status: HTMLElement;
-  private subject: BudgetSubject | null = null;
+  private subject: LaunchSubject | null = null;
   private version = '';
   /** The state shown, for the subject and backend it belongs to. */
   private state: { key: string; res?: BudgetState; error?: string } | null = null;
@@ -49,15 +41,11 @@ export class BudgetPanel {
   private seq = 0;
 
   constructor(idPrefix: string) {
-    this.select = h(
-      'select',
-      {
-        'aria-label': 'Agent to measure for',
-        'data-testid': 'budget-backend',
-        onchange: () => void this.load(),
-      },
-      ...BACKENDS.map((b) => h('option', { value: b.value }, b.label)),
-    );
+    this.select = backendSelect({
+      'aria-label': 'Agent to measure for',
+      'data-testid': 'budget-backend',
+      onchange: () => void this.load(),
+    });
     this.checkButton = h(
       'button',
       { type: 'button', class: 'btn', 'data-testid': 'mcp-check', onclick: () => void this.check() },
@@ -89,21 +77,17 @@ export class BudgetPanel {
    * Shows the card for a subject; a new subject, or a new version of the catalog (a rescan or a live
    * reload), measures again.
    */
-  set(subject: BudgetSubject | null, version: string, ownBackend = ''): void {
-    const changed = keyOf(subject) !== keyOf(this.subject) || version !== this.version;
+  set(subject: LaunchSubject | null, version: string, ownBackend = ''): void {
+    const changed = subjectKey(subject) !== subjectKey(this.subject) || version !== this.version;
     this.subject = subject;
     this.version = version;
-    const own = this.select.options[0];
-    if (own)
-      own.textContent = subject?.dir
-        ? 'Claude Code (a folder has no agent)'
-        : `Agent's own (${ownBackend || 'claude'})`;
+    labelOwnBackend(this.select, subject, ownBackend);
     if (changed) void this.load();
     else this.render();
   }
 
   private key(): string {
-    return `${keyOf(this.subject)}|${this.select.value}`;
+    return `${subjectKey(this.subject)}|${this.select.value}`;
   }
 
   private async load(): Promise<void> {
@@ -317,9 +301,4 @@ function health(hc: MCPHealth | undefined, checked: boolean): [string, string] {
     return ['ok', `ok: ${info}${n} tool${n === 1 ? '' : 's'}, ready in ${hc.readyMs} ms${when}${tail}`];
   }
   return ['failed', `failed: ${hc.error ?? 'no answer'}${when}${tail}`];
-}
-
-function keyOf(s: BudgetSubject | null): string {
-  if (!s) return '';
-  return s.dir !== undefined ? `dir:${s.dir}` : `target:${s.target}`;
 }

@@ -7,15 +7,7 @@
 import { ApiError, api, errorText } from '../bridge';
 import { h } from '../dom';
 import type { TryResult } from '../types';
-
-/** What a Try box tries: a target id, or a plugin folder. */
-export type TrySubject = { target: string; dir?: undefined } | { dir: string; target?: undefined };
-
-const BACKENDS = [
-  { value: '', label: "Agent's own" },
-  { value: 'claude', label: 'Claude Code' },
-  { value: 'pi', label: 'PI' },
-];
+import { backendSelect, labelOwnBackend, type LaunchSubject, subjectKey } from './subject';
 
 export class TryPanel {
   readonly el: HTMLElement;
@@ -23,7 +15,7 @@ export class TryPanel {
   private readonly select: HTMLSelectElement;
   private readonly button: HTMLButtonElement;
   private readonly result: HTMLElement;
-  private subject: TrySubject | null = null;
+  private subject: LaunchSubject | null = null;
   private busy = false;
   /** The outcome shown, for the subject it belongs to. */
   private outcome: { key: string; res?: TryResult; error?: string } | null = null;
@@ -36,11 +28,7 @@ export class TryPanel {
       placeholder: 'What a user would ask, e.g. "summarise this file"',
       'data-testid': 'try-prompt',
     });
-    this.select = h(
-      'select',
-      { 'aria-label': 'Agent to try with', 'data-testid': 'try-backend' },
-      ...BACKENDS.map((b) => h('option', { value: b.value }, b.label)),
-    );
+    this.select = backendSelect({ 'aria-label': 'Agent to try with', 'data-testid': 'try-backend' });
     this.button = h(
       'button',
       { type: 'button', class: 'btn', 'data-testid': 'try-button', onclick: () => void this.run() },
@@ -68,14 +56,10 @@ export class TryPanel {
   }
 
   /** Shows the box for a subject; another subject forgets the last outcome. */
-  set(subject: TrySubject | null, ownBackend = ''): void {
-    if (keyOf(subject) !== keyOf(this.subject)) this.outcome = null;
+  set(subject: LaunchSubject | null, ownBackend = ''): void {
+    if (subjectKey(subject) !== subjectKey(this.subject)) this.outcome = null;
     this.subject = subject;
-    const own = this.select.options[0];
-    if (own)
-      own.textContent = subject?.dir
-        ? 'Claude Code (a folder has no agent)'
-        : `Agent's own (${ownBackend || 'claude'})`;
+    labelOwnBackend(this.select, subject, ownBackend);
     this.render();
   }
 
@@ -84,7 +68,7 @@ export class TryPanel {
     const prompt = this.prompt.value;
     if (!s || this.busy || !prompt.trim()) return;
     this.busy = true;
-    const key = keyOf(s);
+    const key = subjectKey(s);
     this.outcome = null;
     this.render();
     try {
@@ -110,7 +94,7 @@ export class TryPanel {
       this.result.replaceChildren(h('p', { class: 'muted small', role: 'status' }, 'The agent is working on it…'));
       return;
     }
-    if (!o || o.key !== keyOf(this.subject)) {
+    if (!o || o.key !== subjectKey(this.subject)) {
       this.result.replaceChildren();
       return;
     }
@@ -185,11 +169,6 @@ export class TryPanel {
         : []),
     );
   }
-}
-
-function keyOf(s: TrySubject | null): string {
-  if (!s) return '';
-  return s.dir !== undefined ? `dir:${s.dir}` : `target:${s.target}`;
 }
 
 function dropName(d: TryResult['dropped'][number]): string {
