@@ -85,11 +85,12 @@ func catalogSkill(u *unit, s projSkill) *skill.Skill {
 // the layout when it has refused entries.
 func projectSkillPaths(plan *Plan, l *layout, perms *permissions, u *unit, s projSkill, name, rel string) {
 	folder := filepath.Join(plan.Projection, filepath.FromSlash(rel))
-	note := skillPaths(plan, perms, catalogSkill(u, s), name, folder)
+	sk := catalogSkill(u, s)
+	note := skillPaths(plan, perms, sk, name, folder)
 	if note == "" {
 		return
 	}
-	if data, ok := withNote(s.t, catalogSkill(u, s).Dir, note); ok {
+	if data, ok := withNote(s.t, sk.Dir, note); ok {
 		l.files[rel+"/"+skill.FileName] = data
 	}
 }
@@ -105,11 +106,9 @@ func skillPaths(plan *Plan, perms *permissions, sk *skill.Skill, name, folder st
 	if sk == nil {
 		return ""
 	}
-	var refused []skill.PathEntry
 	for _, pe := range sk.Paths {
 		if !pe.Accepted {
 			plan.Refused = append(plan.Refused, Refusal{Skill: name, Entry: pe.Entry, Reason: pe.Reason})
-			refused = append(refused, pe)
 			if rel, ok := insideEntry(pe.Entry); ok && perms != nil {
 				p := claudePath(filepath.Join(folder, filepath.FromSlash(rel)))
 				perms.Deny = append(perms.Deny, "Read("+p+")", "Read("+p+"/**)")
@@ -131,23 +130,11 @@ func skillPaths(plan *Plan, perms *permissions, sk *skill.Skill, name, folder st
 		}
 		perms.Allow = append(perms.Allow, "Read("+rule+")")
 	}
-	return refusalNote(refused)
+	return refusalNote(sk)
 }
 
 // refusedNote is the note the skill s of u gets ("" for none), as the fingerprint sees it.
-func refusedNote(u *unit, s projSkill) string {
-	sk := catalogSkill(u, s)
-	if sk == nil {
-		return ""
-	}
-	var refused []skill.PathEntry
-	for _, pe := range sk.Paths {
-		if !pe.Accepted {
-			refused = append(refused, pe)
-		}
-	}
-	return refusalNote(refused)
-}
+func refusedNote(u *unit, s projSkill) string { return refusalNote(catalogSkill(u, s)) }
 
 // insideEntry is an entry as a path inside the skill folder, when it is written as one
 // (relative, no "..", no "~" or "$"): cleaned, slash-separated.
@@ -164,15 +151,19 @@ func insideEntry(entry string) (string, bool) {
 	return path.Clean(filepath.ToSlash(e)), true
 }
 
-// refusalNote is the delimited line appended to a projected SKILL.md for its refused
-// entries.
-func refusalNote(refused []skill.PathEntry) string {
-	if len(refused) == 0 {
-		return ""
+// refusalNote is the delimited line appended to the projected SKILL.md of sk for its
+// refused entries ("" when none was refused, or sk is nil).
+func refusalNote(sk *skill.Skill) string {
+	var parts []string
+	if sk != nil {
+		for _, pe := range sk.Paths {
+			if !pe.Accepted {
+				parts = append(parts, fmt.Sprintf("%q (%s)", pe.Entry, strings.TrimSuffix(pe.Reason, ".")))
+			}
+		}
 	}
-	parts := make([]string, len(refused))
-	for i, pe := range refused {
-		parts[i] = fmt.Sprintf("%q (%s)", pe.Entry, strings.TrimSuffix(pe.Reason, "."))
+	if len(parts) == 0 {
+		return ""
 	}
 	return "\n" + RefusalMarker + "\nPlugboard refused these `paths` entries of this skill, so they are not available to you in this session; do not rely on them: " +
 		strings.Join(parts, "; ") + ".\n"
