@@ -1,7 +1,8 @@
 // The full-page states shown before a catalog is on screen: loading (with the progress of a
 // first scan when the backend reports it) and error (with the message and Retry).
 
-import { h, mount, plural } from './dom';
+import { h, mount } from './dom';
+import { t } from './i18n';
 import type { ProgressEvent } from './types';
 
 export function showLoading(screen: HTMLElement, progress?: ProgressEvent): void {
@@ -11,13 +12,13 @@ export function showLoading(screen: HTMLElement, progress?: ProgressEvent): void
   mount(
     screen,
     h('div', { class: 'spinner', 'aria-hidden': 'true' }),
-    h('h2', null, 'Scanning plugins and skills…'),
+    h('h2', null, t('shell.loading.scanning')),
     h(
       'div',
       {
         class: 'progress',
         role: 'progressbar',
-        'aria-label': 'Scan progress',
+        'aria-label': t('shell.loading.progressLabel'),
         'aria-valuemin': 0,
         'aria-valuemax': progress?.total ?? 100,
         'aria-valuenow': progress?.done,
@@ -28,7 +29,7 @@ export function showLoading(screen: HTMLElement, progress?: ProgressEvent): void
     h(
       'p',
       { class: 'muted' },
-      progress ? `${progress.done} of ${plural(progress.total, 'plugin')}` : 'Reading the catalog',
+      progress ? t('shell.loading.progress', { done: progress.done, n: progress.total }) : t('shell.loading.reading'),
     ),
   );
 }
@@ -38,8 +39,8 @@ export function showError(screen: HTMLElement, message: string, retry: () => voi
   screen.dataset.testid = 'error';
   mount(
     screen,
-    h('h2', null, 'The catalog could not be loaded'),
+    h('h2', null, t('shell.error.title')),
     h('p', { class: 'error-text', 'data-testid': 'error-message' }, message),
-    h('button', { type: 'button', class: 'btn btn-primary', 'data-testid': 'retry', onclick: retry }, 'Retry'),
+    h('button', { type: 'button', class: 'btn btn-primary', 'data-testid': 'retry', onclick: retry }, t('shell.error.retry')),
   );
 }
