@@ -4,7 +4,8 @@
 // catalog:updated and the CatalogFeed; this module only reports.
 
 import { api, ApiError, errorText } from './bridge';
-import { h, plural } from './dom';
+import { h } from './dom';
+import { fmtNumber, type Key, t } from './i18n';
 import { icons } from './icons';
 import type { ReloadedEvent, WatchState } from './types';
 
@@ -17,31 +18,35 @@ const FADE_MS = 600;
 const RECHECK_MS = 1000;
 const RECHECKS = 10;
 
-const LABEL: Record<WatchState['state'], string> = {
-  ok: 'Live',
-  issues: 'Live · issues',
-  reloading: 'Reloading…',
-  paused: 'Paused',
-  starting: 'Starting…',
+const LABEL: Record<WatchState['state'], Key> = {
+  ok: 'shell.live.ok',
+  issues: 'shell.live.issues',
+  reloading: 'shell.live.reloading',
+  paused: 'shell.live.paused',
+  starting: 'shell.live.starting',
 };
 
-const TITLE: Record<WatchState['state'], string> = {
-  ok: 'Watching files: changes show here as they happen.',
-  issues: 'Watching files. Some plugin or skill has an error.',
-  reloading: 'A change is being reloaded.',
-  paused: 'Not watching files: changes made meanwhile are reloaded on Resume.',
-  starting: 'Arming the file watches after the first scan.',
+const TITLE: Record<WatchState['state'], Key> = {
+  ok: 'shell.live.okTitle',
+  issues: 'shell.live.issuesTitle',
+  reloading: 'shell.live.reloadingTitle',
+  paused: 'shell.live.pausedTitle',
+  starting: 'shell.live.startingTitle',
 };
 
 function ms(n: number): string {
-  return `${n < 10 ? n.toFixed(1) : Math.round(n)} ms`;
+  return t('shell.live.ms', { ms: n < 10 ? fmtNumber(n, { minimumFractionDigits: 1, maximumFractionDigits: 1 }) : Math.round(n) });
 }
 
 /** "Reloaded · 2 changes · 14 ms" and, when a plugin turned invalid, its name. */
 export function reloadedText(ev: ReloadedEvent): string {
   const n = ev.changes?.length ?? 0;
-  const parts = [ev.full ? 'Rescanned' : 'Reloaded', n ? plural(n, 'change') : 'no changes', ms(ev.ms ?? 0)];
-  if (ev.invalid?.length) parts.push(`${ev.invalid.join(', ')} now invalid`);
+  const parts = [
+    t(ev.full ? 'shell.live.rescanned' : 'shell.live.reloaded'),
+    n ? t('shell.live.changes', { n }) : t('shell.live.noChanges'),
+    ms(ev.ms ?? 0),
+  ];
+  if (ev.invalid?.length) parts.push(t('shell.live.nowInvalid', { names: ev.invalid.join(', ') }));
   return parts.join(' · ');
 }
 
@@ -112,12 +117,11 @@ export class LiveStatus {
     this.current = st;
     this.state.hidden = false;
     this.state.dataset.state = st.state;
-    this.label.textContent = LABEL[st.state] ?? st.state;
-    this.state.title =
-      TITLE[st.state] + (st.limited ? ' Too many folders to watch: some are rescanned periodically.' : '');
+    this.label.textContent = LABEL[st.state] ? t(LABEL[st.state]) : st.state;
+    this.state.title = (TITLE[st.state] ? t(TITLE[st.state]) : '') + (st.limited ? ' ' + t('shell.live.limited') : '');
     this.toggle.hidden = st.state === 'starting';
     this.toggle.disabled = this.busy;
-    const name = st.paused ? 'Resume watching' : 'Pause watching';
+    const name = t(st.paused ? 'shell.live.resume' : 'shell.live.pause');
     this.toggle.setAttribute('aria-label', name);
     this.toggle.title = name;
     this.toggle.replaceChildren(st.paused ? icons.play() : icons.pause());
@@ -132,7 +136,7 @@ export class LiveStatus {
     } catch (e) {
       const msg = errorText(e);
       if (e instanceof ApiError && e.code === 'unsupported') this.toggle.hidden = true;
-      this.state.title = `Cannot ${paused ? 'pause' : 'resume'} watching: ${msg}`;
+      this.state.title = t(paused ? 'shell.live.cannotPause' : 'shell.live.cannotResume', { msg });
     } finally {
       this.busy = false;
       this.toggle.disabled = false;
@@ -151,7 +155,7 @@ export class LiveStatus {
     const lines = (ev.changes ?? [])
       .slice(0, 12)
       .map((c) => `${c.kind} ${c.what} ${c.id}${c.detail ? `: ${c.detail}` : ''}`);
-    if ((ev.changes?.length ?? 0) > lines.length) lines.push(`… and ${ev.changes!.length - lines.length} more`);
+    if ((ev.changes?.length ?? 0) > lines.length) lines.push(t('shell.live.andMore', { n: ev.changes!.length - lines.length }));
     this.chip.title = lines.join('\n');
     this.chip.hidden = false;
     this.chip.classList.remove('fading');

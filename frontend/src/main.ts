@@ -5,7 +5,8 @@
 
 import './style.css';
 import { api, on, errorText } from './bridge';
-import { h, mount, plural } from './dom';
+import { h, mount } from './dom';
+import { applyDocumentLang, fmtTime, type Key, t } from './i18n';
 import { icons } from './icons';
 import { CatalogFeed } from './feed';
 import { showError, showLoading } from './screens';
@@ -25,15 +26,15 @@ import { TimelineView } from './views/timeline';
 import { ActivityView } from './views/activity';
 import { setTitle } from './title';
 
-const TABS: Array<{ id: Tab; label: string }> = [
-  { id: 'plugins', label: 'Plugins' },
-  { id: 'skills', label: 'Skills' },
-  { id: 'mcp', label: 'MCP servers' },
-  { id: 'assign', label: 'Assignments' },
-  { id: 'dev', label: 'Local development' },
-  { id: 'timeline', label: 'What changed' },
-  { id: 'activity', label: 'Activity' },
-  { id: 'settings', label: 'Settings' },
+const TABS: Array<{ id: Tab; label: Key }> = [
+  { id: 'plugins', label: 'shell.tab.plugins' },
+  { id: 'skills', label: 'shell.tab.skills' },
+  { id: 'mcp', label: 'shell.tab.mcp' },
+  { id: 'assign', label: 'shell.tab.assign' },
+  { id: 'dev', label: 'shell.tab.dev' },
+  { id: 'timeline', label: 'shell.tab.timeline' },
+  { id: 'activity', label: 'shell.tab.activity' },
+  { id: 'settings', label: 'shell.tab.settings' },
 ];
 
 let index: CatalogIndex | null = null;
@@ -42,7 +43,7 @@ let rescanning = false; // the page's own Rescan is running
 const settings = new SettingsModel();
 const feed = new CatalogFeed(
   (doc) => applyCatalog(doc),
-  (e) => setScanState('error', `Reload failed: ${errorText(e)}`),
+  (e) => setScanState('error', t('shell.scan.reloadFailed', { msg: errorText(e) })),
 );
 
 // Ask for the catalog before building anything: for a large home it is megabytes, and the
@@ -85,7 +86,7 @@ const ctx: Ctx = {
     skills.select(entry);
   },
   docCall: (fn) => feed.call(fn),
-  showTab: (t) => switchTab(t, true),
+  showTab: (x) => switchTab(x, true),
 };
 
 const plugins = new PluginsView(ctx);
@@ -120,10 +121,10 @@ const shown: Record<Tab, CatalogIndex | null> = {
   settings: null,
 };
 
-function refreshView(t: Tab): void {
-  if (index && shown[t] !== index) {
-    shown[t] = index;
-    views[t].setIndex(index);
+function refreshView(v: Tab): void {
+  if (index && shown[v] !== index) {
+    shown[v] = index;
+    views[v].setIndex(index);
   }
 }
 
@@ -136,9 +137,15 @@ const scanState = h('span', {
 });
 const rescanBtn = h(
   'button',
-  { type: 'button', class: 'btn btn-rescan', 'data-testid': 'rescan', title: 'Rescan', onclick: () => void rescan() },
+  {
+    type: 'button',
+    class: 'btn btn-rescan',
+    'data-testid': 'rescan',
+    title: t('shell.rescan'),
+    onclick: () => void rescan(),
+  },
   icons.rescan(),
-  h('span', { class: 'btn-label' }, 'Rescan'),
+  h('span', { class: 'btn-label' }, t('shell.rescan')),
 );
 const themeBtn = h('button', {
   type: 'button',
@@ -146,38 +153,38 @@ const themeBtn = h('button', {
   'data-testid': 'theme-toggle',
   onclick: () => toggleTheme(),
 });
-const tabButtons = TABS.map((t) =>
+const tabButtons = TABS.map((x) =>
   h(
     'button',
     {
       type: 'button',
       role: 'tab',
-      id: `tab-${t.id}`,
-      'aria-controls': `panel-${t.id}`,
-      'data-testid': `tab-${t.id}`,
-      onclick: () => switchTab(t.id),
+      id: `tab-${x.id}`,
+      'aria-controls': `panel-${x.id}`,
+      'data-testid': `tab-${x.id}`,
+      onclick: () => switchTab(x.id),
     },
-    t.label,
+    t(x.label),
   ),
 );
-const tablist = h('nav', { class: 'tabs', role: 'tablist', 'aria-label': 'Sections' }, ...tabButtons);
+const tablist = h('nav', { class: 'tabs', role: 'tablist', 'aria-label': t('shell.sections') }, ...tabButtons);
 const progressBar = h(
   'div',
   { class: 'topbar-progress', hidden: true, 'aria-hidden': 'true' },
   h('div', { class: 'bar' }),
 );
-const panels = TABS.map((t) =>
+const panels = TABS.map((x) =>
   h(
     'section',
     {
       class: 'panel',
       role: 'tabpanel',
-      id: `panel-${t.id}`,
-      'aria-labelledby': `tab-${t.id}`,
-      'data-testid': `panel-${t.id}`,
+      id: `panel-${x.id}`,
+      'aria-labelledby': `tab-${x.id}`,
+      'data-testid': `panel-${x.id}`,
       hidden: true,
     },
-    views[t.id].el,
+    views[x.id].el,
   ),
 );
 const screen = h('div', { class: 'state-screen' });
@@ -190,19 +197,19 @@ const saveMsg = h('span', {
 const saveBtn = h(
   'button',
   { type: 'button', class: 'btn btn-primary', 'data-testid': 'settings-save', onclick: () => void save() },
-  'Save settings',
+  t('shell.save'),
 );
 const discardBtn = h(
   'button',
   { type: 'button', class: 'btn btn-quiet', 'data-testid': 'settings-discard', onclick: () => settings.discard() },
-  'Discard',
+  t('shell.discard'),
 );
 const dismissBtn = h(
   'button',
   {
     type: 'button',
     class: 'btn btn-quiet btn-small',
-    'aria-label': 'Dismiss',
+    'aria-label': t('shell.dismiss'),
     onclick: () => {
       settings.notice = null;
       renderSavebar();
@@ -227,7 +234,7 @@ const app = h(
   h(
     'header',
     { class: 'topbar' },
-    h('div', { class: 'brand' }, icons.logo(), h('h1', null, 'Plugboard')),
+    h('div', { class: 'brand' }, icons.logo(), h('h1', null, 'Plugboard')), // i18n-ignore: the product's name
     tablist,
     h('span', { class: 'grow' }),
     live.el,
@@ -244,37 +251,37 @@ const app = h(
 function renderTheme(): void {
   const dark = currentTheme() === 'dark';
   mount(themeBtn, dark ? icons.sun() : icons.moon());
-  themeBtn.setAttribute('aria-label', dark ? 'Switch to light theme' : 'Switch to dark theme');
+  themeBtn.setAttribute('aria-label', t(dark ? 'shell.theme.toLight' : 'shell.theme.toDark'));
   themeBtn.title = themeBtn.getAttribute('aria-label')!;
   themeBtn.setAttribute('aria-pressed', String(dark));
 }
 
-function switchTab(t: Tab, focus = false): void {
-  if (tab === 'assign' && t !== 'assign' && assign.dirty) {
+function switchTab(next: Tab, focus = false): void {
+  if (tab === 'assign' && next !== 'assign' && assign.dirty) {
     // a dirty assignment draft is not left without asking
-    void assign.leave().then((ok) => ok && switchTab(t, focus));
+    void assign.leave().then((ok) => ok && switchTab(next, focus));
     if (focus) tabButtons[TABS.findIndex((x) => x.id === tab)].focus();
     return;
   }
-  const opened = tab !== t;
-  tab = t;
+  const opened = tab !== next;
+  tab = next;
   TABS.forEach((x, i) => {
-    const sel = x.id === t;
+    const sel = x.id === next;
     tabButtons[i].setAttribute('aria-selected', String(sel));
     tabButtons[i].tabIndex = sel ? 0 : -1;
     panels[i].hidden = !index || !sel;
   });
-  const rendered = shown[t] !== index;
-  refreshView(t);
+  const rendered = shown[next] !== index;
+  refreshView(next);
   // a view that reads more than the catalog reads it again when opened (unless it just did)
-  if (opened && !rendered && index) views[t].activate?.();
-  if (focus) tabButtons[TABS.findIndex((x) => x.id === t)].focus();
+  if (opened && !rendered && index) views[next].activate?.();
+  if (focus) tabButtons[TABS.findIndex((x) => x.id === next)].focus();
 }
 
 function summaryText(s: Summary): string {
-  const parts = [plural(s.plugins, 'plugin'), plural(s.skills, 'skill')];
-  if (s.issues.errors) parts.push(plural(s.issues.errors, 'error'));
-  if (s.issues.warnings) parts.push(plural(s.issues.warnings, 'warning'));
+  const parts = [t('shell.summary.plugins', { n: s.plugins }), t('shell.summary.skills', { n: s.skills })];
+  if (s.issues.errors) parts.push(t('shell.summary.errors', { n: s.issues.errors }));
+  if (s.issues.warnings) parts.push(t('shell.summary.warnings', { n: s.issues.warnings }));
   return parts.join(' · ');
 }
 
@@ -292,7 +299,7 @@ function onProgress(p: ProgressEvent): void {
   }
   progressBar.hidden = false;
   (progressBar.firstChild as HTMLElement).style.width = `${p.total ? (100 * p.done) / p.total : 0}%`;
-  setScanState('scanning', `Scanning ${p.done}/${p.total}`);
+  setScanState('scanning', t('shell.scan.progress', { done: p.done, total: p.total }));
 }
 
 /** Shows the folder the app was asked to open, if any, in Local development (TakeOpen). */
@@ -306,7 +313,7 @@ async function takeOpen(): Promise<void> {
   if (!dir) return;
   switchTab('dev');
   dev.offer(dir);
-  setTitle(`Local development: ${dir}`);
+  setTitle(t('shell.title.dev', { dir }));
 }
 
 function applyCatalog(doc: CatalogDoc): void {
@@ -316,12 +323,11 @@ function applyCatalog(doc: CatalogDoc): void {
   progressBar.hidden = true;
   screen.hidden = true;
   refreshView(tab);
-  const time = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-  setScanState('ready', `${summaryText(doc.summary)} · scanned ${time}`);
+  setScanState('ready', t('shell.scan.ready', { summary: summaryText(doc.summary), time: fmtTime(new Date()) }));
   // once the rendered view is painted (the frame after this one): the desktop test waits for the title
   const title = summaryText(doc.summary);
   requestAnimationFrame(() => setTimeout(() => setTitle(title), 0));
-  scanState.title = doc.workspace ? `workspace ${doc.workspace}` : '';
+  scanState.title = doc.workspace ? t('shell.scan.workspace', { dir: doc.workspace }) : '';
   if (first) {
     switchTab(tab);
     void takeOpen();
@@ -332,12 +338,12 @@ function applyCatalog(doc: CatalogDoc): void {
 async function rescan(): Promise<void> {
   if (rescanning) return;
   rescanning = true;
-  setScanState('scanning', 'Scanning…');
+  setScanState('scanning', t('shell.scan.scanning'));
   try {
     await feed.call(api.rescan);
   } catch (e) {
     progressBar.hidden = true;
-    setScanState('error', `Rescan failed: ${errorText(e)}`);
+    setScanState('error', t('shell.scan.rescanFailed', { msg: errorText(e) }));
   } finally {
     rescanning = false;
     rescanBtn.disabled = false;
@@ -353,8 +359,8 @@ function renderSavebar(): void {
   savebar.hidden = !dirty && !settings.notice && !settings.busy;
   savebar.dataset.state = settings.notice?.kind ?? (dirty ? 'dirty' : '');
   saveMsg.textContent = settings.busy
-    ? 'Saving…'
-    : (settings.notice?.text ?? (dirty ? 'Unsaved changes to settings.' : ''));
+    ? t('shell.saving')
+    : (settings.notice?.text ?? (dirty ? t('shell.unsaved') : ''));
   saveBtn.toggleAttribute('disabled', !dirty || settings.busy);
   saveBtn.hidden = !dirty && !settings.busy;
   discardBtn.hidden = !dirty;
@@ -363,7 +369,7 @@ function renderSavebar(): void {
 
 async function start(request?: Promise<CatalogDoc>): Promise<void> {
   showLoading(screen);
-  setScanState('scanning', 'Loading…');
+  setScanState('scanning', t('shell.loading'));
   void settings.load();
   try {
     await feed.call(() => request ?? api.catalog());
@@ -372,13 +378,13 @@ async function start(request?: Promise<CatalogDoc>): Promise<void> {
     index = null;
     switchTab(tab);
     showError(screen, errorText(e), () => void start());
-    setScanState('error', 'Not loaded');
+    setScanState('error', t('shell.scan.notLoaded'));
   }
 }
 
 // ---- keyboard ----------------------------------------------------------------------------------
 tablist.addEventListener('keydown', (e) => {
-  const i = TABS.findIndex((t) => t.id === tab);
+  const i = TABS.findIndex((x) => x.id === tab);
   let j = -1;
   if (e.key === 'ArrowRight') j = (i + 1) % TABS.length;
   else if (e.key === 'ArrowLeft') j = (i + TABS.length - 1) % TABS.length;
@@ -390,9 +396,9 @@ tablist.addEventListener('keydown', (e) => {
 });
 
 document.addEventListener('keydown', (e) => {
-  const t = e.target as HTMLElement | null;
+  const el = e.target as HTMLElement | null;
   const typing =
-    !!t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable);
+    !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable);
   if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey && !e.altKey && index) {
     e.preventDefault();
     if (tab !== 'plugins' && tab !== 'skills' && tab !== 'mcp') switchTab('plugins');
@@ -414,6 +420,7 @@ settings.onChange(() => {
   else shown.plugins = null;
 });
 
+applyDocumentLang();
 initTheme(renderTheme);
 document.getElementById('app')?.replaceWith(app);
 switchTab('plugins');

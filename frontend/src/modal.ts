@@ -2,6 +2,7 @@
 // returns to where it was. Resolves with the value of the button chosen (`cancel` for Escape).
 
 import { h } from './dom';
+import { t } from './i18n';
 
 export interface ModalAction {
   label: string;
@@ -106,7 +107,7 @@ export function openDialog(o: DialogOptions): DialogHandle {
   const closeBtn = h(
     'button',
     { type: 'button', class: 'btn', 'data-testid': `${o.testid}-close`, onclick: () => close() },
-    o.closeLabel ?? 'Close',
+    o.closeLabel ?? t('common.close'),
   );
   const dialog = h(
     'div',
@@ -154,12 +155,12 @@ export function openDialog(o: DialogOptions): DialogHandle {
 /** "Discard unsaved changes?" — resolves true when the user chose to discard. */
 export async function confirmDiscard(what: string): Promise<boolean> {
   const v = await openModal({
-    title: 'Discard unsaved changes?',
+    title: t('common.discard.title'),
     testid: 'discard-dialog',
     body: [h('p', null, what)],
     actions: [
-      { label: 'Keep editing', value: 'keep', testid: 'discard-cancel' },
-      { label: 'Discard', value: 'discard', primary: true, testid: 'discard-confirm' },
+      { label: t('common.discard.keep'), value: 'keep', testid: 'discard-cancel' },
+      { label: t('common.discard.confirm'), value: 'discard', primary: true, testid: 'discard-confirm' },
     ],
     cancel: 'keep',
   });

@@ -4,11 +4,11 @@
 // instead of being overwritten. The rules (what a path may be, what a name means) stay in Go.
 
 import { api, ApiError, errorText } from './bridge';
+import { t } from './i18n';
 import type { Settings, SettingsEnvelope } from './types';
 
 export type Notice = { kind: 'ok' | 'error' | 'warn'; text: string } | null;
 
-export const STALE_MESSAGE = 'settings changed on disk; reloaded';
 
 function normalise(s: Partial<Settings> | null | undefined): Settings {
   const out: Settings = {
@@ -67,7 +67,7 @@ export class SettingsModel {
     try {
       this.accept(await api.settings(), keepDraft);
     } catch (e) {
-      this.notice = { kind: 'error', text: `Cannot read settings: ${errorText(e)}` };
+      this.notice = { kind: 'error', text: t('common.settings.cannotRead', { msg: errorText(e) }) };
     }
     this.emit();
   }
@@ -99,7 +99,7 @@ export class SettingsModel {
     const p = path.trim();
     if (!this.draft || !p) return false;
     if (this.draft.skillPluginPaths.includes(p)) {
-      this.notice = { kind: 'warn', text: `${p} is already in the list` };
+      this.notice = { kind: 'warn', text: t('common.settings.alreadyListed', { path: p }) };
       this.emit();
       return false;
     }
@@ -122,16 +122,16 @@ export class SettingsModel {
    */
   setRetention(text: string): boolean {
     if (!this.draft) return false;
-    const t = text.trim();
-    if (!/^\d+$/.test(t) || !Number.isSafeInteger(Number(t))) {
+    const days = text.trim();
+    if (!/^\d+$/.test(days) || !Number.isSafeInteger(Number(days))) {
       this.notice = {
         kind: 'warn',
-        text: 'Keep activity for: give a whole number of days, or 0 to keep all of it.',
+        text: t('common.settings.retentionInvalid'),
       };
       this.emit();
       return false;
     }
-    this.draft.activityRetentionDays = Number(t);
+    this.draft.activityRetentionDays = Number(days);
     this.notice = null;
     this.emit();
     return true;
@@ -155,7 +155,7 @@ export class SettingsModel {
       delete out.launchAs;
       if (this.saved?.launchAs) out.launchAs = { ...this.saved.launchAs };
       this.accept(await api.saveSettings(out, this.hash));
-      this.notice = { kind: 'ok', text: 'Settings saved; rescanning.' };
+      this.notice = { kind: 'ok', text: t('common.settings.saved') };
     } catch (e) {
       if (e instanceof ApiError && e.code === 'stale') {
         try {
@@ -163,9 +163,9 @@ export class SettingsModel {
         } catch {
           /* the notice below still applies */
         }
-        this.notice = { kind: 'warn', text: STALE_MESSAGE };
+        this.notice = { kind: 'warn', text: t('common.settings.stale') };
       } else {
-        this.notice = { kind: 'error', text: `Not saved: ${errorText(e)}` };
+        this.notice = { kind: 'error', text: t('common.settings.notSaved', { msg: errorText(e) }) };
       }
     } finally {
       this.busy = false;

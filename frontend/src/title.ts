@@ -8,7 +8,7 @@ interface TitleRuntime {
 }
 
 export function setTitle(detail: string): void {
-  const title = detail ? `Plugboard — ${detail}` : 'Plugboard';
+  const title = detail ? `Plugboard — ${detail}` : 'Plugboard'; // i18n-ignore: the product's name
   document.title = title;
   (window as unknown as { runtime?: TitleRuntime }).runtime?.WindowSetTitle?.(title);
 }
