@@ -13,7 +13,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Snapshot is the catalog as one scan saw it: one row per plugin, in catalog order.
@@ -72,13 +74,104 @@ func (sn Snapshot) Info() Info {
 }
 
 // Hash is the hash a snapshot's rows have when it comes without one (store.AddSnapshot
-// computes it): "sha256:" and the hex SHA-256 of the rows' JSON, so equal rows in equal
-// order give equal hashes.
+// computes it): "sha256:" and the hex SHA-256 of the rows' JSON as encoding/json writes
+// it, so equal rows in equal order give equal hashes, and the hashes stored by earlier
+// versions still compare. The JSON is written row by row into the hash (appendRow, the
+// same bytes as json.Marshal: TestHashIsOfTheJSON, FuzzAppendString) rather than
+// marshalled whole: a live reload of a thousand plugins hashes in a tenth of the time.
 func Hash(plugins []Plugin) string {
-	if plugins == nil {
-		plugins = []Plugin{}
+	h := sha256.New()
+	buf := make([]byte, 0, 512)
+	buf = append(buf, '[')
+	for i := range plugins {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendRow(buf, &plugins[i])
+		if len(buf) > 4096 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
 	}
-	b, _ := json.Marshal(plugins) // plain strings, bools and ints: cannot fail
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	buf = append(buf, ']')
+	h.Write(buf)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// appendRow appends p as encoding/json encodes a Plugin (fields in order, their tags).
+func appendRow(b []byte, p *Plugin) []byte {
+	b = append(b, `{"id":`...)
+	b = appendString(b, p.ID)
+	b = append(b, `,"source":`...)
+	b = appendString(b, p.Source)
+	b = append(b, `,"path":`...)
+	b = appendString(b, p.Path)
+	b = append(b, `,"contentHash":`...)
+	b = appendString(b, p.ContentHash)
+	b = append(b, `,"valid":`...)
+	b = strconv.AppendBool(b, p.Valid)
+	b = append(b, `,"errors":`...)
+	b = strconv.AppendInt(b, int64(p.Errors), 10)
+	b = append(b, `,"warnings":`...)
+	b = strconv.AppendInt(b, int64(p.Warnings), 10)
+	b = append(b, `,"skills":`...)
+	b = strconv.AppendInt(b, int64(p.Skills), 10)
+	b = append(b, `,"servers":`...)
+	b = strconv.AppendInt(b, int64(p.Servers), 10)
+	return append(b, '}')
+}
+
+// appendString appends s quoted as encoding/json quotes a string by default: HTML
+// characters, U+2028 and U+2029 escaped as \u00XX and \u20XX, control characters as
+// \n, \r, \t, \b, \f or \u00XX, invalid UTF-8 as \ufffd.
+func appendString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
