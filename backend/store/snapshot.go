@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/plugboard/plugboard/backend/snapshot"
@@ -20,6 +22,11 @@ const SnapshotRetention = 100
 // id of the stored snapshot (stored true) or of that equal latest one (stored false).
 // An empty Hash is computed with snapshot.Hash; a zero Time becomes now. Storing removes
 // snapshots beyond SnapshotRetention.
+//
+// Rows are stored as changes (migration 0008): the rows sn shares, position by position,
+// with the newest snapshot are that snapshot's rows extended to sn, and only the others
+// are written. The newest snapshot's rows come from memory when this Store wrote it and
+// no other process has added one since, and from the file otherwise.
 func (s *Store) AddSnapshot(ctx context.Context, sn snapshot.Snapshot) (id int64, stored bool, err error) {
 	if sn.Hash == "" {
 		sn.Hash = snapshot.Hash(sn.Plugins)
@@ -27,14 +34,26 @@ func (s *Store) AddSnapshot(ctx context.Context, sn snapshot.Snapshot) (id int64
 	if sn.Time.IsZero() {
 		sn.Time = time.Now()
 	}
+	s.last.mu.Lock()
+	defer s.last.mu.Unlock()
 	err = s.WithTx(ctx, func(tx *sql.Tx) error {
-		var latest string
-		err := tx.QueryRowContext(ctx, `SELECT id, hash FROM snapshots ORDER BY id DESC LIMIT 1`).Scan(&id, &latest)
+		var (
+			latest   string
+			latestID int64
+		)
+		err := tx.QueryRowContext(ctx, `SELECT id, hash FROM snapshots ORDER BY id DESC LIMIT 1`).Scan(&latestID, &latest)
 		if err == nil && latest == sn.Hash {
+			id = latestID
 			return nil
 		}
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
+		}
+		var prev []snapshot.Plugin
+		if latestID != 0 {
+			if prev, err = s.last.rowsOf(ctx, tx, latestID); err != nil {
+				return err
+			}
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO snapshots (time, hash) VALUES (?, ?)`, sn.Time.UTC().Format(timeLayout), sn.Hash)
 		if err != nil {
@@ -43,35 +62,117 @@ func (s *Store) AddSnapshot(ctx context.Context, sn snapshot.Snapshot) (id int64
 		if id, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		if err := insertPlugins(ctx, tx, id, sn.Plugins); err != nil {
+		if err := writeChanges(ctx, tx, latestID, id, prev, sn.Plugins); err != nil {
 			return err
 		}
 		stored = true
-		_, err = tx.ExecContext(ctx, `DELETE FROM snapshots WHERE id <= (SELECT id FROM snapshots ORDER BY id DESC LIMIT 1 OFFSET ?)`,
-			SnapshotRetention)
+		var cutoff int64
+		err = tx.QueryRowContext(ctx, `SELECT id FROM snapshots ORDER BY id DESC LIMIT 1 OFFSET ?`, SnapshotRetention).Scan(&cutoff)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots WHERE id <= ?`, cutoff); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM snapshot_rows WHERE last_id <= ?`, cutoff)
 		return err
 	})
 	if err != nil {
+		s.last.forget()
 		return 0, false, fmt.Errorf("add catalog snapshot: %w", err)
+	}
+	if stored {
+		s.last.remember(id, sn.Plugins)
 	}
 	return id, stored, nil
 }
 
-func insertPlugins(ctx context.Context, tx *sql.Tx, id int64, plugins []snapshot.Plugin) error {
-	if len(plugins) == 0 {
-		return nil
+// lastSnapshot is the newest snapshot's rows as a Store wrote them.
+type lastSnapshot struct {
+	mu   sync.Mutex
+	id   int64
+	rows []snapshot.Plugin
+}
+
+func (l *lastSnapshot) remember(id int64, rows []snapshot.Plugin) {
+	l.id, l.rows = id, slices.Clone(rows)
+}
+
+func (l *lastSnapshot) forget() { l.id, l.rows = 0, nil }
+
+// rowsOf returns the rows of snapshot id, the newest in the file: from memory when they
+// are the ones remembered, else the open-ended rows in the file.
+func (l *lastSnapshot) rowsOf(ctx context.Context, tx *sql.Tx, id int64) ([]snapshot.Plugin, error) {
+	if l.id == id && l.rows != nil {
+		return l.rows, nil
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO snapshot_plugins
-		(snapshot_id, seq, plugin_id, source, path, content_hash, valid, errors, warnings, skills, servers)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	rows, err := tx.QueryContext(ctx, `SELECT seq, plugin_id, source, path, content_hash, valid, errors, warnings, skills, servers
+		FROM snapshot_rows WHERE last_id IS NULL ORDER BY seq`)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer stmt.Close()
-	for i, p := range plugins {
-		_, err := stmt.ExecContext(ctx, id, i, p.ID, p.Source, p.Path, p.ContentHash, p.Valid, p.Errors, p.Warnings, p.Skills, p.Servers)
-		if err != nil {
-			return fmt.Errorf("plugin %q: %w", p.ID, err)
+	defer rows.Close()
+	var out []snapshot.Plugin
+	for rows.Next() {
+		var (
+			seq int
+			p   snapshot.Plugin
+		)
+		if err := rows.Scan(&seq, &p.ID, &p.Source, &p.Path, &p.ContentHash, &p.Valid, &p.Errors, &p.Warnings, &p.Skills, &p.Servers); err != nil {
+			return nil, err
+		}
+		if seq != len(out) {
+			return nil, fmt.Errorf("snapshot %d: row %d missing (the rows table is damaged)", id, len(out))
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// writeChanges stores snapshot id, whose rows are next, as changes from snapshot prevID
+// (0: none), whose rows are prev: a row that differs from, or has no, counterpart at the
+// same position ends prev's run there and starts its own.
+func writeChanges(ctx context.Context, tx *sql.Tx, prevID, id int64, prev, next []snapshot.Plugin) error {
+	var end, insert *sql.Stmt
+	defer func() {
+		for _, st := range []*sql.Stmt{end, insert} {
+			if st != nil {
+				st.Close()
+			}
+		}
+	}()
+	for seq := range max(len(prev), len(next)) {
+		if seq < len(prev) && seq < len(next) && prev[seq] == next[seq] {
+			continue
+		}
+		if seq < len(prev) {
+			if end == nil {
+				var err error
+				if end, err = tx.PrepareContext(ctx, `UPDATE snapshot_rows SET last_id = ? WHERE seq = ? AND last_id IS NULL`); err != nil {
+					return err
+				}
+			}
+			if _, err := end.ExecContext(ctx, prevID, seq); err != nil {
+				return fmt.Errorf("plugin %q: %w", prev[seq].ID, err)
+			}
+		}
+		if seq < len(next) {
+			if insert == nil {
+				var err error
+				insert, err = tx.PrepareContext(ctx, `INSERT INTO snapshot_rows
+					(seq, first_id, last_id, plugin_id, source, path, content_hash, valid, errors, warnings, skills, servers)
+					VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+				if err != nil {
+					return err
+				}
+			}
+			p := next[seq]
+			if _, err := insert.ExecContext(ctx, seq, id, p.ID, p.Source, p.Path, p.ContentHash, p.Valid, p.Errors, p.Warnings, p.Skills, p.Servers); err != nil {
+				return fmt.Errorf("plugin %q: %w", p.ID, err)
+			}
 		}
 	}
 	return nil
@@ -83,7 +184,7 @@ func insertPlugins(ctx context.Context, tx *sql.Tx, id int64, plugins []snapshot
 const snapshotQuery = `SELECT s.id, s.time, s.hash, p.seq,
 	COALESCE(p.plugin_id, ''), COALESCE(p.source, ''), COALESCE(p.path, ''), COALESCE(p.content_hash, ''),
 	COALESCE(p.valid, 0), COALESCE(p.errors, 0), COALESCE(p.warnings, 0), COALESCE(p.skills, 0), COALESCE(p.servers, 0)
-	FROM (%s) AS s LEFT JOIN snapshot_plugins AS p ON p.snapshot_id = s.id
+	FROM (%s) AS s LEFT JOIN snapshot_rows AS p ON p.first_id <= s.id AND (p.last_id IS NULL OR p.last_id >= s.id)
 	ORDER BY s.id DESC, p.seq`
 
 // Snapshots returns the newest snapshots first with their plugin rows, at most limit

@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,7 +132,157 @@ func TestSnapshotRetention(t *testing.T) {
 		t.Errorf("after %d adds: %d snapshots, newest %d; want %d, newest %d", SnapshotRetention+5, len(all), all[0].ID, SnapshotRetention, last)
 	}
 	var rows int
-	if err := st.db.QueryRow(`SELECT count(*) FROM snapshot_plugins`).Scan(&rows); err != nil || rows != 2*SnapshotRetention {
+	if err := st.db.QueryRow(`SELECT count(*) FROM snapshot_rows`).Scan(&rows); err != nil || rows != 2*SnapshotRetention {
 		t.Errorf("plugin rows = %d, %v; want %d (pruned with their snapshots)", rows, err, 2*SnapshotRetention)
 	}
+}
+
+// A scan that changed one plugin of a thousand writes one row (migration 0008), and every
+// snapshot still reads back whole.
+func TestSnapshotStoresChangedRowsOnly(t *testing.T) {
+	st := newTestStore(t)
+	ctx := context.Background()
+	first := plugins(1000, "a")
+	second := slices.Clone(first)
+	second[500].ContentHash = "sha256:b"
+	ids := make([]int64, 2)
+	for i, rows := range [][]snapshot.Plugin{first, second} {
+		id, stored, err := st.AddSnapshot(ctx, snapshot.Snapshot{Plugins: rows})
+		if err != nil || !stored {
+			t.Fatalf("AddSnapshot #%d = %v, %v", i, stored, err)
+		}
+		ids[i] = id
+	}
+	if n := countRows(t, st); n != 1001 {
+		t.Errorf("rows stored = %d, want 1001 (1,000 and the one that changed)", n)
+	}
+	for i, want := range [][]snapshot.Plugin{first, second} {
+		got, err := st.Snapshot(ctx, ids[i])
+		if err != nil || !reflect.DeepEqual(got.Plugins, want) {
+			t.Errorf("Snapshot(%d): %v; rows equal: %v", ids[i], err, reflect.DeepEqual(got.Plugins, want))
+		}
+	}
+}
+
+// Snapshots that grow, shrink, change and come back read back as they were added, with
+// two Stores on one file taking turns (each must then read the other's newest rows from
+// the file, not from its memory), across pruning.
+func TestSnapshotChangesRoundTrip(t *testing.T) {
+	home := t.TempDir()
+	a, b := openTestStore(t, home), openTestStore(t, home)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	rows := plugins(20, "0")
+	added := map[int64][]snapshot.Plugin{}
+	var order []int64
+	for i := range SnapshotRetention + 40 {
+		switch rng.IntN(4) {
+		case 0: // a plugin changes
+			if len(rows) > 0 {
+				rows[rng.IntN(len(rows))].ContentHash = fmt.Sprint("sha256:", i)
+			}
+		case 1: // one appears
+			rows = append(rows, snapshot.Plugin{ID: fmt.Sprint("new", i), Source: "home", Valid: true, Skills: i})
+		case 2: // one goes
+			if len(rows) > 0 {
+				j := rng.IntN(len(rows))
+				rows = slices.Delete(rows, j, j+1)
+			}
+		case 3: // several change at once
+			for j := range rows {
+				if rng.IntN(3) == 0 {
+					rows[j].Warnings++
+				}
+			}
+		}
+		st := a
+		if rng.IntN(2) == 0 {
+			st = b
+		}
+		id, stored, err := st.AddSnapshot(ctx, snapshot.Snapshot{Plugins: slices.Clone(rows)})
+		if err != nil {
+			t.Fatalf("AddSnapshot #%d: %v", i, err)
+		}
+		if stored {
+			added[id] = slices.Clone(rows)
+			order = append(order, id)
+		}
+	}
+	all, err := a.Snapshots(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != min(len(order), SnapshotRetention) {
+		t.Fatalf("%d snapshots kept, want %d", len(all), min(len(order), SnapshotRetention))
+	}
+	for _, sn := range all {
+		want := added[sn.ID]
+		if want == nil {
+			want = []snapshot.Plugin{}
+		}
+		if !reflect.DeepEqual(sn.Plugins, want) {
+			t.Fatalf("snapshot %d read back as %d rows, added with %d (or different rows)", sn.ID, len(sn.Plugins), len(want))
+		}
+	}
+	// nothing outlives the snapshots kept: every row belongs to one of them
+	var orphans int
+	if err := a.db.QueryRow(`SELECT count(*) FROM snapshot_rows WHERE last_id < (SELECT min(id) FROM snapshots)`).Scan(&orphans); err != nil || orphans != 0 {
+		t.Errorf("rows of pruned snapshots = %d, %v; want 0", orphans, err)
+	}
+}
+
+// A database of schema 7 keeps its snapshots through migration 0008, and the next
+// snapshot is stored as changes from the newest of them.
+func TestMigrateSnapshotsToChanges(t *testing.T) {
+	home := t.TempDir()
+	path := dbPath(home)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var old string
+	for _, m := range ms[:7] {
+		old += m.sql + "\n"
+	}
+	old += "PRAGMA user_version = 7;\n"
+	old += "INSERT INTO snapshots (id, time, hash) VALUES (1, '2026-01-01T00:00:00.000000000Z', 'h1'), (2, '2026-01-02T00:00:00.000000000Z', 'h2');\n"
+	for _, r := range []string{"(1, 0, 'a', 1)", "(1, 1, 'b', 1)", "(2, 0, 'a', 2)", "(2, 1, 'b', 1)"} {
+		old += "INSERT INTO snapshot_plugins (snapshot_id, seq, plugin_id, content_hash, skills, source, path, valid, errors, warnings, servers) " +
+			"SELECT column1, column2, column3, 'sha256:x', column4, 'home', '/p', 1, 0, 0, 0 FROM (VALUES " + r + ");\n"
+	}
+	rawDB(t, path, old)
+	st := openTestStore(t, home)
+	ctx := context.Background()
+	for id, skills := range map[int64][]int{1: {1, 1}, 2: {2, 1}} {
+		sn, err := st.Snapshot(ctx, id)
+		if err != nil || len(sn.Plugins) != 2 || sn.Plugins[0].Skills != skills[0] || sn.Plugins[1].Skills != skills[1] || sn.Plugins[1].ID != "b" {
+			t.Errorf("migrated snapshot %d = %+v, %v", id, sn, err)
+		}
+	}
+	next := []snapshot.Plugin{
+		{ID: "a", Source: "home", Path: "/p", ContentHash: "sha256:x", Valid: true, Skills: 2},
+		{ID: "b", Source: "home", Path: "/p", ContentHash: "sha256:y", Valid: true, Skills: 1},
+	}
+	id, stored, err := st.AddSnapshot(ctx, snapshot.Snapshot{Plugins: next})
+	if err != nil || !stored {
+		t.Fatalf("AddSnapshot after migrating = %v, %v", stored, err)
+	}
+	if got, err := st.Snapshot(ctx, id); err != nil || !reflect.DeepEqual(got.Plugins, next) {
+		t.Errorf("Snapshot(%d) = %+v, %v; want %+v", id, got.Plugins, err, next)
+	}
+	if n := countRows(t, st); n != 5 {
+		t.Errorf("rows = %d, want 5 (4 migrated, 1 changed)", n)
+	}
+}
+
+func countRows(t *testing.T, st *Store) int {
+	t.Helper()
+	var n int
+	if err := st.db.QueryRow(`SELECT count(*) FROM snapshot_rows`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

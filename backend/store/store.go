@@ -44,6 +44,9 @@ const (
 type Store struct {
 	db   *sql.DB
 	path string
+	// last is the newest snapshot this Store wrote, which AddSnapshot compares the next
+	// one with when it is still the newest in the file (see AddSnapshot).
+	last lastSnapshot
 }
 
 // Open opens (creating) <pbHome>/state/plugboard.db, sets it aside and starts a fresh

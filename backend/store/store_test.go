@@ -22,15 +22,15 @@ func TestOpenFreshDatabase(t *testing.T) {
 	if got, want := pragma[int](t, st, "user_version"), schemaVersion(); got != want {
 		t.Errorf("user_version = %d, want %d (the number of migrations)", got, want)
 	}
-	if want := 7; schemaVersion() != want {
-		t.Errorf("schemaVersion() = %d, want %d (0001_history, 0002_snapshots, 0003_history_unset, 0004_acknowledgments, 0005_activity, 0006_activity_tools, 0007_mcp_health)", schemaVersion(), want)
+	if want := 8; schemaVersion() != want {
+		t.Errorf("schemaVersion() = %d, want %d (0001_history, 0002_snapshots, 0003_history_unset, 0004_acknowledgments, 0005_activity, 0006_activity_tools, 0007_mcp_health, 0008_snapshot_rows)", schemaVersion(), want)
 	}
 	for pragmaName, want := range map[string]string{"journal_mode": "wal", "foreign_keys": "1", "busy_timeout": "5000"} {
 		if got := pragma[string](t, st, pragmaName); got != want {
 			t.Errorf("PRAGMA %s = %q, want %q", pragmaName, got, want)
 		}
 	}
-	for _, table := range []string{"history", "snapshots", "snapshot_plugins", "acknowledgments", "activity"} {
+	for _, table := range []string{"history", "snapshots", "snapshot_rows", "acknowledgments", "activity"} {
 		var n int
 		err := st.db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, table).Scan(&n)
 		if err != nil || n != 1 {
