@@ -308,8 +308,9 @@ func (c *Catalog) eachPlugin(keep func(*Plugin) bool, fn func(*Plugin)) {
 // checkDuplicates reports two managed packages that declare the same manifest name: they
 // would collide as runtime namespaces (R6).
 func (c *Catalog) checkDuplicates() {
-	seen := map[string]string{}
-	for _, p := range c.Plugins {
+	seen := make(map[string]string, len(c.Plugins))
+	for i := range c.Plugins {
+		p := &c.Plugins[i] // a Plugin is large: no copy per plugin
 		if p.Source != SourceManaged || !p.Valid || p.Name == "" {
 			continue
 		}

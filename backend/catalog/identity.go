@@ -128,8 +128,9 @@ func (c *Catalog) Plugin(id string) *Plugin {
 // checkIDs reports two packages with one id (a managed folder named like a Cursor
 // plugin's id, say): only the first in catalog order can be assigned by it.
 func (c *Catalog) checkIDs() {
-	seen := map[string]string{}
-	for _, p := range c.Plugins {
+	seen := make(map[string]string, len(c.Plugins))
+	for i := range c.Plugins {
+		p := &c.Plugins[i]
 		if other, ok := seen[p.ID]; ok {
 			c.Issues.Warnf(CodeDuplicateID, p.Path, "", "plugins %s and %s have the same id %q; only the first can be assigned by it — rename the folder of one", other, p.Path, p.ID)
 			continue

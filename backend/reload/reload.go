@@ -440,12 +440,13 @@ func touchesSettings(b watch.Batch, o catalog.Options) bool {
 
 // newlyInvalid lists the plugins (by path) valid in a and invalid in b.
 func newlyInvalid(a, b *catalog.Catalog) []string {
-	was := map[string]bool{}
-	for _, p := range a.Plugins {
-		was[p.Path] = p.Valid
+	was := make(map[string]bool, len(a.Plugins))
+	for i := range a.Plugins {
+		was[a.Plugins[i].Path] = a.Plugins[i].Valid
 	}
 	var out []string
-	for _, p := range b.Plugins {
+	for i := range b.Plugins {
+		p := &b.Plugins[i]
 		if valid, ok := was[p.Path]; ok && valid && !p.Valid {
 			out = append(out, p.ID)
 		}
