@@ -18,8 +18,10 @@ LDFLAGS  := -w -s -X github.com/plugboard/plugboard/backend/version.Version=$(VE
 # Debian packages: GTK/WebKit headers for the window, Xvfb and friends for its test,
 # Chromium for the page's end-to-end tests, a D-Bus session bus for the tray's, strace for
 # the real-agent tests that prove an agent read nothing outside its projection.
+# A CJK font (WenQuanYi Micro Hei, 5 MB) so the page in Chinese renders under Xvfb and in Chromium,
+# and locales (localedef) for the window test in a Chinese locale.
 APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick chromium fonts-dejavu-core dbus strace \
-            appstream desktop-file-utils zsh fish
+            appstream desktop-file-utils zsh fish fonts-wqy-microhei locales
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run build cli nogui desktop app package test-package frontend deps deps-app deps-system deps-node deps-agents test vet unit \

@@ -340,3 +340,46 @@ func TestHiddenStart(t *testing.T) {
 		return ""
 	})
 }
+
+// TestWindowLanguage: the window started in a Simplified Chinese locale shows the page in
+// Chinese, as a person whose system is in Chinese double-clicks it. WebKitGTK gives the page
+// the language of the process's LC_CTYPE locale, which must exist: the test compiles
+// zh_CN.UTF-8 with localedef into a folder of its own (LOCPATH) rather than depend on the
+// machine's generated locales. The page titles the window with its summary in Chinese.
+func TestWindowLanguage(t *testing.T) {
+	bin := os.Getenv("PLUGBOARD_DESKTOP_BIN")
+	if bin == "" {
+		testhome.CannotRun(t, "PLUGBOARD_DESKTOP_BIN is not set; run make test-desktop")
+	}
+	if _, err := exec.LookPath("localedef"); err != nil {
+		t.Fatal("localedef is missing: make deps installs locales")
+	}
+	locales := t.TempDir()
+	if out, err := exec.Command("localedef", "-i", "zh_CN", "-f", "UTF-8", filepath.Join(locales, "zh_CN.UTF-8")).CombinedOutput(); err != nil {
+		t.Fatalf("localedef zh_CN.UTF-8: %v\n%s", err, out)
+	}
+	display := startXvfb(t)
+	t.Setenv("DISPLAY", display)
+	bus := startBus(t)
+	home := filepath.Join(testhome.Copy(t, "full"), "home")
+	_, exited, logf := startApp(t, []string{bin}, home, display, bus,
+		"LOCPATH="+locales, "LANG=zh_CN.UTF-8", "LC_ALL=", "LC_CTYPE=", "LC_MESSAGES=", "LANGUAGE=")
+
+	c := catalog.Load(catalog.Options{Home: home, PlugboardHome: filepath.Join(home, ".plugboard")})
+	want := fmt.Sprintf("Plugboard — %d 个插件 · %d 个技能", c.Summary.Plugins, c.Summary.Skills)
+	// as TestWindow: the first start of WebKit under Xvfb on a loaded machine can take long
+	var last string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if exitedEarly(exited) {
+			break
+		}
+		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^"+regexp.QuoteMeta(want)).Output()
+		if strings.TrimSpace(string(out)) != "" {
+			return
+		}
+		titles, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Plugboard", "getwindowname", "%@").Output()
+		last = strings.TrimSpace(string(titles))
+	}
+	log, _ := os.ReadFile(logf.Name())
+	t.Fatalf("no visible window titled %q within 60 s; visible: %q; log:\n%s", want, last, log)
+}

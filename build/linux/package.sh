@@ -50,6 +50,7 @@ Maintainer: The Plugboard authors <plugboard@localhost>
 Installed-Size: $size
 Depends: libc6, libgtk-3-0, libwebkit2gtk-4.1-0
 Recommends: git
+Suggests: fonts-noto-cjk | fonts-wqy-microhei
 Section: devel
 Priority: optional
 Description: one honest catalog of the agent skills and plugins on this machine
