@@ -49,11 +49,27 @@ func Roots(o Options) []string {
 }
 
 // Place is one folder the catalog looks in, for a person: what it holds and whether it
-// is there.
+// is there. Kind names what it holds for a program (the page words it in its language);
+// What says it in English.
 type Place struct {
 	Path  string `json:"path"`
+	Kind  string `json:"kind"`
 	What  string `json:"what"`
 	Found bool   `json:"found"`
+}
+
+// The kinds of Place, with what each holds in English.
+var placeKinds = map[string]string{
+	"plugins":          "Plugboard's plugins (installed, linked)",
+	"cursor-local":     "Cursor's local plugins",
+	"cursor-cache":     "Cursor Marketplace plugins",
+	"plugin-path":      "a skillPluginPaths package",
+	"cursor-skills":    "Cursor's skills",
+	"agents-skills":    "Agent Skills (~/.agents)",
+	"claude-skills":    "Claude Code's skills",
+	"codex-skills":     "Codex's skills",
+	"plugboard-skills": "Plugboard's own skills",
+	"workspace-skills": "the workspace's skills",
 }
 
 // Places lists the folders the catalog of o looks in for packages and standalone skills
@@ -62,27 +78,26 @@ func Places(o Options) []Place {
 	st, _, _ := settings.Read(o.PlugboardHome)
 	pr := pluginRootsOf(o, st, new(issue.List))
 	var out []Place
-	add := func(p, what string) {
+	add := func(p, kind string) {
 		fi, err := os.Stat(p)
-		out = append(out, Place{Path: filepath.Clean(p), What: what, Found: err == nil && fi.IsDir()})
+		out = append(out, Place{Path: filepath.Clean(p), Kind: kind, What: placeKinds[kind], Found: err == nil && fi.IsDir()})
 	}
-	add(pr.managed, "Plugboard's plugins (installed, linked)")
-	add(pr.cursorLocal, "Cursor's local plugins")
-	add(pr.cursorCache, "Cursor Marketplace plugins")
+	add(pr.managed, "plugins")
+	add(pr.cursorLocal, "cursor-local")
+	add(pr.cursorCache, "cursor-cache")
 	for _, p := range pr.paths {
-		add(p, "a skillPluginPaths package")
+		add(p, "plugin-path")
 	}
-	names := map[string]string{".cursor/skills": "Cursor's skills", ".agents/skills": "Agent Skills (~/.agents)",
-		".claude/skills": "Claude Code's skills", ".codex/skills": "Codex's skills"}
 	for i, r := range userRoots(o) {
-		what := "Plugboard's own skills"
+		kind := "plugboard-skills"
 		if i < len(skillContainers) {
-			what = names[skillContainers[i]]
+			// ".cursor/skills" -> "cursor-skills"
+			kind = strings.TrimPrefix(filepath.Dir(skillContainers[i]), ".") + "-skills"
 		}
-		add(r.dir, what)
+		add(r.dir, kind)
 	}
 	for _, r := range workspaceRoots(o.Workspace) {
-		add(r.dir, "the workspace's skills")
+		add(r.dir, "workspace-skills")
 	}
 	return out
 }
