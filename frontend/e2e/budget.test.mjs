@@ -163,7 +163,7 @@ test('Check now shows its progress, then a dot per server: lint ok with its tool
   );
   assert.deepEqual(await states(c), { docs: 'failed', lint: 'ok', 'plugin:legacy-tools:legacy-search': 'unknown' });
   const lint = c.locator('[data-testid="mcp-health"][data-server="lint"]');
-  assert.match(await lint.textContent(), /ok: lint 0\.4\.2, 1 tool, ready in \d+ ms/);
+  assert.match(await lint.textContent(), /ok: lint 0\.4\.2, 1 tool, ready in [\d,]+ ms/);
   assert.equal(await lint.getByTestId('mcp-tools').textContent(), 'lint_file');
   assert.match(
     await c.locator('[data-testid="mcp-health"][data-server="docs"]').textContent(),

@@ -58,7 +58,8 @@ test('every area defines the same keys in English and Chinese, under its own pre
 
 test('each Chinese message keeps the placeholders of its English one and is translated', () => {
   const problems = [];
-  const names = /\{\w+\}|\b(MCP|PI|JSON|CSV|URL|ID|Claude Code|Claude|Cursor|Codex|Plugboard|Agent Plugins|Git|GitHub|stdio|HTTP|SSE|ms)\b|\S*[./_~$@-]\S*/g;
+  const names =
+    /\{\w+\}|\b(MCP|PI|JSON|CSV|URL|ID|Claude Code|Claude|Cursor|Codex|Plugboard|Agent Plugins|Git|GitHub|stdio|HTTP|SSE|ms)\b|\S*[./_~$@-]\S*/g;
   for (const [area, cat] of Object.entries(i18n.areas)) {
     for (const [k, en] of Object.entries(cat.en)) {
       const zh = cat.zh[k];
@@ -107,12 +108,13 @@ test('the literal-string check finds text a person reads and leaves code alone',
     "h('input', { placeholder: 'Search' })",
     "h('input', { 'aria-label': 'Search skills' })",
     "el.textContent = ok ? 'Saved' : 'failed';",
-    "el.textContent = `${n} plugins`;",
+    'el.textContent = `${n} plugins`;',
     "btn.setAttribute('aria-label', 'Pause');",
     "badge('invalid', 'error')",
     "const msg = 'Every installed plugin is up to date';",
-    "return `Assigned to ${n} agents`;",
+    'return `Assigned to ${n} agents`;',
     "h('option', { value: 'active' }, 'active')",
+    "note.title = 'Pause watching';",
   ];
   for (const src of bad) assert.ok(checkSource('x.ts', src).length > 0, `not found in: ${src}`);
   const good = [
@@ -129,6 +131,9 @@ test('the literal-string check finds text a person reads and leaves code alone',
     "h('h1', null, 'Plugboard'); // i18n-ignore: the name",
     "badge(t('x'), 'neutral')",
     "el.addEventListener('Some Event', f)",
+    "note.className = active ? 'notice notice-info' : 'muted small';",
+    "el.dataset.state = 'Not Found';",
+    "const api = { catalog: () => call('Catalog'), pick: () => invoke('PickFolder', []) };",
   ];
   for (const src of good) assert.deepEqual(checkSource('x.ts', src), [], `flagged: ${src}`);
 });

@@ -53,7 +53,7 @@ test(
       body: '[]',
     }).then((r) => r.arrayBuffer());
     await page.waitForSelector('[data-testid="scan-state"][data-state="scanning"]', { timeout: 10000 });
-    assert.match(await page.textContent('[data-testid="scan-state"]'), /^Scanning \d+\/1000$/);
+    assert.match(await page.textContent('[data-testid="scan-state"]'), /^Scanning [\d,]+\/1,000$/);
     await rescan;
     await page.waitForSelector('[data-testid="scan-state"][data-state="ready"]', { timeout: 20000 });
 
@@ -63,7 +63,7 @@ test(
       inDom > 0 && inDom < 100,
       `the list must be virtualised: ${inDom} plugin rows in the DOM for ${PLUGINS} plugins`,
     );
-    assert.equal(await page.textContent('[data-testid="plugin-count"]'), '1000 plugins');
+    assert.equal(await page.textContent('[data-testid="plugin-count"]'), '1,000 plugins'); // a number in the page's language
 
     // scroll to the end: the last plugin is there
     await page.$eval('[data-testid="plugin-list"]', (el) => (el.scrollTop = el.scrollHeight));

@@ -2,7 +2,8 @@
 // page's screenshots to docs/screenshots/ (plugins light and dark, skills, MCP, settings), then on a
 // copy of testdata/assign/home the Assignments tab and the MCP acknowledgment dialog, and on a copy
 // of testdata/runtime/home a launch with its Context card, local development and what changed, and
-// the welcome view of an empty home. Only `serve` is needed
+// the welcome view of an empty home; the Plugins page, Settings and the welcome view again for a
+// system in Simplified Chinese (plugins-zh, settings-zh, welcome-zh). Only `serve` is needed
 // (no desktop binary); $TERMINAL is a stand-in that opens nothing.
 
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,8 +28,8 @@ const srv = await startServe(fx);
 const browser = await launchBrowser();
 const written = [];
 
-async function open(colorScheme, server = srv) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme });
+async function open(colorScheme, server = srv, locale = 'en-US') {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, locale });
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error('page error:', e.message));
   await page.goto(server.url);
@@ -66,6 +67,16 @@ try {
     await page.click('[data-testid="workspace-open"]');
     await page.waitForSelector('[data-testid="workspace-state"]:text-matches("^Open:")');
     await shot(page, 'settings.png');
+    await page.close();
+  }
+  // the same page for a system in Simplified Chinese
+  {
+    const page = await open('light', srv, 'zh-CN');
+    await page.click('[data-testid="plugin-row"][data-id="alpha"]');
+    await shot(page, 'plugins-zh.png');
+    await page.click('[data-testid="tab-settings"]');
+    await page.locator('[data-testid="settings-language"]').scrollIntoViewIfNeeded();
+    await shot(page, 'settings-zh.png');
     await page.close();
   }
   // assignments, on the assignment fixture
@@ -167,6 +178,10 @@ try {
     await page.waitForSelector('[data-testid="welcome-places"] li[data-path]');
     await shot(page, 'welcome.png');
     await page.close();
+    const zh = await open('light', esrv, 'zh-CN');
+    await zh.waitForSelector('[data-testid="welcome-places"] li[data-path]');
+    await shot(zh, 'welcome-zh.png');
+    await zh.close();
   } finally {
     await esrv.stop();
     rmSync(empty, { recursive: true, force: true });

@@ -44,6 +44,21 @@ test('an empty home shows the welcome view: where Plugboard looks, found or not'
   assert.match(await page.textContent('[data-testid="welcome"]'), /Cursor Marketplace plugins/);
 });
 
+test('in Chinese, the welcome view words each folder from the kind the backend gives', async () => {
+  const zh = await newPage(browser, { locale: 'zh-CN' });
+  try {
+    await zh.goto(srv.url);
+    await waitReady(zh);
+    await zh.waitForSelector('[data-testid="welcome-places"] li[data-path]');
+    const text = await zh.textContent('[data-testid="welcome"]');
+    assert.match(text, /欢迎使用 Plugboard/);
+    assert.match(text, /Cursor 市场插件/);
+    assert.doesNotMatch(text, /Cursor Marketplace plugins/);
+  } finally {
+    await zh.context().close();
+  }
+});
+
 test('the three ways in: install opens the Install dialog, link and workspace open their tabs', async () => {
   await page.getByTestId('welcome-install').click();
   const dialog = page.getByRole('dialog');

@@ -9,8 +9,9 @@
 //           --flag): file names, paths and commands are shown as they are.
 //  prose    Anywhere else, a literal that reads as words (two words, or a capitalised word) fails,
 //           except where the language needs it to be code: imports, property names, comparisons,
-//           case labels, types, selectors and event names, class and data-* attributes, errors
-//           thrown to the developer, console output.
+//           case labels, types, selectors and event names, class and data-* attributes (also when
+//           assigned: x.className = …), errors thrown to the developer, console output, the names
+//           of backend methods (call/invoke).
 //
 // A deliberate exception carries `i18n-ignore` in a comment on its line. Usage:
 //   node scripts/i18n-check.mjs            (exit 1 and a file:line list when anything is found)
@@ -132,6 +133,8 @@ const CODE_CALLS = new Set([
   'indexOf',
   'RegExp',
   'postMessage',
+  'call',
+  'invoke',
 ]);
 const ATTR_VISIBLE = new Set(['title', 'placeholder', 'aria-label', 'aria-description', 'aria-valuetext', 'alt']);
 
@@ -159,7 +162,8 @@ function texts(e, out = []) {
   else if (ts.isTemplateExpression(e)) {
     out.push([e, [e.head.text, ...e.templateSpans.map((s) => s.literal.text)].join(' ')]);
     for (const s of e.templateSpans) texts(s.expression, out);
-  } else if (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e)) texts(e.expression, out);
+  } else if (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e))
+    texts(e.expression, out);
   else if (ts.isConditionalExpression(e)) {
     texts(e.whenTrue, out);
     texts(e.whenFalse, out);
@@ -168,7 +172,11 @@ function texts(e, out = []) {
     if (k === ts.SyntaxKind.PlusToken) {
       texts(e.left, out);
       texts(e.right, out);
-    } else if (k === ts.SyntaxKind.BarBarToken || k === ts.SyntaxKind.QuestionQuestionToken || k === ts.SyntaxKind.AmpersandAmpersandToken) {
+    } else if (
+      k === ts.SyntaxKind.BarBarToken ||
+      k === ts.SyntaxKind.QuestionQuestionToken ||
+      k === ts.SyntaxKind.AmpersandAmpersandToken
+    ) {
       if (k !== ts.SyntaxKind.AmpersandAmpersandToken) texts(e.left, out);
       texts(e.right, out);
     }
@@ -200,6 +208,12 @@ function codePlace(n) {
         k === ts.SyntaxKind.InKeyword
       )
         return true;
+      // x.className = '…', x.name = '…', x.dataset.state = '…': code
+      if (k === ts.SyntaxKind.EqualsToken && p.right === child && ts.isPropertyAccessExpression(p.left)) {
+        const target = p.left;
+        if (CODE_KEYS.has(target.name.text)) return true;
+        if (ts.isPropertyAccessExpression(target.expression) && target.expression.name.text === 'dataset') return true;
+      }
     }
     if (ts.isCallExpression(p) || ts.isNewExpression(p)) {
       const name = calleeName(p);
@@ -223,7 +237,8 @@ export function checkSource(fileName, source) {
     const line = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;
     if (/i18n-ignore/.test(lines[line] ?? '') || /i18n-ignore/.test(lines[line - 1] ?? '')) return;
     const key = `${node.pos}:${rule}`;
-    if (!found.has(node.pos)) found.set(node.pos, { file: fileName, line: line + 1, text: text.trim().slice(0, 80), rule });
+    if (!found.has(node.pos))
+      found.set(node.pos, { file: fileName, line: line + 1, text: text.trim().slice(0, 80), rule });
     void key;
   };
   const visible = (e) => {
@@ -275,7 +290,8 @@ function tsFiles(dir) {
 /** The findings for every file of the page (src/, src/i18n excepted), paths relative to frontend/. */
 export function checkPage(frontendDir) {
   const out = [];
-  for (const f of tsFiles(join(frontendDir, 'src'))) out.push(...checkSource(relative(frontendDir, f), readFileSync(f, 'utf8')));
+  for (const f of tsFiles(join(frontendDir, 'src')))
+    out.push(...checkSource(relative(frontendDir, f), readFileSync(f, 'utf8')));
   return out;
 }
 

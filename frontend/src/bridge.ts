@@ -42,6 +42,7 @@ import type {
   UpdateResult,
   WatchState,
 } from './types';
+import { t } from './i18n';
 
 type Method =
   | 'Catalog'
@@ -202,10 +203,10 @@ function firstPaint(): Promise<void> {
     return Promise.resolve();
   }
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, 50);
+    const timer = setTimeout(resolve, 50);
     requestAnimationFrame(() =>
       setTimeout(() => {
-        clearTimeout(t);
+        clearTimeout(timer);
         resolve();
       }, 0),
     );
@@ -225,7 +226,7 @@ async function callHTTP<T>(method: Method, args: unknown[]): Promise<T> {
       credentials: 'same-origin',
     });
   } catch (e) {
-    throw new ApiError('transport', `cannot reach Plugboard (${errorText(e)})`);
+    throw new ApiError('transport', t('bridge.unreachable', { msg: errorText(e) }));
   }
   if (!res.ok) {
     let body: unknown;
@@ -235,13 +236,16 @@ async function callHTTP<T>(method: Method, args: unknown[]): Promise<T> {
       body = undefined;
     }
     if (body && typeof body === 'object' && 'code' in body) throw toApiError(body);
-    throw new ApiError('transport', `${method}: HTTP ${res.status} ${res.statusText}`.trim());
+    throw new ApiError(
+      'transport',
+      t('bridge.http', { method, status: String(res.status), statusText: res.statusText }).trim(),
+    );
   }
   await firstPaint();
   try {
     return (await res.json()) as T;
   } catch (e) {
-    throw new ApiError('transport', `${method}: the response is not JSON (${errorText(e)})`);
+    throw new ApiError('transport', t('bridge.notJSON', { method, msg: errorText(e) }));
   }
 }
 
@@ -253,7 +257,7 @@ async function invoke<T>(method: Method, args: unknown[], text = false): Promise
   const svc = wailsService();
   if (!svc) return callHTTP<T>(method, args);
   const fn = svc[method];
-  if (typeof fn !== 'function') throw new ApiError('transport', `the desktop binding ${method} is missing`);
+  if (typeof fn !== 'function') throw new ApiError('transport', t('bridge.noBinding', { method }));
   try {
     const out = await fn(...args);
     return (typeof out === 'string' && !text ? JSON.parse(out) : out) as T;

@@ -3,22 +3,24 @@
 // only names the states and words them.
 
 import { h } from './dom';
+import { type Key, t } from './i18n';
 import type { CatalogDoc, ClientName, ClientVerdict, Plugin } from './types';
 
 export const CLIENTS: ClientName[] = ['claude', 'cursor', 'codex', 'pi'];
 
+// Product names: shown as they are in every language.
 export const CLIENT_LABEL: Record<ClientName, string> = {
-  claude: 'Claude',
-  cursor: 'Cursor',
-  codex: 'Codex',
+  claude: 'Claude', // i18n-ignore
+  cursor: 'Cursor', // i18n-ignore
+  codex: 'Codex', // i18n-ignore
   pi: 'PI',
 };
 
 /** The long name, for sentences. */
 export const CLIENT_NAME: Record<ClientName, string> = {
-  claude: 'Claude Code',
-  cursor: 'Cursor',
-  codex: 'Codex',
+  claude: 'Claude Code', // i18n-ignore
+  cursor: 'Cursor', // i18n-ignore
+  codex: 'Codex', // i18n-ignore
   pi: 'PI',
 };
 
@@ -30,10 +32,21 @@ export function clientState(v: ClientVerdict): ClientState {
   return v.loads ? 'loads' : 'refused';
 }
 
-export const STATE_TEXT: Record<ClientState, string> = {
-  loads: 'loads',
-  refused: 'does not load',
-  none: 'not a package',
+const STATE_KEY: Record<ClientState, Key> = {
+  loads: 'plugins.clients.state.loads',
+  refused: 'plugins.clients.state.refused',
+  none: 'plugins.clients.state.none',
+};
+
+/** The state in words: "loads", "does not load", "not a package". */
+export function stateText(state: ClientState): string {
+  return t(STATE_KEY[state]);
+}
+
+const TITLE_KEY: Record<ClientState, Key> = {
+  loads: 'plugins.clients.title.loads',
+  refused: 'plugins.clients.title.refused',
+  none: 'plugins.clients.title.none',
 };
 
 /** The compact badge of one client (the Plugins list): its name, coloured by state, why as the tooltip. */
@@ -46,7 +59,7 @@ export function clientBadge(c: ClientName, v: ClientVerdict): HTMLElement {
       'data-testid': 'client-badge',
       'data-client': c,
       'data-state': state,
-      title: `${CLIENT_NAME[c]} ${STATE_TEXT[state]}: ${v.why}`,
+      title: t(TITLE_KEY[state], { client: CLIENT_NAME[c], why: v.why }),
     },
     CLIENT_LABEL[c],
   );
@@ -70,6 +83,6 @@ export function launchesAsClaude(p: Plugin, doc?: CatalogDoc): boolean {
 /** "The specification rejects this package, but Claude Code loads it: <why>" */
 export function claudeOnlySentence(p: Plugin): string {
   const why = (p.clients?.claude.why ?? '').trim();
-  const end = /[.!?]$/.test(why) ? '' : '.';
-  return `The specification rejects this package, but Claude Code loads it${why ? `: ${why}` : ''}${end}`;
+  if (!why) return t('plugins.clients.claudeOnly');
+  return t(/[.!?]$/.test(why) ? 'plugins.clients.claudeOnlyWhyEnded' : 'plugins.clients.claudeOnlyWhy', { why });
 }

@@ -74,10 +74,6 @@ export function $(sel: string, root: ParentNode = document): HTMLElement {
   return el;
 }
 
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
 /** Shortens an absolute path under home to ~/… for display. */
 export function tilde(path: string, home: string | undefined): string {
   if (home && (path === home || path.startsWith(home + '/'))) return '~' + path.slice(home.length);

@@ -35,7 +35,9 @@ const TITLE: Record<WatchState['state'], Key> = {
 };
 
 function ms(n: number): string {
-  return t('shell.live.ms', { ms: n < 10 ? fmtNumber(n, { minimumFractionDigits: 1, maximumFractionDigits: 1 }) : Math.round(n) });
+  return t('shell.live.ms', {
+    ms: n < 10 ? fmtNumber(n, { minimumFractionDigits: 1, maximumFractionDigits: 1 }) : Math.round(n),
+  });
 }
 
 /** "Reloaded · 2 changes · 14 ms" and, when a plugin turned invalid, its name. */
@@ -155,7 +157,8 @@ export class LiveStatus {
     const lines = (ev.changes ?? [])
       .slice(0, 12)
       .map((c) => `${c.kind} ${c.what} ${c.id}${c.detail ? `: ${c.detail}` : ''}`);
-    if ((ev.changes?.length ?? 0) > lines.length) lines.push(t('shell.live.andMore', { n: ev.changes!.length - lines.length }));
+    if ((ev.changes?.length ?? 0) > lines.length)
+      lines.push(t('shell.live.andMore', { n: ev.changes!.length - lines.length }));
     this.chip.title = lines.join('\n');
     this.chip.hidden = false;
     this.chip.classList.remove('fading');

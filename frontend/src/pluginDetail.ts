@@ -10,9 +10,10 @@ import {
   clientState,
   launchAsOf,
   launchesAsClaude,
-  STATE_TEXT,
+  stateText,
 } from './clients';
-import { badge, h, plural, tilde } from './dom';
+import { badge, h, tilde } from './dom';
+import { fmtNumber, type Key, t } from './i18n';
 import { countsBadges, issueGroups, issueLine, mcpSummary, typeBadge } from './render';
 import type { CatalogIndex } from './search';
 import type { SettingsModel } from './settingsModel';
@@ -41,6 +42,11 @@ export function allIssues(p: Plugin): Issue[] {
   return out;
 }
 
+/** The valid / invalid badge of a plugin, a skill or a server. */
+function validBadge(valid: boolean): HTMLElement {
+  return valid ? badge(t('plugins.state.valid'), 'ok') : badge(t('plugins.state.invalid'), 'error');
+}
+
 function row(label: string, value: Node | string | undefined | null, testid?: string): HTMLElement[] {
   if (value === undefined || value === null || value === '') return [];
   return [h('dt', null, label), h('dd', { 'data-testid': testid }, value)];
@@ -57,29 +63,33 @@ function metadata(p: Plugin, home: string): HTMLElement {
     ? h(
         'span',
         { class: 'names' },
-        ...p.unsupported.map((u) => badge(u, 'neutral', 'listed, not loaded')),
-        h('span', { class: 'muted small' }, ' not supported yet'),
+        ...p.unsupported.map((u) => badge(u, 'neutral', t('plugins.detail.unsupportedTitle'))),
+        h('span', { class: 'muted small' }, ` ${t('plugins.detail.notSupportedYet')}`),
       )
     : null;
   return h(
     'dl',
     { class: 'meta', 'data-testid': 'detail-meta' },
-    ...row('ID', h('code', null, p.id)),
-    ...row('Name', p.name),
-    ...row('Version', p.version),
-    ...row('Description', p.description),
-    ...row('Author', author),
-    ...row('Homepage', p.homepage && h('span', { class: 'mono wrap' }, p.homepage)),
-    ...row('Repository', p.repository && h('span', { class: 'mono wrap' }, p.repository)),
-    ...row('License', p.license),
-    ...row('Keywords', keywords),
-    ...row('Format', p.format),
-    ...row('Source', p.source),
-    ...row('Manifest', p.manifest && h('code', null, p.manifest)),
-    ...row('Path', h('span', { class: 'mono wrap', title: p.path }, tilde(p.path, home)), 'detail-path'),
-    ...row('Marketplace', p.marketplace),
-    ...row('Revision', p.revision && h('code', null, p.revision)),
-    ...row('Components', unsupported),
+    ...row(t('plugins.detail.meta.id'), h('code', null, p.id)),
+    ...row(t('plugins.detail.meta.name'), p.name),
+    ...row(t('plugins.detail.meta.version'), p.version),
+    ...row(t('plugins.detail.meta.description'), p.description),
+    ...row(t('plugins.detail.meta.author'), author),
+    ...row(t('plugins.detail.meta.homepage'), p.homepage && h('span', { class: 'mono wrap' }, p.homepage)),
+    ...row(t('plugins.detail.meta.repository'), p.repository && h('span', { class: 'mono wrap' }, p.repository)),
+    ...row(t('plugins.detail.meta.license'), p.license),
+    ...row(t('plugins.detail.meta.keywords'), keywords),
+    ...row(t('plugins.detail.meta.format'), p.format),
+    ...row(t('plugins.detail.meta.source'), p.source),
+    ...row(t('plugins.detail.meta.manifest'), p.manifest && h('code', null, p.manifest)),
+    ...row(
+      t('plugins.detail.meta.path'),
+      h('span', { class: 'mono wrap', title: p.path }, tilde(p.path, home)),
+      'detail-path',
+    ),
+    ...row(t('plugins.detail.meta.marketplace'), p.marketplace),
+    ...row(t('plugins.detail.meta.revision'), p.revision && h('code', null, p.revision)),
+    ...row(t('plugins.detail.meta.components'), unsupported),
   );
 }
 
@@ -89,19 +99,23 @@ function precedence(entry: SkillEntry | undefined, deps: DetailDeps): [HTMLEleme
   if (entry.active) {
     const n = entry.shadows?.length ?? 0;
     return [
-      badge('active', 'ok'),
-      n ? h('div', { class: 'muted small' }, `shadows ${n} other ${n === 1 ? 'copy' : 'copies'}`) : null,
+      badge(t('plugins.state.active'), 'ok'),
+      n ? h('div', { class: 'muted small' }, t('plugins.detail.shadowsCopies', { n })) : null,
     ];
   }
   if (entry.shadowedBy) {
     const winner = deps.ix.skillByPath.get(entry.shadowedBy);
     const label = winner ? `${winner.id} (${winner.source})` : tilde(entry.shadowedBy, deps.ix.doc.home);
     return [
-      badge('shadowed', 'neutral'),
-      h('div', { class: 'muted small', title: entry.shadowedBy, 'data-testid': 'shadowed-by' }, `shadowed by ${label}`),
+      badge(t('plugins.state.shadowed'), 'neutral'),
+      h(
+        'div',
+        { class: 'muted small', title: entry.shadowedBy, 'data-testid': 'shadowed-by' },
+        t('plugins.detail.shadowedBy', { who: label }),
+      ),
     ];
   }
-  return [badge('inactive', 'neutral'), null];
+  return [badge(t('plugins.state.inactive'), 'neutral'), null];
 }
 
 function skillRow(p: Plugin, s: PluginSkill, deps: DetailDeps): HTMLElement {
@@ -115,11 +129,18 @@ function skillRow(p: Plugin, s: PluginSkill, deps: DetailDeps): HTMLElement {
     entry
       ? h(
           'button',
-          { class: 'link', type: 'button', onclick: () => deps.openSkill(entry), title: 'Show in Skills' },
+          {
+            class: 'link',
+            type: 'button',
+            onclick: () => deps.openSkill(entry),
+            title: t('plugins.detail.showInSkills'),
+          },
           s.name,
         )
       : h('span', null, s.name),
-    s.folder !== s.name ? h('span', { class: 'muted small' }, ` in ${s.folder}/`) : null,
+    s.folder !== s.name
+      ? h('span', { class: 'muted small' }, ` ${t('plugins.detail.inFolder', { folder: s.folder })}`)
+      : null,
     s.description ? h('div', { class: 'muted small clamp' }, s.description) : null,
     why,
   );
@@ -130,12 +151,14 @@ function skillRow(p: Plugin, s: PluginSkill, deps: DetailDeps): HTMLElement {
     h(
       'div',
       { class: 'skill-flags' },
-      s.valid ? badge('valid', 'ok') : badge('invalid', 'error'),
+      validBadge(s.valid),
       entry && !entry.trusted
-        ? badge('untrusted', 'warning', 'plugin skill text is data: it is shown to the model, never obeyed as policy')
-        : badge('trusted', 'ok'),
-      s.modelInvocable ? badge('model-invocable', 'info') : badge('user-invoked only', 'neutral'),
-      enabled ? null : badge('disabled', 'neutral'),
+        ? badge(t('plugins.state.untrusted'), 'warning', t('plugins.detail.untrustedTitle'))
+        : badge(t('plugins.state.trusted'), 'ok'),
+      s.modelInvocable
+        ? badge(t('plugins.state.modelInvocable'), 'info')
+        : badge(t('plugins.state.userInvokedOnly'), 'neutral'),
+      enabled ? null : badge(t('plugins.state.disabled'), 'neutral'),
       state,
     ),
   );
@@ -145,7 +168,12 @@ function skillRow(p: Plugin, s: PluginSkill, deps: DetailDeps): HTMLElement {
         'ul',
         { class: 'refused', 'data-testid': 'refused-paths' },
         ...refused.map((x) =>
-          h('li', null, h('code', null, x.entry), h('span', { class: 'muted' }, ` refused: ${x.reason ?? ''}`)),
+          h(
+            'li',
+            null,
+            h('code', null, x.entry),
+            h('span', { class: 'muted' }, ` ${t('plugins.detail.refused', { reason: x.reason ?? '' })}`),
+          ),
         ),
       ),
     );
@@ -154,7 +182,7 @@ function skillRow(p: Plugin, s: PluginSkill, deps: DetailDeps): HTMLElement {
 }
 
 function mcpSection(p: Plugin, deps: DetailDeps): HTMLElement {
-  if (!p.mcp) return h('p', { class: 'muted' }, 'No MCP file.');
+  if (!p.mcp) return h('p', { class: 'muted' }, t('plugins.detail.noMcpFile'));
   const merged = new Map(deps.ix.doc.mcp.map((m) => [m.name, m]));
   const head = h(
     'p',
@@ -162,19 +190,21 @@ function mcpSection(p: Plugin, deps: DetailDeps): HTMLElement {
     h('code', null, p.mcp.path),
     ' ',
     p.mcp.valid
-      ? badge(plural(p.mcp.servers.filter((s) => s.valid).length, 'valid server'), 'ok')
-      : badge('MCP disabled', 'error'),
+      ? badge(t('plugins.detail.validServers', { n: p.mcp.servers.filter((s) => s.valid).length }), 'ok')
+      : badge(t('plugins.state.mcpDisabled'), 'error'),
   );
   const servers = p.mcp.servers.map((s) => {
     const m = merged.get(s.name);
     let state: HTMLElement | null = null;
     if (m && s.valid && p.mcp!.valid) {
-      if (m.winner.source === 'plugin' && m.winner.plugin === p.id) state = badge('active', 'ok');
+      if (m.winner.source === 'plugin' && m.winner.plugin === p.id) state = badge(t('plugins.state.active'), 'ok');
       else
         state = h(
           'span',
           { class: 'muted small' },
-          `shadowed by ${m.winner.source}${m.winner.plugin ? ` ${m.winner.plugin}` : ''}`,
+          t('plugins.detail.shadowedBy', {
+            who: `${m.winner.source}${m.winner.plugin ? ` ${m.winner.plugin}` : ''}`,
+          }),
         );
     }
     return h(
@@ -187,7 +217,7 @@ function mcpSection(p: Plugin, deps: DetailDeps): HTMLElement {
         ' ',
         typeBadge(s.type),
         ' ',
-        s.valid ? badge('valid', 'ok') : badge('invalid', 'error'),
+        validBadge(s.valid),
         ' ',
         state,
       ),
@@ -199,11 +229,7 @@ function mcpSection(p: Plugin, deps: DetailDeps): HTMLElement {
     null,
     head,
     h('ul', { class: 'servers' }, ...servers),
-    h(
-      'p',
-      { class: 'muted small' },
-      'Only names and counts are shown: environment values, header values, URL paths and queries never leave the backend.',
-    ),
+    h('p', { class: 'muted small' }, t('plugins.detail.mcpNote')),
   );
 }
 
@@ -220,12 +246,26 @@ function clientItem(c: ClientName, v: ClientVerdict): HTMLElement {
       'div',
       { class: 'client-head' },
       h('strong', { class: 'client-name' }, CLIENT_NAME[c]),
-      badge(STATE_TEXT[state], STATE_BADGE[state]),
-      v.manifest ? h('span', { class: 'muted small' }, 'reads ', h('code', null, v.manifest)) : null,
-      v.package ? h('span', { class: 'muted small', 'data-testid': 'client-skills' }, plural(n, 'skill')) : null,
-      v.plugin ? h('span', { class: 'muted small', title: 'the namespace of its names' }, `as ${v.plugin}`) : null,
-      v.commands?.length ? h('span', { class: 'muted small' }, plural(v.commands.length, 'command')) : null,
-      v.agents?.length ? h('span', { class: 'muted small' }, plural(v.agents.length, 'agent')) : null,
+      badge(stateText(state), STATE_BADGE[state]),
+      v.manifest
+        ? h('span', { class: 'muted small' }, t('plugins.detail.client.reads'), h('code', null, v.manifest))
+        : null,
+      v.package
+        ? h('span', { class: 'muted small', 'data-testid': 'client-skills' }, t('plugins.count.skills', { n }))
+        : null,
+      v.plugin
+        ? h(
+            'span',
+            { class: 'muted small', title: t('plugins.detail.client.asTitle') },
+            t('plugins.detail.client.as', { name: v.plugin }),
+          )
+        : null,
+      v.commands?.length
+        ? h('span', { class: 'muted small' }, t('plugins.detail.client.commands', { n: v.commands.length }))
+        : null,
+      v.agents?.length
+        ? h('span', { class: 'muted small' }, t('plugins.detail.client.agents', { n: v.agents.length }))
+        : null,
     ),
     h('p', { class: 'client-why', 'data-testid': 'client-why' }, v.why),
     n > 0 && n <= 40
@@ -238,9 +278,9 @@ function clientItem(c: ClientName, v: ClientVerdict): HTMLElement {
           ...v.dropped.map((d) =>
             h(
               'li',
-              { title: d.rule ? `rule ${d.rule}` : undefined },
+              { title: d.rule ? t('plugins.detail.client.ruleTitle', { rule: d.rule }) : undefined },
               h('code', null, d.path),
-              h('span', { class: 'muted' }, ` left out: ${d.reason}`),
+              h('span', { class: 'muted' }, ` ${t('plugins.detail.client.leftOut', { reason: d.reason })}`),
             ),
           ),
         )
@@ -258,10 +298,10 @@ function launchAsControl(p: Plugin, deps: DetailDeps): HTMLElement | null {
   const offer = !!deps.setLaunchAs && (p.source === 'plugboard' || !!p.entry) && (on || claudeOnly(p));
   if (!offer && !on) return null;
   const status = h('span', { class: 'muted small', 'data-testid': 'launch-as-status', role: 'status' });
-  let state = 'Off: it cannot be assigned to an agent until this is on.';
-  if (on && claudeOnly(p)) state = 'On: assignments and launches take this folder as Claude Code loads it.';
-  else if (on && p.valid) state = 'On, but not needed: the package is valid now.';
-  else if (on) state = 'On, but it does not apply: Claude Code would not load this package either.';
+  let state = t('plugins.detail.launchAs.off');
+  if (on && claudeOnly(p)) state = t('plugins.detail.launchAs.on');
+  else if (on && p.valid) state = t('plugins.detail.launchAs.notNeeded');
+  else if (on) state = t('plugins.detail.launchAs.notApplied');
   const button = offer
     ? h(
         'button',
@@ -270,15 +310,15 @@ function launchAsControl(p: Plugin, deps: DetailDeps): HTMLElement | null {
           class: 'btn btn-small btn-toggle',
           'data-testid': 'launch-as-claude',
           'aria-pressed': String(on),
-          title: on ? 'Stop launching it as Claude loads it' : 'Launch this package as Claude Code loads it',
+          title: on ? t('plugins.detail.launchAs.stopTitle') : t('plugins.detail.launchAs.startTitle'),
         },
-        'Launch as Claude loads it',
+        t('plugins.detail.launchAs.button'),
       )
     : null;
   button?.addEventListener('click', () => {
     button.disabled = true;
-    status.className = 'muted small';
-    status.textContent = 'Saving…';
+    status.classList.replace('error-text', 'muted');
+    status.textContent = t('plugins.detail.launchAs.saving');
     deps.setLaunchAs!(p.id, on ? '' : 'claude').then(
       () => {
         // the new catalog re-renders the detail; this is for a render that kept this element
@@ -287,8 +327,8 @@ function launchAsControl(p: Plugin, deps: DetailDeps): HTMLElement | null {
       },
       (e) => {
         button.disabled = false;
-        status.className = 'error-text small';
-        status.textContent = `Not changed: ${errorText(e)}`;
+        status.classList.replace('muted', 'error-text');
+        status.textContent = t('plugins.detail.launchAs.notChanged', { msg: errorText(e) });
       },
     );
   });
@@ -306,28 +346,28 @@ function clientsSection(p: Plugin, deps: DetailDeps): HTMLElement {
   const spec = h(
     'p',
     { class: 'spec-line', 'data-testid': 'spec-verdict', 'data-valid': String(p.valid) },
-    h('strong', null, 'Specification'),
+    h('strong', null, t('plugins.detail.spec')),
     badge(p.format, `fmt-${p.format}`),
-    p.manifest ? h('code', null, p.manifest) : h('span', { class: 'muted small' }, 'no manifest'),
-    p.valid ? badge('valid', 'ok') : badge('INVALID', 'error'),
+    p.manifest ? h('code', null, p.manifest) : h('span', { class: 'muted small' }, t('plugins.detail.noManifest')),
+    p.valid ? badge(t('plugins.state.valid'), 'ok') : badge(t('plugins.state.invalidUpper'), 'error'),
   );
   return h(
     'section',
     { class: 'card', 'data-testid': 'detail-clients', 'aria-labelledby': 'h-clients' },
-    h('h3', { id: 'h-clients' }, 'Clients'),
+    h('h3', { id: 'h-clients' }, t('plugins.detail.clients')),
     spec,
     claudeOnly(p) ? h('p', { class: 'notice notice-info', 'data-testid': 'claude-only' }, claudeOnlySentence(p)) : null,
     launchAsControl(p, deps),
     cl
       ? h('ul', { class: 'clients' }, ...CLIENTS.map((c) => clientItem(c, cl[c])))
-      : h('p', { class: 'muted' }, 'No client verdicts in this catalog.'),
+      : h('p', { class: 'muted' }, t('plugins.detail.noVerdicts')),
   );
 }
 
 /** Claude's slash commands or subagents: name, description, file. */
 function componentSection(
-  title: string,
-  what: string,
+  title: Key,
+  note: Key,
   testid: string,
   items: ClientComponent[] | undefined,
 ): HTMLElement | null {
@@ -335,8 +375,8 @@ function componentSection(
   return h(
     'section',
     { class: 'card', 'data-testid': `${testid}s` },
-    h('h3', null, `${title} `, h('span', { class: 'muted' }, `(${items.length})`)),
-    h('p', { class: 'muted small card-note' }, `${what} as Claude Code lists them.`),
+    h('h3', null, `${t(title)} `, h('span', { class: 'muted' }, `(${fmtNumber(items.length)})`)),
+    h('p', { class: 'muted small card-note' }, t(note)),
     h(
       'ul',
       { class: 'skill-items' },
@@ -370,33 +410,43 @@ export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
         'div',
         { class: 'detail-badges' },
         p.version ? h('span', { class: 'muted mono' }, p.version) : null,
-        p.valid ? badge('valid', 'ok') : badge('invalid', 'error'),
+        validBadge(p.valid),
         badge(p.format, `fmt-${p.format}`),
         badge(p.source, 'neutral'),
-        launchesAsClaude(p, deps.ix.doc) ? badge('launches as Claude loads it', 'info') : null,
+        launchesAsClaude(p, deps.ix.doc) ? badge(t('plugins.detail.launchesAsClaude'), 'info') : null,
         countsBadges(p.issueCounts),
       ),
       p.description ? h('p', { class: 'lead' }, p.description) : null,
     ),
     deps.installed ?? null,
     clientsSection(p, deps),
-    h('section', { class: 'card' }, h('h3', null, 'Manifest'), metadata(p, deps.ix.doc.home)),
+    h('section', { class: 'card' }, h('h3', null, t('plugins.detail.manifest')), metadata(p, deps.ix.doc.home)),
     h(
       'section',
       { class: 'card', 'data-testid': 'detail-skills' },
-      h('h3', null, `Skills `, h('span', { class: 'muted' }, `(${p.skills.length})`)),
+      h('h3', null, `${t('plugins.detail.skills')} `, h('span', { class: 'muted' }, `(${fmtNumber(p.skills.length)})`)),
       p.skills.length
         ? h('ul', { class: 'skill-items' }, ...p.skills.map((s) => skillRow(p, s, deps)))
-        : h('p', { class: 'muted' }, 'No skills.'),
+        : h('p', { class: 'muted' }, t('plugins.detail.noSkills')),
     ),
-    componentSection('Commands', 'Slash commands', 'detail-command', p.clients?.claude.commands),
-    componentSection('Agents', 'Subagents', 'detail-agent', p.clients?.claude.agents),
-    h('section', { class: 'card', 'data-testid': 'detail-mcp' }, h('h3', null, 'MCP servers'), mcpSection(p, deps)),
+    componentSection(
+      'plugins.detail.commands',
+      'plugins.detail.commandsNote',
+      'detail-command',
+      p.clients?.claude.commands,
+    ),
+    componentSection('plugins.detail.agents', 'plugins.detail.agentsNote', 'detail-agent', p.clients?.claude.agents),
+    h(
+      'section',
+      { class: 'card', 'data-testid': 'detail-mcp' },
+      h('h3', null, t('plugins.detail.mcpServers')),
+      mcpSection(p, deps),
+    ),
     deps.budget ?? null,
     h(
       'section',
       { class: 'card', 'data-testid': 'detail-issues' },
-      h('h3', null, 'Issues ', h('span', { class: 'muted' }, `(${issues.length})`)),
+      h('h3', null, `${t('plugins.detail.issues')} `, h('span', { class: 'muted' }, `(${fmtNumber(issues.length)})`)),
       issueGroups(issues),
     ),
   );

@@ -1,9 +1,13 @@
 // Shared renderers: issue lines, MCP summaries, badges. Used by every view.
 
-import { badge, h, plural } from './dom';
+import { badge, h } from './dom';
+import { fmtNumber, t } from './i18n';
 import type { Issue, IssueCounts, McpSummary, McpType } from './types';
 
-/** `path:line: severity: message [code]`, the compiler-style line the CLI prints. */
+/**
+ * `path:line: severity: message [code]`, the compiler-style line the CLI prints. Kept as the CLI
+ * words it, severity included: issue messages and codes stay English by design.
+ */
 export function issueText(i: Issue): string {
   const where = i.line ? `${i.path}:${i.line}` : i.path;
   return `${where}: ${i.severity}: ${i.message} [${i.code}]`;
@@ -28,7 +32,8 @@ const sevOrder: Record<string, number> = { error: 0, warning: 1, info: 2 };
 
 /** Issues grouped by file (files in name order), each group sorted by line then severity. */
 export function issueGroups(issues: Issue[], testid = 'issues'): HTMLElement {
-  if (issues.length === 0) return h('p', { class: 'muted', 'data-testid': `${testid}-none` }, 'No issues.');
+  if (issues.length === 0)
+    return h('p', { class: 'muted', 'data-testid': `${testid}-none` }, t('plugins.render.noIssues'));
   const byFile = new Map<string, Issue[]>();
   for (const i of issues) {
     const list = byFile.get(i.path);
@@ -47,7 +52,12 @@ export function issueGroups(issues: Issue[], testid = 'issues'): HTMLElement {
       return h(
         'section',
         { class: 'issue-group', 'data-file': f },
-        h('h4', { class: 'issue-file mono' }, f, h('span', { class: 'muted' }, ` · ${plural(list.length, 'issue')}`)),
+        h(
+          'h4',
+          { class: 'issue-file mono' },
+          f,
+          h('span', { class: 'muted' }, ` · ${t('plugins.render.fileIssues', { n: list.length })}`),
+        ),
         h('ul', { class: 'issue-list mono' }, ...list.map(issueLine)),
       );
     }),
@@ -56,9 +66,9 @@ export function issueGroups(issues: Issue[], testid = 'issues'): HTMLElement {
 
 export function countsBadges(c: IssueCounts): HTMLElement {
   const out = h('span', { class: 'counts' });
-  if (c.errors) out.append(badge(plural(c.errors, 'error'), 'error'));
-  if (c.warnings) out.append(badge(plural(c.warnings, 'warning'), 'warning'));
-  if (!c.errors && !c.warnings) out.append(h('span', { class: 'muted small' }, 'no issues'));
+  if (c.errors) out.append(badge(t('plugins.count.errors', { n: c.errors }), 'error'));
+  if (c.warnings) out.append(badge(t('plugins.count.warnings', { n: c.warnings }), 'warning'));
+  if (!c.errors && !c.warnings) out.append(h('span', { class: 'muted small' }, t('plugins.render.noIssuesShort')));
   return out;
 }
 
@@ -77,18 +87,18 @@ export function mcpSummary(type: McpType, s: McpSummary): HTMLElement {
   const names = (xs: string[] | undefined) =>
     xs && xs.length
       ? h('span', { class: 'names' }, ...xs.map((x) => h('code', { class: 'name-chip' }, x)))
-      : h('span', { class: 'muted' }, 'none');
+      : h('span', { class: 'muted' }, t('plugins.render.mcp.none'));
   if (isRemote(type, s)) {
-    parts.push(item('origin', h('code', null, s.origin ?? '—')));
-    parts.push(item('headers', names(s.headerNames)));
+    parts.push(item(t('plugins.render.mcp.origin'), h('code', null, s.origin ?? '—')));
+    parts.push(item(t('plugins.render.mcp.headers'), names(s.headerNames)));
   } else {
-    parts.push(item('executable', h('code', null, s.executable ?? '—')));
-    parts.push(item('args', h('span', null, String(s.args ?? 0))));
-    parts.push(item('env', names(s.envKeys)));
+    parts.push(item(t('plugins.render.mcp.executable'), h('code', null, s.executable ?? '—')));
+    parts.push(item(t('plugins.render.mcp.args'), h('span', null, fmtNumber(s.args ?? 0))));
+    parts.push(item(t('plugins.render.mcp.env'), names(s.envKeys)));
   }
   return h('div', { class: 'mcp-summary', 'data-testid': 'mcp-summary' }, ...parts);
 }
 
 export function typeBadge(type: McpType): HTMLElement {
-  return badge(type || 'unknown', type === 'stdio' ? 'neutral' : 'info');
+  return badge(type || t('plugins.render.mcp.unknownType'), type === 'stdio' ? 'neutral' : 'info');
 }

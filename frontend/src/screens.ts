@@ -41,6 +41,10 @@ export function showError(screen: HTMLElement, message: string, retry: () => voi
     screen,
     h('h2', null, t('shell.error.title')),
     h('p', { class: 'error-text', 'data-testid': 'error-message' }, message),
-    h('button', { type: 'button', class: 'btn btn-primary', 'data-testid': 'retry', onclick: retry }, t('shell.error.retry')),
+    h(
+      'button',
+      { type: 'button', class: 'btn btn-primary', 'data-testid': 'retry', onclick: retry },
+      t('shell.error.retry'),
+    ),
   );
 }

@@ -9,7 +9,6 @@ import type { Settings, SettingsEnvelope } from './types';
 
 export type Notice = { kind: 'ok' | 'error' | 'warn'; text: string } | null;
 
-
 function normalise(s: Partial<Settings> | null | undefined): Settings {
   const out: Settings = {
     skillPluginPaths: [...(s?.skillPluginPaths ?? [])],

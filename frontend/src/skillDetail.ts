@@ -1,6 +1,7 @@
 // The detail of one skill of the precedence view, and the overview shown when none is selected.
 
 import { badge, h, tilde } from './dom';
+import { fmtNumber, type Key, t } from './i18n';
 import { issueGroups } from './render';
 import type { CatalogIndex } from './search';
 import type { SkillEntry } from './types';
@@ -12,12 +13,13 @@ export interface SkillDetailDeps {
   showPlugin: (id: string) => void;
 }
 
-const LAYERS: Array<[string, string]> = [
-  ['user', '~/.cursor, ~/.agents, ~/.claude, ~/.codex skills (trusted)'],
-  ['plugin', 'skills of Plugboard\u2019s managed plugins (untrusted)'],
-  ['project', 'skills of the open workspace (untrusted)'],
-  ['cursor-plugin, plugin-path', 'Cursor plugins and skillPluginPaths (untrusted)'],
-  ['builtin', 'skills shipped with Plugboard (trusted)'],
+// each layer's sources (as the catalog names them) and the message that describes it
+const LAYERS: Array<[string, Key]> = [
+  ['user', 'skills.overview.layer.user'],
+  ['plugin', 'skills.overview.layer.plugin'],
+  ['project', 'skills.overview.layer.project'],
+  ['cursor-plugin, plugin-path', 'skills.overview.layer.pluginPath'], // i18n-ignore: source names
+  ['builtin', 'skills.overview.layer.builtin'],
 ];
 
 export function skillsOverview(ix: CatalogIndex): HTMLElement {
@@ -28,15 +30,19 @@ export function skillsOverview(ix: CatalogIndex): HTMLElement {
     h(
       'header',
       { class: 'detail-head' },
-      h('h2', { tabindex: -1 }, 'Skills'),
-      h('p', { class: 'lead' }, `${sum.activeSkills} active of ${sum.skills}; ${sum.shadowedSkills} shadowed.`),
+      h('h2', { tabindex: -1 }, t('skills.overview.title')),
+      h(
+        'p',
+        { class: 'lead' },
+        t('skills.overview.lead', { active: sum.activeSkills, total: sum.skills, shadowed: sum.shadowedSkills }),
+      ),
     ),
     h(
       'section',
       { class: 'card' },
-      h('h3', null, 'Precedence'),
-      h('ol', { class: 'layers' }, ...LAYERS.map(([k, v]) => h('li', null, h('strong', null, k), ` ${v}`))),
-      h('p', { class: 'muted small' }, 'The first valid skill of a name wins; the others are listed as shadowed.'),
+      h('h3', null, t('skills.overview.precedence')),
+      h('ol', { class: 'layers' }, ...LAYERS.map(([k, v]) => h('li', null, h('strong', null, k), ' ', t(v)))),
+      h('p', { class: 'muted small' }, t('skills.overview.firstWins')),
     ),
   );
 }
@@ -50,7 +56,7 @@ function pathsSection(s: SkillEntry): HTMLElement | null {
   return h(
     'section',
     { class: 'card', 'data-testid': 'skill-paths' },
-    h('h3', null, 'Extra paths'),
+    h('h3', null, t('skills.detail.extraPaths')),
     h(
       'ul',
       { class: 'plain' },
@@ -60,7 +66,7 @@ function pathsSection(s: SkillEntry): HTMLElement | null {
           null,
           h('code', null, p.entry),
           ' ',
-          p.accepted ? badge('accepted', 'ok') : badge('refused', 'error'),
+          p.accepted ? badge(t('skills.detail.accepted'), 'ok') : badge(t('skills.detail.refused'), 'error'),
           p.reason ? h('span', { class: 'muted small' }, ` ${p.reason}`) : null,
         ),
       ),
@@ -76,7 +82,7 @@ export function skillDetail(s: SkillEntry, deps: SkillDetailDeps): HTMLElement {
     role: 'switch',
     checked: enabled,
     'data-testid': 'skill-detail-enabled',
-    'aria-label': `Enable ${s.id}`,
+    'aria-label': t('skills.enable', { id: s.id }),
   });
   toggle.addEventListener('change', () => deps.setEnabled(toggle.checked));
   const shadowed = (s.shadows ?? []).map((p) => {
@@ -102,9 +108,11 @@ export function skillDetail(s: SkillEntry, deps: SkillDetailDeps): HTMLElement {
         'div',
         { class: 'detail-badges' },
         badge(s.source, 'neutral'),
-        s.trusted ? badge('trusted', 'ok') : badge('untrusted', 'warning'),
-        s.valid ? badge('valid', 'ok') : badge('invalid', 'error'),
-        s.active ? badge('active', 'ok') : badge(s.shadowedBy ? 'shadowed' : 'inactive', 'neutral'),
+        s.trusted ? badge(t('plugins.state.trusted'), 'ok') : badge(t('plugins.state.untrusted'), 'warning'),
+        s.valid ? badge(t('plugins.state.valid'), 'ok') : badge(t('plugins.state.invalid'), 'error'),
+        s.active
+          ? badge(t('plugins.state.active'), 'ok')
+          : badge(t(s.shadowedBy ? 'plugins.state.shadowed' : 'plugins.state.inactive'), 'neutral'),
       ),
       s.description ? h('p', { class: 'lead' }, s.description) : null,
     ),
@@ -114,24 +122,44 @@ export function skillDetail(s: SkillEntry, deps: SkillDetailDeps): HTMLElement {
       h(
         'dl',
         { class: 'meta' },
-        ...dd('Name', s.name),
-        ...dd('Layer', String(s.layer)),
-        ...dd('Plugin', plugin),
-        ...dd('Path', h('span', { class: 'mono wrap', title: s.path }, tilde(s.path, home))),
-        ...dd('Model', s.modelInvocable ? 'the model may invoke it' : 'user-invoked only'),
-        ...dd('Enabled', h('label', { class: 'check' }, toggle, enabled ? ' enabled' : ' disabled')),
+        ...dd(t('skills.detail.meta.name'), s.name),
+        ...dd(t('skills.detail.meta.layer'), fmtNumber(s.layer)),
+        ...dd(t('skills.detail.meta.plugin'), plugin),
+        ...dd(t('skills.detail.meta.path'), h('span', { class: 'mono wrap', title: s.path }, tilde(s.path, home))),
         ...dd(
-          'Shadowed by',
+          t('skills.detail.meta.model'),
+          s.modelInvocable ? t('skills.detail.modelMay') : t('plugins.state.userInvokedOnly'),
+        ),
+        ...dd(
+          t('skills.detail.meta.enabled'),
+          h('label', { class: 'check' }, toggle, enabled ? t('skills.detail.enabled') : t('skills.detail.disabled')),
+        ),
+        ...dd(
+          t('skills.detail.meta.shadowedBy'),
           s.shadowedBy
-            ? h('span', { class: 'mono wrap' }, `${tilde(s.shadowedBy, home)} in ${(s.shadowedIn ?? []).join(', ')}`)
+            ? h(
+                'span',
+                { class: 'mono wrap' },
+                t('skills.detail.shadowedByIn', {
+                  path: tilde(s.shadowedBy, home),
+                  clients: (s.shadowedIn ?? []).join(', '),
+                }),
+              )
             : null,
         ),
       ),
       shadowed.length
-        ? h('div', null, h('h4', null, `Shadows ${shadowed.length}`), h('ul', { class: 'plain' }, ...shadowed))
+        ? h(
+            'div',
+            null,
+            h('h4', null, t('skills.detail.shadows', { n: shadowed.length })),
+            h('ul', { class: 'plain' }, ...shadowed),
+          )
         : null,
     ),
     pathsSection(s),
-    s.issues?.length ? h('section', { class: 'card' }, h('h3', null, 'Issues'), issueGroups(s.issues)) : null,
+    s.issues?.length
+      ? h('section', { class: 'card' }, h('h3', null, t('skills.detail.issues')), issueGroups(s.issues))
+      : null,
   );
 }

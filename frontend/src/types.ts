@@ -572,6 +572,9 @@ export interface TryResult {
 /** A folder the catalog looks in (Places). */
 export interface Place {
   path: string;
+  /** what it holds, for the page to word: plugins, cursor-local, cursor-cache, plugin-path, <client>-skills, … */
+  kind: string;
+  /** the same in English */
   what: string;
   found: boolean;
 }

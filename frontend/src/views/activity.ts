@@ -13,16 +13,13 @@
 // 40 days ago was used since it was assigned, even when the period shows the last 7 days.
 
 import { api, ApiError, errorText, isDesktop } from '../bridge';
-import { h, mount, plural } from '../dom';
+import { h, mount } from '../dom';
+import { fmtDate, fmtDateTime, fmtNumber, t } from '../i18n';
 import type { CatalogIndex } from '../search';
 import type { ActivityReport, SkillUse, Target, ToolUse, UnusedSkill } from '../types';
 
-const RANGES: Array<{ days: number; label: string }> = [
-  { days: 7, label: '7 days' },
-  { days: 30, label: '30 days' },
-  { days: 90, label: '90 days' },
-  { days: 0, label: 'All time' },
-];
+/** The periods offered, in days (0: all time). */
+const RANGES = [7, 30, 90, 0];
 
 /** How long a plugin must have been assigned, never used, before the view offers to remove it. */
 export const UNUSED_DAYS = 30;
@@ -30,10 +27,23 @@ export const UNUSED_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SVG = 'http://www.w3.org/2000/svg';
 
-function when(t: string | null): string {
-  if (!t || t.startsWith('0001-')) return 'not recorded';
-  const d = new Date(t);
-  return Number.isNaN(d.getTime()) ? t : d.toLocaleString();
+function when(time: string | null): string {
+  if (!time || time.startsWith('0001-')) return t('activity.notRecorded');
+  return fmtDateTime(time);
+}
+
+/**
+ * The message text with its {name} placeholders replaced by the given nodes (a <code> in the middle
+ * of a sentence), so a language can put them in its own order.
+ */
+function withNodes(text: string, nodes: Record<string, Node>): Array<Node | string> {
+  return text
+    .split(/(\{\w+\})/)
+    .filter((part) => part !== '')
+    .map((part) => {
+      const m = /^\{(\w+)\}$/.exec(part);
+      return m && nodes[m[1]] ? nodes[m[1]] : part;
+    });
 }
 
 /** The local date of d as the report's byDay writes it ("YYYY-MM-DD"). */
@@ -48,7 +58,7 @@ function fromKey(key: string): Date {
 }
 
 function shortDate(d: Date): string {
-  return d.toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
+  return fmtDate(d, { day: 'numeric', month: 'short', year: 'numeric' });
 }
 
 /** One bar of a chart: the days from `from` (a byDay key) up to the next bucket's. */
@@ -96,10 +106,10 @@ export function buckets(
     for (const x = new Date(start); x < d; x.setDate(x.getDate() + 1)) set.add(dayKey(x));
     const label =
       unit === 'day'
-        ? start.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' })
+        ? fmtDate(start, { weekday: 'short', day: 'numeric', month: 'short' })
         : unit === 'week'
-          ? `the week of ${shortDate(start)}`
-          : start.toLocaleDateString(undefined, { month: 'long', year: 'numeric' });
+          ? t('activity.chart.weekOf', { date: shortDate(start) })
+          : fmtDate(start, { month: 'long', year: 'numeric' });
     bars.push({ key: dayKey(start), label, days: set });
   }
   return { unit, bars };
@@ -110,10 +120,6 @@ function svg(tag: string, attrs: Record<string, string | number>, ...children: A
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
   el.append(...children);
   return el;
-}
-
-function uses(n: number): string {
-  return plural(n, 'use');
 }
 
 /** A skill's small bar chart over the bars; its label says every non-zero bar's number. */
@@ -128,15 +134,14 @@ function chart(s: SkillUse, unit: 'day' | 'week' | 'month', bars: Bucket[], peri
   const H = 28;
   const step = W / bars.length;
   const gap = step >= 4 ? Math.min(2, step / 4) : 0;
-  const per = unit === 'day' ? 'day' : unit;
   const busy = bars.map((b, i) => ({ b, n: counts[i] })).filter((x) => x.n > 0);
   const quiet = bars.length - busy.length;
-  const on = unit === 'day' ? 'on' : 'in';
+  const list = busy.length
+    ? busy.map((x) => t(`activity.chart.busy.${unit}`, { n: x.n, bar: x.b.label })).join(t('activity.chart.sep'))
+    : t('activity.chart.none');
   const label =
-    `${s.id}: uses per ${per}, ${period}: ` +
-    (busy.length ? busy.map((x) => `${uses(x.n)} ${on} ${x.b.label}`).join('; ') : 'none') +
-    '.' +
-    (busy.length && quiet ? ` None ${on} the other ${plural(quiet, per)}.` : '');
+    t(`activity.chart.label.${unit}`, { id: s.id, period, list }) +
+    (busy.length && quiet ? t(`activity.chart.quiet.${unit}`, { n: quiet }) : '');
   return svg(
     'svg',
     {
@@ -163,7 +168,7 @@ function chart(s: SkillUse, unit: 'day' | 'week' | 'month', bars: Bucket[], peri
           'data-day': b.key,
           'data-uses': n,
         },
-        svg('title', {}, `${b.label}: ${uses(n)}`),
+        svg('title', {}, t('activity.chart.barTitle', { bar: b.label, n })),
       );
     }),
   );
@@ -225,8 +230,10 @@ export class ActivityView {
   constructor() {
     this.range = h(
       'select',
-      { 'data-testid': 'activity-range', 'aria-label': 'Period', onchange: () => void this.load() },
-      ...RANGES.map((r) => h('option', { value: String(r.days) }, r.label)),
+      { 'data-testid': 'activity-range', 'aria-label': t('activity.period'), onchange: () => void this.load() },
+      ...RANGES.map((days) =>
+        h('option', { value: String(days) }, days ? t('activity.range.days', { n: days }) : t('activity.range.all')),
+      ),
     ) as HTMLSelectElement;
     this.range.value = '30';
     this.exportBtn = h(
@@ -235,10 +242,10 @@ export class ActivityView {
         type: 'button',
         class: 'btn',
         'data-testid': 'activity-export',
-        title: 'The skills and MCP tools of this period, one row each, as a CSV file',
+        title: t('activity.export.title'),
         onclick: () => void this.exportCSV(),
       },
-      'Export CSV',
+      t('activity.export'),
     );
     this.status = h('p', { class: 'notice', role: 'status', 'aria-live': 'polite', 'data-testid': 'activity-status' });
     this.status.hidden = true;
@@ -249,17 +256,12 @@ export class ActivityView {
       h(
         'div',
         { class: 'detail-body' },
-        h('h2', null, 'Activity'),
-        h(
-          'p',
-          { class: 'muted' },
-          'What the agents started by Plugboard (Claude Code and PI) invoked: skills (picked by the model, or run by you as a ' +
-            'slash command) and MCP tools called through Plugboard’s relay.',
-        ),
+        h('h2', null, t('activity.title')),
+        h('p', { class: 'muted' }, t('activity.intro')),
         h(
           'div',
           { class: 'row activity-bar' },
-          h('label', { class: 'inline' }, 'Period ', this.range),
+          h('label', { class: 'inline' }, t('activity.period'), ' ', this.range),
           h('span', { class: 'grow' }),
           this.exportBtn,
         ),
@@ -282,7 +284,7 @@ export class ActivityView {
   }
 
   private periodText(): string {
-    return this.days ? `the last ${this.days} days` : 'all time';
+    return this.days ? t('activity.period.last', { n: this.days }) : t('activity.period.all');
   }
 
   /** Reads the period's report, the all-time one and the targets (their hashes guard a remove). */
@@ -327,27 +329,24 @@ export class ActivityView {
 
   // ---- remove ------------------------------------------------------------------------------------
   /** Removes plugin from target with Assign and the hash the targets were read with. */
-  private async remove(t: Target, plugin: string): Promise<void> {
+  private async remove(target: Target, plugin: string): Promise<void> {
     if (this.busy) return;
-    this.busy = `${t.id}\u0000${plugin}`;
+    this.busy = `${target.id}\u0000${plugin}`;
     this.say(null);
     this.render();
     try {
-      const res = await api.assign(t.id, { remove: [plugin] }, t.hash, false);
+      const res = await api.assign(target.id, { remove: [plugin] }, target.hash, false);
       this.say({
         kind: 'ok',
-        text: `Removed ${plugin} from ${t.id} (history #${res.history}). The Assignments tab can revert it.`,
+        text: t('activity.stale.removed', { plugin, target: target.id, id: String(res.history) }),
       });
     } catch (e) {
       if (e instanceof ApiError && e.code === 'stale') {
-        this.say({
-          kind: 'error',
-          text: `Not removed: ${t.id} changed on disk since this page read it, so nothing was written. The list below now shows it as it is; look again before removing.`,
-        });
+        this.say({ kind: 'error', text: t('activity.stale.notRemovedStale', { target: target.id }) });
       } else if (e instanceof ApiError && e.code === 'refused') {
-        this.say({ kind: 'error', text: `Not removed, refused: ${e.message}` });
+        this.say({ kind: 'error', text: t('activity.stale.notRemovedRefused', { msg: e.message }) });
       } else {
-        this.say({ kind: 'error', text: `Not removed: ${errorText(e)}` });
+        this.say({ kind: 'error', text: t('activity.stale.notRemoved', { msg: errorText(e) }) });
       }
     } finally {
       this.busy = '';
@@ -364,7 +363,7 @@ export class ActivityView {
     try {
       if (isDesktop()) {
         const path = await api.saveActivityCSV(days);
-        if (path) this.say({ kind: 'ok', text: `Saved the activity of ${this.periodText()} to ${path}.` });
+        if (path) this.say({ kind: 'ok', text: t('activity.export.saved', { period: this.periodText(), path }) });
       } else {
         const text = await api.activityCSV(days);
         const name = `plugboard-activity-${days ? `${days}-days` : 'all-time'}-${dayKey(new Date())}.csv`;
@@ -377,7 +376,7 @@ export class ActivityView {
         setTimeout(() => URL.revokeObjectURL(url), 60_000);
       }
     } catch (e) {
-      this.say({ kind: 'error', text: `Not exported: ${errorText(e)}` });
+      this.say({ kind: 'error', text: t('activity.export.failed', { msg: errorText(e) }) });
     } finally {
       this.busy = '';
       this.exportBtn.disabled = false;
@@ -390,13 +389,13 @@ export class ActivityView {
     if (this.error) {
       mount(
         this.body,
-        h('p', { class: 'notice notice-error', role: 'alert' }, `Cannot read the activity: ${this.error}`),
+        h('p', { class: 'notice notice-error', role: 'alert' }, t('activity.cannotRead', { msg: this.error })),
       );
       return;
     }
     const r = this.report;
     if (!r) {
-      mount(this.body, h('p', { class: 'muted' }, this.loading ? 'Loading…' : ''));
+      mount(this.body, h('p', { class: 'muted' }, this.loading ? t('activity.loading') : ''));
       return;
     }
     mount(
@@ -410,7 +409,11 @@ export class ActivityView {
 
   private renderSkills(skills: SkillUse[]): HTMLElement {
     const { unit, bars } = buckets(this.days, skills, new Date());
-    const per = { day: 'Uses per day', week: 'Uses per week', month: 'Uses per month' }[unit];
+    const per = t(
+      ({ day: 'activity.skills.perDay', week: 'activity.skills.perWeek', month: 'activity.skills.perMonth' } as const)[
+        unit
+      ],
+    );
     const table = skills.length
       ? h(
           'table',
@@ -421,11 +424,11 @@ export class ActivityView {
             h(
               'tr',
               null,
-              h('th', null, 'Skill'),
-              h('th', { class: 'num' }, 'Uses'),
+              h('th', null, t('activity.skills.skill')),
+              h('th', { class: 'num' }, t('activity.skills.uses')),
               h('th', null, per),
-              h('th', null, 'Last'),
-              h('th', null, 'By target'),
+              h('th', null, t('activity.skills.last')),
+              h('th', null, t('activity.skills.byTarget')),
             ),
           ),
           h(
@@ -436,7 +439,7 @@ export class ActivityView {
                 'tr',
                 { 'data-testid': 'activity-skill', 'data-id': s.id, 'data-plugin': s.plugin },
                 h('td', { class: 'mono' }, s.id),
-                h('td', { class: 'num', 'data-testid': 'activity-uses' }, String(s.uses)),
+                h('td', { class: 'num', 'data-testid': 'activity-uses' }, fmtNumber(s.uses)),
                 h('td', { class: 'spark-cell' }, chart(s, unit, bars, this.periodText())),
                 h('td', { class: 'small' }, when(s.last)),
                 h(
@@ -444,24 +447,19 @@ export class ActivityView {
                   { class: 'muted small' },
                   Object.entries(s.byTarget ?? {})
                     .sort(([a], [b]) => a.localeCompare(b))
-                    .map(([t, n]) => `${t} ${n}`)
+                    .map(([target, n]) => t('activity.skills.byTargetItem', { target, n }))
                     .join(', '),
                 ),
               ),
             ),
           ),
         )
-      : h('p', { class: 'muted', 'data-testid': 'activity-none' }, 'No skill was invoked in this period.');
-    const note =
-      unit === 'day'
-        ? `One bar a day, today on the right; the first bar is the part of that day inside the period.`
-        : unit === 'week'
-          ? 'One bar a week (weeks start on Monday), from the first recorded use to this week.'
-          : 'One bar a month, from the first recorded use to this month.';
+      : h('p', { class: 'muted', 'data-testid': 'activity-none' }, t('activity.skills.none'));
+    const note = t(`activity.skills.note.${unit}`);
     return h(
       'section',
       { class: 'card' },
-      h('h3', null, `Skills used (${plural(skills.length, 'skill')})`),
+      h('h3', null, t('activity.skills.title', { n: skills.length })),
       skills.length ? h('p', { class: 'muted small' }, note) : null,
       table,
     );
@@ -472,7 +470,7 @@ export class ActivityView {
     return h(
       'section',
       { class: 'card' },
-      h('h3', null, `MCP tools called (${plural(tools.length, 'tool')})`),
+      h('h3', null, t('activity.tools.title', { n: tools.length })),
       h(
         'table',
         { class: 'data-table', 'data-testid': 'activity-tools' },
@@ -482,29 +480,33 @@ export class ActivityView {
           h(
             'tr',
             null,
-            h('th', null, 'Server'),
-            h('th', null, 'Plugin'),
-            h('th', null, 'Tool'),
-            h('th', { class: 'num' }, 'Calls'),
-            h('th', { class: 'num' }, 'Errors'),
-            h('th', { class: 'num' }, 'Median time'),
-            h('th', null, 'Last'),
+            h('th', null, t('activity.tools.server')),
+            h('th', null, t('activity.tools.plugin')),
+            h('th', null, t('activity.tools.tool')),
+            h('th', { class: 'num' }, t('activity.tools.calls')),
+            h('th', { class: 'num' }, t('activity.tools.errors')),
+            h('th', { class: 'num' }, t('activity.tools.median')),
+            h('th', null, t('activity.tools.last')),
           ),
         ),
         h(
           'tbody',
           null,
-          ...tools.map((t) =>
+          ...tools.map((tool) =>
             h(
               'tr',
-              { 'data-testid': 'activity-tool', 'data-server': t.server, 'data-tool': t.tool },
-              h('td', { class: 'mono', 'data-testid': 'tool-server' }, t.server),
-              h('td', { class: 'mono', 'data-testid': 'tool-plugin' }, t.plugin),
-              h('td', { class: 'mono', 'data-testid': 'tool-name' }, t.tool),
-              h('td', { class: 'num', 'data-testid': 'tool-calls' }, String(t.calls)),
-              h('td', { class: `num${t.errors ? ' error-text' : ''}`, 'data-testid': 'tool-errors' }, String(t.errors)),
-              h('td', { class: 'num', 'data-testid': 'tool-p50' }, `${t.p50ms} ms`),
-              h('td', { class: 'small' }, when(t.last)),
+              { 'data-testid': 'activity-tool', 'data-server': tool.server, 'data-tool': tool.tool },
+              h('td', { class: 'mono', 'data-testid': 'tool-server' }, tool.server),
+              h('td', { class: 'mono', 'data-testid': 'tool-plugin' }, tool.plugin),
+              h('td', { class: 'mono', 'data-testid': 'tool-name' }, tool.tool),
+              h('td', { class: 'num', 'data-testid': 'tool-calls' }, fmtNumber(tool.calls)),
+              h(
+                'td',
+                { class: `num${tool.errors ? ' error-text' : ''}`, 'data-testid': 'tool-errors' },
+                fmtNumber(tool.errors),
+              ),
+              h('td', { class: 'num', 'data-testid': 'tool-p50' }, t('activity.tools.ms', { n: tool.p50ms })),
+              h('td', { class: 'small' }, when(tool.last)),
             ),
           ),
         ),
@@ -515,34 +517,38 @@ export class ActivityView {
   /** Assigned for 30 days or more (or since before the history began), never used by the target. */
   private renderStale(): HTMLElement {
     const all = this.all;
-    const head = h('h3', null, `Assigned for ${UNUSED_DAYS} days, never used`);
+    const head = h('h3', null, t('activity.stale.title', { n: UNUSED_DAYS }));
     if (!all)
-      return h('section', { class: 'card' }, head, h('p', { class: 'muted' }, this.loading ? 'Loading…' : 'Not read.'));
+      return h(
+        'section',
+        { class: 'card' },
+        head,
+        h('p', { class: 'muted' }, this.loading ? t('activity.loading') : t('activity.stale.notRead')),
+      );
     const cutoff = Date.now() - UNUSED_DAYS * DAY_MS;
     const groups = staleAssignments(all);
     // a plugin some of whose skills the target used is not "never used": the period's list below has its other skills
     const unusedAll = groups.filter((g) => !g.used.length);
     const old = unusedAll.filter((g) => g.since !== null && new Date(g.since).getTime() <= cutoff);
     const unknown = unusedAll.filter((g) => g.since === null);
-    const byId = new Map(this.targets.map((t) => [t.id, t]));
+    const byId = new Map(this.targets.map((target) => [target.id, target]));
     const item = (g: Stale) => {
-      const t = byId.get(g.target);
+      const tg = byId.get(g.target);
       const key = `${g.target}\u0000${g.plugin}`;
       let action: Node | null = null;
       let why = '';
       if (g.since === null) {
-        why =
-          'Assigned before the history began, so how long it has gone unused is not known. Remove it in the Assignments tab if you do not need it.';
-      } else if (!t) {
-        why = this.targetsError ? `The targets could not be read: ${this.targetsError}` : 'The target is gone.';
-      } else if (t.readOnly || t.kind === 'shell-binding' || t.kind === 'active') {
-        why = 'This target is read-only.';
-      } else if (t.kind === 'template-slot' && t.inherits) {
-        why =
-          `This slot uses the plugins of agent ${t.ref ?? ''}: remove ${g.plugin} from agent:${t.ref ?? ''} ` +
-          '(every slot that uses its plugins loses it), or customise the slot in the Assignments tab.';
-      } else if (!t.managed.includes(g.plugin)) {
-        why = 'Not offered: the plugin is not an entry of this target.';
+        why = t('activity.stale.why.beforeHistory');
+      } else if (!tg) {
+        why = this.targetsError
+          ? t('activity.stale.why.targetsError', { msg: this.targetsError })
+          : t('activity.stale.why.gone');
+      } else if (tg.readOnly || tg.kind === 'shell-binding' || tg.kind === 'active') {
+        why = t('activity.stale.why.readOnly');
+      } else if (tg.kind === 'template-slot' && tg.inherits) {
+        why = t('activity.stale.why.inherits', { ref: tg.ref ?? '', plugin: g.plugin });
+      } else if (!tg.managed.includes(g.plugin)) {
+        why = t('activity.stale.why.notEntry');
       } else {
         action = h(
           'button',
@@ -552,10 +558,10 @@ export class ActivityView {
             'data-testid': 'activity-remove',
             disabled: !!this.busy || this.loading,
             'aria-busy': this.busy === key ? 'true' : undefined,
-            title: `Removes ${g.plugin} from ${t.file} (recorded in the history)`,
-            onclick: () => void this.remove(t, g.plugin),
+            title: t('activity.stale.removeTitle', { plugin: g.plugin, file: tg.file }),
+            onclick: () => void this.remove(tg, g.plugin),
           },
-          this.busy === key ? 'Removing…' : `Remove from ${g.target}`,
+          this.busy === key ? t('activity.stale.removing') : t('activity.stale.remove', { target: g.target }),
         );
       }
       const days = g.since === null ? 0 : Math.floor((Date.now() - new Date(g.since).getTime()) / DAY_MS);
@@ -565,14 +571,21 @@ export class ActivityView {
         h(
           'div',
           { class: 'row' },
-          h('span', { class: 'grow' }, h('code', null, g.plugin), ' on ', h('code', null, g.target)),
+          h(
+            'span',
+            { class: 'grow' },
+            ...withNodes(t('activity.stale.item'), {
+              plugin: h('code', null, g.plugin),
+              target: h('code', null, g.target),
+            }),
+          ),
           action,
         ),
         h(
           'p',
           { class: 'muted small' },
-          g.since === null ? '' : `Assigned ${shortDate(new Date(g.since))} (${plural(days, 'day')} ago). `,
-          `Never used: ${g.skills.join(', ')}.`,
+          g.since === null ? '' : t('activity.stale.assigned', { date: shortDate(new Date(g.since)), n: days }),
+          t('activity.stale.neverUsed', { skills: g.skills.join(', ') }),
         ),
         why ? h('p', { class: 'muted small', 'data-testid': 'activity-stale-why' }, why) : null,
       );
@@ -581,19 +594,15 @@ export class ActivityView {
       'section',
       { class: 'card', 'data-testid': 'activity-stale-list' },
       head,
-      h(
-        'p',
-        { class: 'muted small' },
-        `Over all the recorded activity, whatever the period. Remove takes the plugin out of the target’s file with the same guarded save as the Assignments tab.`,
-      ),
+      h('p', { class: 'muted small' }, t('activity.stale.help')),
       old.length
         ? h('ul', { class: 'plain stale-list' }, ...old.map(item))
         : h(
             'p',
             { class: 'muted', 'data-testid': 'activity-stale-none' },
-            `No plugin has gone ${UNUSED_DAYS} days unused.`,
+            t('activity.stale.none', { n: UNUSED_DAYS }),
           ),
-      unknown.length ? h('h4', null, 'Assigned before the history began, never used since') : null,
+      unknown.length ? h('h4', null, t('activity.stale.beforeHistoryTitle')) : null,
       unknown.length ? h('ul', { class: 'plain stale-list' }, ...unknown.map(item)) : null,
     );
   }
@@ -607,23 +616,21 @@ export class ActivityView {
             h(
               'li',
               { 'data-testid': 'activity-unused-skill', 'data-id': u.id, 'data-target': u.target },
-              h('code', null, u.id),
-              ' on ',
-              h('code', null, u.target),
+              ...withNodes(t('activity.unused.item'), {
+                skill: h('code', null, u.id),
+                target: h('code', null, u.target),
+              }),
               h(
                 'span',
                 { class: 'muted small' },
-                u.assignedSince ? ` · assigned ${when(u.assignedSince)}` : ' · assigned before the history began',
+                u.assignedSince
+                  ? t('activity.unused.assigned', { date: when(u.assignedSince) })
+                  : t('activity.unused.beforeHistory'),
               ),
             ),
           ),
         )
-      : h('p', { class: 'muted' }, 'Every assigned skill was used.');
-    return h(
-      'section',
-      { class: 'card' },
-      h('h3', null, `Assigned, not used in this period (${unused.length})`),
-      never,
-    );
+      : h('p', { class: 'muted' }, t('activity.unused.none'));
+    return h('section', { class: 'card' }, h('h3', null, t('activity.unused.title', { n: unused.length })), never);
   }
 }

@@ -9,7 +9,8 @@
 
 import { api, ApiError, errorText } from '../bridge';
 import { claudeOnly, claudeOnlySentence, launchesAsClaude } from '../clients';
-import { badge, h, keepFocus, mount, plural } from '../dom';
+import { badge, h, keepFocus, mount } from '../dom';
+import { fmtDateTime, type Key, t as tr } from '../i18n';
 import { confirmDiscard, openModal } from '../modal';
 import { isRemote, issueLine, mcpSummary, typeBadge } from '../render';
 import type { CatalogIndex } from '../search';
@@ -20,24 +21,20 @@ import { BudgetPanel } from './budget';
 import { TryPanel } from './try';
 
 /** Where a plugin that is not in $PLUGBOARD_HOME/plugins comes from, as the checklist names it. */
-const SOURCE_LABEL: Record<Plugin['source'], string> = {
-  plugboard: 'managed',
-  'cursor-local': 'Cursor local',
-  'cursor-cache': 'Cursor marketplace',
-  'plugin-path': 'skillPluginPaths',
-  inspect: 'folder',
+const SOURCE_LABEL: Record<Plugin['source'], () => string> = {
+  plugboard: () => tr('assign.source.plugboard'),
+  'cursor-local': () => tr('assign.source.cursorLocal'),
+  'cursor-cache': () => tr('assign.source.cursorCache'),
+  'plugin-path': () => 'skillPluginPaths', // the setting's name, the same in every language
+  inspect: () => tr('assign.source.inspect'),
 };
 
-const KIND_LABEL: Record<TargetKind, string> = {
-  agent: 'agent',
-  'template-slot': 'template slot',
-  'shell-binding': 'shell binding',
-  active: 'active slot',
+const KIND_LABEL: Record<TargetKind, Key> = {
+  agent: 'assign.kind.agent',
+  'template-slot': 'assign.kind.templateSlot',
+  'shell-binding': 'assign.kind.shellBinding',
+  active: 'assign.kind.active',
 };
-
-export const ACK_STATEMENT =
-  'These MCP servers will run local code on this machine and may send data over the network. ' +
-  'This acknowledgment is not a sandbox.';
 
 function sameList(a: string[], b: string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
@@ -51,11 +48,9 @@ function targetLabel(t: Target): string {
 }
 
 function readOnlyReason(t: Target): string {
-  if (t.kind === 'shell-binding')
-    return 'A shell binding is read-only here: it has no stable place to write an assignment. Change its agent instead.';
-  if (t.kind === 'active')
-    return 'The __active__ slot is read-only: it runs whichever agent is active, so assign plugins to that agent.';
-  return 'This target is read-only.';
+  if (t.kind === 'shell-binding') return tr('assign.readOnly.shellBinding');
+  if (t.kind === 'active') return tr('assign.readOnly.active');
+  return tr('assign.readOnly.other');
 }
 
 export class AssignView {
@@ -89,7 +84,7 @@ export class AssignView {
 
   constructor(ctx: Ctx) {
     this.ctx = ctx;
-    this.list = h('nav', { class: 'target-list', 'aria-label': 'Targets', 'data-testid': 'target-list' });
+    this.list = h('nav', { class: 'target-list', 'aria-label': tr('assign.list.label'), 'data-testid': 'target-list' });
     this.detail = h('div', { class: 'pane pane-detail', 'data-testid': 'assign-detail', tabindex: '-1' });
     this.el = h(
       'div',
@@ -120,10 +115,10 @@ export class AssignView {
   /** Asks before a dirty draft is left; resolves true when it may be left (and discards it). */
   async leave(): Promise<boolean> {
     if (!this.dirty) return true;
-    if (
-      !(await confirmDiscard(`The assignment of ${this.base ? targetLabel(this.base) : 'this target'} is not saved.`))
-    )
-      return false;
+    const question = this.base
+      ? tr('assign.leave.unsavedOf', { target: targetLabel(this.base) })
+      : tr('assign.leave.unsaved');
+    if (!(await confirmDiscard(question))) return false;
     this.reset();
     return true;
   }
@@ -148,7 +143,7 @@ export class AssignView {
     } else if (now.hash !== this.base.hash) {
       if (this.dirty) {
         this.fresh = now;
-        this.notice = { kind: 'stale', text: 'stale: this target changed on disk. Reset to load it as it is now.' };
+        this.notice = { kind: 'stale', text: tr('assign.notice.staleChanged') };
       } else {
         this.load(now);
       }
@@ -209,24 +204,34 @@ export class AssignView {
   private async save(): Promise<void> {
     const t = this.base;
     if (!t || this.busy || this.fresh || !this.dirty) return;
-    await this.guarded((ack) => api.assign(t.id, { set: [...this.draft] }, t.hash, ack), 'Saved');
+    await this.guarded(
+      (ack) => api.assign(t.id, { set: [...this.draft] }, t.hash, ack),
+      (history) => tr('assign.notice.saved', { history }),
+    );
   }
 
   private async useDefaults(): Promise<void> {
     const t = this.base;
     if (!t || this.busy) return;
-    await this.guarded((ack) => api.assign(t.id, { defaults: true }, t.hash, ack), 'Now uses the agent defaults');
+    await this.guarded(
+      (ack) => api.assign(t.id, { defaults: true }, t.hash, ack),
+      (history) => tr('assign.notice.usesDefaults', { history }),
+    );
   }
 
   private async revert(entry: HistoryEntry): Promise<void> {
     if (this.busy || this.dirty) return;
-    await this.guarded((ack) => api.revert(entry.id, ack), `Reverted #${entry.id}`, entry);
+    await this.guarded(
+      (ack) => api.revert(entry.id, ack),
+      (history) => tr('assign.notice.reverted', { id: String(entry.id), history }),
+      entry,
+    );
   }
 
   /** Runs a save; ack-needed → the dialog, then again with ack; stale / refused → the notice. */
   private async guarded(
     run: (ack: boolean) => Promise<AssignResult>,
-    done: string,
+    done: (history: string) => string,
     revertOf?: HistoryEntry,
   ): Promise<void> {
     this.busy = true;
@@ -240,7 +245,7 @@ export class AssignView {
         this.busy = false;
         this.render();
         if ((await this.ackDialog(e.body.servers ?? [], 'save')) !== 'ack') {
-          this.notice = { kind: 'error', text: 'Not saved: the MCP servers were not acknowledged.' };
+          this.notice = { kind: 'error', text: tr('assign.notice.notAcknowledged') };
           return;
         }
         this.busy = true;
@@ -248,7 +253,7 @@ export class AssignView {
         res = await run(true);
       }
       const t = res.outcome?.target;
-      this.notice = { kind: 'ok', text: `${done} (history #${res.history}).` };
+      this.notice = { kind: 'ok', text: done(String(res.history)) };
       if (t) {
         this.targets = this.targets.map((x) => (x.id === t.id ? t : x));
         this.load(t);
@@ -264,28 +269,28 @@ export class AssignView {
 
   private fail(e: unknown, revertOf?: HistoryEntry): void {
     if (!(e instanceof ApiError)) {
-      this.notice = { kind: 'error', text: `Not saved: ${errorText(e)}` };
+      this.notice = { kind: 'error', text: tr('assign.notice.notSaved', { msg: errorText(e) }) };
       return;
     }
     if (e.code === 'stale') {
       if (revertOf) {
         this.notice = {
           kind: 'error',
-          text: `Not reverted: the target changed since entry #${revertOf.id}; nothing was written.`,
+          text: tr('assign.notice.notReverted', { id: String(revertOf.id) }),
         };
         void this.refresh();
         return;
       }
       const cur = e.body.current as Target | undefined;
       this.fresh = cur && cur.id === this.selected ? cur : (this.fresh ?? this.base);
-      this.notice = { kind: 'stale', text: 'stale: this target changed on disk. Nothing was saved; Reset to load it.' };
+      this.notice = { kind: 'stale', text: tr('assign.notice.staleNotSaved') };
       return;
     }
     if (e.code === 'refused') {
-      this.notice = { kind: 'error', text: `Refused: ${e.message}`, names: e.body.names ?? [] };
+      this.notice = { kind: 'error', text: tr('assign.notice.refused', { msg: e.message }), names: e.body.names ?? [] };
       return;
     }
-    this.notice = { kind: 'error', text: `Not saved: ${e.message}` };
+    this.notice = { kind: 'error', text: tr('assign.notice.notSaved', { msg: e.message }) };
   }
 
   /**
@@ -303,25 +308,37 @@ export class AssignView {
           { class: 'server-head' },
           h('strong', { class: 'mono' }, `${s.plugin} / ${s.server}`),
           typeBadge(s.type),
-          badge(isRemote(s.type, s.summary) ? 'remote' : 'local', 'info'),
+          badge(isRemote(s.type, s.summary) ? tr('assign.ack.remote') : tr('assign.ack.local'), 'info'),
         ),
         mcpSummary(s.type, s.summary ?? {}),
         s.digest
-          ? h('div', { class: 'muted small mono', 'data-testid': 'ack-digest' }, `digest ${shortDigest(s.digest)}`)
+          ? h(
+              'div',
+              { class: 'muted small mono', 'data-testid': 'ack-digest' },
+              tr('assign.ack.digest', { digest: shortDigest(s.digest) }),
+            )
           : null,
       ),
     );
-    const confirm = { save: 'Acknowledge and save', launch: 'Acknowledge and launch', later: 'Acknowledge' }[mode];
+    const confirm = tr(
+      (
+        {
+          save: 'assign.ack.confirmSave',
+          launch: 'assign.ack.confirmLaunch',
+          later: 'assign.ack.confirmLater',
+        } as const
+      )[mode],
+    );
     return openModal({
-      title: `Acknowledge ${plural(servers.length, 'MCP server')}`,
+      title: tr('assign.ack.title', { n: servers.length }),
       testid: 'ack-dialog',
       body: [
-        h('p', { class: 'ack-statement', 'data-testid': 'ack-statement' }, ACK_STATEMENT),
+        h('p', { class: 'ack-statement', 'data-testid': 'ack-statement' }, tr('assign.ack.statement')),
         h('ul', { class: 'ack-servers' }, ...rows),
       ],
       actions: [
-        { label: 'Cancel', value: 'cancel', testid: 'ack-cancel' },
-        ...(mode === 'launch' ? [{ label: 'Launch without them', value: 'without', testid: 'ack-without' }] : []),
+        { label: tr('assign.ack.cancel'), value: 'cancel', testid: 'ack-cancel' },
+        ...(mode === 'launch' ? [{ label: tr('assign.ack.without'), value: 'without', testid: 'ack-without' }] : []),
         { label: confirm, value: 'ack', primary: true, testid: 'ack-confirm' },
       ],
       cancel: 'cancel',
@@ -349,17 +366,22 @@ export class AssignView {
   }
 
   private renderList(): void {
-    const groups: Array<{ title: string; items: Target[] }> = [
-      { title: 'Agents', items: this.targets.filter((t) => t.kind === 'agent') },
-      { title: 'Template slots', items: this.targets.filter((t) => t.kind === 'template-slot') },
+    const groups: Array<{ title: string; readOnly: boolean; items: Target[] }> = [
+      { title: tr('assign.list.agents'), readOnly: false, items: this.targets.filter((t) => t.kind === 'agent') },
       {
-        title: 'Read-only',
+        title: tr('assign.list.templateSlots'),
+        readOnly: false,
+        items: this.targets.filter((t) => t.kind === 'template-slot'),
+      },
+      {
+        title: tr('assign.list.readOnly'),
+        readOnly: true,
         items: this.targets.filter((t) => t.readOnly || t.kind === 'shell-binding' || t.kind === 'active'),
       },
     ];
     const nodes: Node[] = [];
     for (const g of groups) {
-      if (g.title !== 'Read-only') g.items = g.items.filter((t) => !t.readOnly);
+      if (!g.readOnly) g.items = g.items.filter((t) => !t.readOnly);
       if (!g.items.length) continue;
       nodes.push(h('h3', { class: 'target-group' }, g.title));
       nodes.push(
@@ -370,7 +392,10 @@ export class AssignView {
             const sel = t.id === this.selected;
             const mode =
               t.kind === 'template-slot'
-                ? badge(t.inherits ? 'agent defaults' : 'custom', t.inherits ? 'fmt-none' : 'info')
+                ? badge(
+                    t.inherits ? tr('assign.badge.agentDefaults') : tr('assign.badge.custom'),
+                    t.inherits ? 'fmt-none' : 'info',
+                  )
                 : null;
             return h(
               'li',
@@ -390,7 +415,7 @@ export class AssignView {
                   'span',
                   { class: 'target-side' },
                   mode,
-                  t.readOnly ? badge('read-only', 'fmt-none') : null,
+                  t.readOnly ? badge(tr('assign.badge.readOnly'), 'fmt-none') : null,
                   h('span', { class: 'muted small' }, String(t.effective.length)),
                 ),
               ),
@@ -399,9 +424,10 @@ export class AssignView {
         ),
       );
     }
-    if (this.loadError) nodes.unshift(h('p', { class: 'notice notice-error' }, `Targets: ${this.loadError}`));
+    if (this.loadError)
+      nodes.unshift(h('p', { class: 'notice notice-error' }, tr('assign.list.loadError', { msg: this.loadError })));
     if (this.loaded && !this.targets.length && !this.loadError)
-      nodes.push(h('p', { class: 'muted', 'data-testid': 'no-targets' }, 'No agents or templates in this home.'));
+      nodes.push(h('p', { class: 'muted', 'data-testid': 'no-targets' }, tr('assign.list.empty')));
     mount(this.list, ...nodes);
   }
 
@@ -413,7 +439,10 @@ export class AssignView {
   private renderDetail(): void {
     const t = this.base;
     if (!t) {
-      mount(this.detail, h('p', { class: 'muted' }, this.loaded ? 'Select a target.' : 'Loading targets…'));
+      mount(
+        this.detail,
+        h('p', { class: 'muted' }, this.loaded ? tr('assign.detail.select') : tr('assign.detail.loading')),
+      );
       return;
     }
     const readOnly = t.readOnly;
@@ -429,16 +458,21 @@ export class AssignView {
       h(
         'div',
         { class: 'detail-badges' },
-        badge(KIND_LABEL[t.kind], 'fmt-none'),
+        badge(tr(KIND_LABEL[t.kind]), 'fmt-none'),
         t.kind === 'template-slot'
           ? h(
               'span',
               { 'data-testid': 'slot-mode' },
-              badge(defaults ? 'agent defaults' : 'custom', defaults ? 'fmt-none' : 'info'),
+              badge(
+                defaults ? tr('assign.badge.agentDefaults') : tr('assign.badge.custom'),
+                defaults ? 'fmt-none' : 'info',
+              ),
             )
           : null,
-        readOnly ? badge('read-only', 'warning') : null,
-        t.ref && t.kind !== 'agent' ? h('span', { class: 'muted small' }, `agent ${t.ref}`) : null,
+        readOnly ? badge(tr('assign.badge.readOnly'), 'warning') : null,
+        t.ref && t.kind !== 'agent'
+          ? h('span', { class: 'muted small' }, tr('assign.detail.agent', { ref: t.ref }))
+          : null,
       ),
       h('p', { class: 'muted small mono', title: t.file }, t.file),
     );
@@ -454,7 +488,7 @@ export class AssignView {
           h(
             'p',
             { class: 'muted small grow', 'data-testid': 'defaults-note' },
-            `This slot uses the plugins of agent ${t.ref ?? ''} (shown read-only). Customise to give it its own set.`,
+            tr('assign.defaults.note', { ref: t.ref ?? '' }),
           ),
           h(
             'button',
@@ -469,7 +503,7 @@ export class AssignView {
                 this.render();
               },
             },
-            'Customise',
+            tr('assign.defaults.customise'),
           ),
         ),
       );
@@ -478,11 +512,7 @@ export class AssignView {
         h(
           'div',
           { class: 'row defaults-row' },
-          h(
-            'p',
-            { class: 'muted small grow' },
-            `A custom set for this slot. Agent defaults: the plugins of ${t.ref ?? ''}.`,
-          ),
+          h('p', { class: 'muted small grow' }, tr('assign.custom.note', { ref: t.ref ?? '' })),
           h(
             'button',
             {
@@ -490,10 +520,10 @@ export class AssignView {
               class: 'btn',
               'data-testid': 'slot-use-defaults',
               disabled: this.busy || !!this.fresh || this.dirty,
-              title: this.dirty ? 'Save or reset the draft first' : undefined,
+              title: this.dirty ? tr('assign.draftFirst') : undefined,
               onclick: () => void this.useDefaults(),
             },
-            'Use agent defaults',
+            tr('assign.custom.useDefaults'),
           ),
         ),
       );
@@ -536,27 +566,27 @@ export class AssignView {
             p && p.name !== id ? h('span', { class: 'muted small' }, p.name) : null,
             p ? h('span', { class: 'muted small' }, p.version) : null,
             !p
-              ? badge('not in catalog', 'error')
+              ? badge(tr('assign.row.notInCatalog'), 'error')
               : asClaude
                 ? h(
                     'span',
                     {
                       class: 'badge badge-info',
                       'data-testid': 'launch-as-note',
-                      title: 'The specification rejects it; you chose to launch it as Claude Code loads it',
+                      title: tr('assign.row.launchAsTitle'),
                     },
-                    'launches as Claude loads it',
+                    tr('assign.row.launchAs'),
                   )
                 : !p.valid
-                  ? badge('invalid', 'error')
+                  ? badge(tr('assign.row.invalid'), 'error')
                   : null,
-            p && p.format === 'legacy' ? badge('legacy', 'warning') : null,
+            p && p.format === 'legacy' ? badge(tr('assign.row.legacy'), 'warning') : null,
             p && p.source !== 'plugboard'
-              ? h('span', { class: 'badge', 'data-testid': 'assign-source', title: p.entry }, SOURCE_LABEL[p.source])
+              ? h('span', { class: 'badge', 'data-testid': 'assign-source', title: p.entry }, SOURCE_LABEL[p.source]())
               : null,
-            servers ? badge(plural(servers, 'MCP server'), 'info') : null,
+            servers ? badge(tr('assign.row.mcpServers', { n: servers }), 'info') : null,
             refusedNames.has(id)
-              ? h('span', { class: 'error-text small', 'data-testid': 'refused-name' }, 'refused')
+              ? h('span', { class: 'error-text small', 'data-testid': 'refused-name' }, tr('assign.row.refused'))
               : null,
           ),
           p && !asClaude && claudeOnly(p)
@@ -564,7 +594,7 @@ export class AssignView {
                 'p',
                 { class: 'assign-note muted small', 'data-testid': 'claude-only' },
                 claudeOnlySentence(p),
-                ' ',
+                tr('assign.claudeOnly.before'),
                 h(
                   'button',
                   {
@@ -572,11 +602,11 @@ export class AssignView {
                     class: 'link',
                     'data-testid': 'show-plugin',
                     onclick: () => this.ctx.showPlugin(id),
-                    title: 'Its detail has “Launch as Claude loads it”',
+                    title: tr('assign.claudeOnly.linkTitle'),
                   },
-                  'Open it in Plugins',
+                  tr('assign.claudeOnly.link'),
                 ),
-                ' to launch it that way.',
+                tr('assign.claudeOnly.after'),
               )
             : null,
         ),
@@ -589,8 +619,8 @@ export class AssignView {
       ? h(
           'section',
           { class: 'card', 'data-testid': 'unmanaged', 'aria-labelledby': 'h-unmanaged' },
-          h('h3', { id: 'h-unmanaged' }, 'Other entries'),
-          h('p', { class: 'muted small' }, 'Not catalog plugins, so not managed here: kept as they are.'),
+          h('h3', { id: 'h-unmanaged' }, tr('assign.unmanaged.title')),
+          h('p', { class: 'muted small' }, tr('assign.unmanaged.help')),
           h(
             'ul',
             { class: 'plain mono small' },
@@ -610,11 +640,14 @@ export class AssignView {
         'aria-live': 'polite',
       },
       this.busy
-        ? 'Saving…'
+        ? tr('assign.status.saving')
         : this.notice
-          ? this.notice.text + (this.notice.names?.length ? ` (${this.notice.names.join(', ')})` : '')
+          ? this.notice.text +
+            (this.notice.names?.length
+              ? tr('assign.notice.names', { names: this.notice.names.join(tr('assign.sep')) })
+              : '')
           : dirty
-            ? 'Unsaved changes.'
+            ? tr('assign.status.unsaved')
             : '',
     );
     status.hidden = !status.textContent;
@@ -634,7 +667,7 @@ export class AssignView {
               disabled: this.busy || (!dirty && !this.fresh),
               onclick: () => this.reset(),
             },
-            'Reset',
+            tr('assign.reset'),
           ),
           h(
             'button',
@@ -643,10 +676,10 @@ export class AssignView {
               class: 'btn btn-primary',
               'data-testid': 'assign-save',
               disabled: this.busy || !dirty || !!this.fresh,
-              title: this.fresh ? 'This target changed on disk: Reset first' : undefined,
+              title: this.fresh ? tr('assign.save.staleTitle') : undefined,
               onclick: () => void this.save(),
             },
-            'Save',
+            tr('assign.save'),
           ),
         );
 
@@ -678,13 +711,17 @@ export class AssignView {
         h(
           'section',
           { class: 'card', 'aria-labelledby': 'h-checklist' },
-          h('h3', { id: 'h-checklist' }, readOnly || defaults ? 'Plugins (read-only)' : 'Plugins'),
+          h(
+            'h3',
+            { id: 'h-checklist' },
+            readOnly || defaults ? tr('assign.plugins.titleReadOnly') : tr('assign.plugins.title'),
+          ),
           h(
             'ul',
             { class: 'plain assign-list', 'data-testid': 'assign-list', 'aria-labelledby': 'h-checklist' },
             ...rows,
           ),
-          plugins.length ? null : h('p', { class: 'muted' }, 'The catalog has no plugins to assign.'),
+          plugins.length ? null : h('p', { class: 'muted' }, tr('assign.plugins.empty')),
           actions,
         ),
         unmanaged,
@@ -692,7 +729,7 @@ export class AssignView {
           ? h(
               'section',
               { class: 'card' },
-              h('h3', null, 'Issues'),
+              h('h3', null, tr('assign.issues.title')),
               h('ul', { class: 'plain' }, ...targetIssues.map((i) => issueLine(i))),
             )
           : null,
@@ -709,10 +746,14 @@ export class AssignView {
     if (!box) return;
     const canRevert = !this.busy && !this.dirty && !this.base?.readOnly;
     const fmt = (dirs: string[], unset?: boolean) =>
-      unset ? 'agent defaults' : dirs.length ? dirs.join(', ') : '(none)';
+      unset
+        ? tr('assign.history.agentDefaults')
+        : dirs.length
+          ? dirs.join(tr('assign.sep'))
+          : tr('assign.history.none');
     mount(
       box,
-      h('h3', { id: 'h-history' }, 'History'),
+      h('h3', { id: 'h-history' }, tr('assign.history.title')),
       this.historyError ? h('p', { class: 'notice notice-error' }, this.historyError) : null,
       this.history.length
         ? h(
@@ -726,10 +767,10 @@ export class AssignView {
                   'div',
                   { class: 'history-head' },
                   h('strong', null, `#${e.id}`),
-                  h('time', { datetime: e.time, class: 'muted small' }, new Date(e.time).toLocaleString()),
+                  h('time', { datetime: e.time, class: 'muted small' }, fmtDateTime(e.time)),
                   h('span', { class: 'muted small' }, e.actor),
-                  e.revertOf ? badge(`revert of #${e.revertOf}`, 'info') : null,
-                  e.kind === 'ack' ? badge('acknowledgment', 'info') : null,
+                  e.revertOf ? badge(tr('assign.history.revertOf', { id: String(e.revertOf) }), 'info') : null,
+                  e.kind === 'ack' ? badge(tr('assign.history.ack'), 'info') : null,
                   h('span', { class: 'grow' }),
                   e.kind === 'ack'
                     ? null
@@ -740,10 +781,12 @@ export class AssignView {
                           class: 'btn btn-small',
                           'data-testid': 'history-revert',
                           disabled: !canRevert,
-                          title: this.dirty ? 'Save or reset the draft first' : `Restore the entries before #${e.id}`,
+                          title: this.dirty
+                            ? tr('assign.draftFirst')
+                            : tr('assign.history.revertTitle', { id: String(e.id) }),
                           onclick: () => void this.revert(e),
                         },
-                        'Revert',
+                        tr('assign.history.revert'),
                       ),
                 ),
                 e.kind === 'ack'
@@ -756,7 +799,11 @@ export class AssignView {
                       fmt(e.after, e.afterUnset),
                     ),
                 e.acknowledged?.length
-                  ? h('div', { class: 'small muted' }, `acknowledged: ${e.acknowledged.join(', ')}`)
+                  ? h(
+                      'div',
+                      { class: 'small muted' },
+                      tr('assign.history.acknowledged', { list: e.acknowledged.join(tr('assign.sep')) }),
+                    )
                   : null,
                 e.acks?.length
                   ? h(
@@ -767,8 +814,8 @@ export class AssignView {
                           'li',
                           { 'data-testid': 'history-ack', 'data-plugin': a.plugin, 'data-server': a.server },
                           h('code', null, `${a.plugin}/${a.server}`),
-                          a.type ? ` (${a.type})` : '',
-                          ' digest ',
+                          a.type ? tr('assign.history.ackType', { type: a.type }) : '',
+                          tr('assign.history.digest'),
                           h('code', { title: a.digest }, shortDigest(a.digest)),
                         ),
                       ),
@@ -777,7 +824,7 @@ export class AssignView {
               ),
             ),
           )
-        : h('p', { class: 'muted small' }, 'No saves recorded for this target.'),
+        : h('p', { class: 'muted small' }, tr('assign.history.empty')),
     );
   }
 }

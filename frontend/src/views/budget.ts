@@ -7,24 +7,22 @@
 
 import { ApiError, api, errorText, on } from '../bridge';
 import { h } from '../dom';
+import { fmtDateTime, type Key, t } from '../i18n';
 import type { BudgetReport, BudgetState, MCPHealth } from '../types';
 import { backendSelect, labelOwnBackend, type LaunchSubject, subjectKey } from './subject';
 
-const SOURCE_LABEL: Record<string, string> = {
-  target: 'this set’s skills',
-  user: 'your own skills',
-  project: 'the project’s skills',
-  client: 'the client’s own',
+const SOURCE_LABEL: Record<string, Key> = {
+  target: 'budget.source.target',
+  user: 'budget.source.user',
+  project: 'budget.source.project',
+  client: 'budget.source.client',
 };
 
-const MCP_MODE: Record<string, string> = {
-  inline: 'Claude sends every tool’s definition',
-  deferred: 'Claude’s tool search: the model sees tool names, and a definition once it searches for it',
-  gateway:
-    'PI’s MCP adapter: one mcp tool and one proxy tool per server; the model lists their tools when it needs them',
+const MCP_MODE: Record<string, Key> = {
+  inline: 'budget.mode.inline',
+  deferred: 'budget.mode.deferred',
+  gateway: 'budget.mode.gateway',
 };
-
-const fmt = (n: number) => n.toLocaleString();
 
 export class BudgetPanel {
   readonly el: HTMLElement;
@@ -42,32 +40,30 @@ export class BudgetPanel {
 
   constructor(idPrefix: string) {
     this.select = backendSelect({
-      'aria-label': 'Agent to measure for',
+      'aria-label': t('budget.agentLabel'),
       'data-testid': 'budget-backend',
       onchange: () => void this.load(),
     });
     this.checkButton = h(
       'button',
       { type: 'button', class: 'btn', 'data-testid': 'mcp-check', onclick: () => void this.check() },
-      'Check now',
+      t('budget.check'),
     );
     this.status = h('span', { class: 'muted small', role: 'status', 'data-testid': 'mcp-check-status' });
     this.body = h('div', { 'data-testid': 'budget-body', 'aria-live': 'polite' });
     this.el = h(
       'section',
       { class: 'card budget-card', 'data-testid': 'budget', 'aria-labelledby': `${idPrefix}-h` },
-      h('h3', { id: `${idPrefix}-h` }, 'Context'),
-      h(
-        'p',
-        { class: 'muted small' },
-        'What a launch puts in front of the model before the first prompt, and whether its MCP servers answer. Tokens are estimated (characters / 4).',
-      ),
+      h('h3', { id: `${idPrefix}-h` }, t('budget.title')),
+      h('p', { class: 'muted small' }, t('budget.help')),
       h('div', { class: 'row' }, this.select, this.checkButton, this.status),
       this.body,
     );
     on('mcp:progress', (ev) => {
       if (!this.checking) return;
-      this.progress = ev.next ? `Checking ${ev.next} (${ev.done + 1} of ${ev.total})…` : 'Checked.';
+      this.progress = ev.next
+        ? t('budget.progress', { name: ev.next, done: ev.done + 1, total: ev.total })
+        : t('budget.checked');
       this.status.textContent = this.progress;
     });
     this.render();
@@ -112,14 +108,14 @@ export class BudgetPanel {
     const s = this.subject;
     if (!s || this.checking) return;
     this.checking = true;
-    this.progress = 'Starting the servers…';
+    this.progress = t('budget.starting');
     this.render();
     try {
       await api.checkMCP(s.target ?? '', s.dir ?? '');
       this.progress = '';
     } catch (e) {
       const err = e instanceof ApiError ? e : new ApiError('transport', errorText(e));
-      this.progress = `The check failed: ${err.message}`;
+      this.progress = t('budget.checkFailed', { msg: err.message });
     } finally {
       this.checking = false;
     }
@@ -132,10 +128,10 @@ export class BudgetPanel {
     const st = this.state;
     const servers = st?.res?.servers ?? [];
     this.checkButton.disabled = none || this.checking || !servers.length;
-    this.checkButton.textContent = this.checking ? 'Checking…' : 'Check now';
+    this.checkButton.textContent = t(this.checking ? 'budget.checking' : 'budget.check');
     this.status.textContent = this.progress;
     if (!st || st.key !== this.key()) {
-      this.body.replaceChildren(none ? '' : h('p', { class: 'muted small' }, 'Measuring…'));
+      this.body.replaceChildren(none ? '' : h('p', { class: 'muted small' }, t('budget.measuring')));
       return;
     }
     if (st.error !== undefined) {
@@ -154,11 +150,11 @@ function bar(r: BudgetReport): HTMLElement {
   for (const src of ['target', 'user', 'project', 'client']) {
     const c = r.skills.bySource[src] ?? 0;
     listed += c;
-    if (c) parts.push({ label: SOURCE_LABEL[src], chars: c, cls: `seg-${src}` });
+    if (c) parts.push({ label: t(SOURCE_LABEL[src]), chars: c, cls: `seg-${src}` });
   }
   const header = r.skills.chars - listed;
-  if (header > 0) parts.push({ label: 'the listing’s header', chars: header, cls: 'seg-header' });
-  if (r.mcp.chars) parts.push({ label: 'MCP tools', chars: r.mcp.chars, cls: 'seg-mcp' });
+  if (header > 0) parts.push({ label: t('budget.source.header'), chars: header, cls: 'seg-header' });
+  if (r.mcp.chars) parts.push({ label: t('budget.source.mcp'), chars: r.mcp.chars, cls: 'seg-mcp' });
   const total = parts.reduce((n, p) => n + p.chars, 0) || 1;
   const tokens = (c: number) => Math.round(c / 4);
   return h(
@@ -167,26 +163,28 @@ function bar(r: BudgetReport): HTMLElement {
     h(
       'p',
       { class: 'budget-total', 'data-testid': 'budget-total' },
-      h('strong', null, `~${fmt(r.total)} tokens`),
-      ` for ${r.backend === 'pi' ? 'PI' : 'Claude Code'}: skills ${fmt(r.skills.chars)} characters`,
-      r.mcp.tokens !== null
-        ? `, MCP tools ${fmt(r.mcp.chars)}`
-        : r.mcp.chars
-          ? `, MCP tools at least ${fmt(r.mcp.chars)} (${r.mcp.unchecked.length} not checked)`
-          : ', MCP tools not known until checked',
+      h('strong', null, t('budget.total.tokens', { n: r.total })),
+      t(r.mcp.tokens !== null ? 'budget.total.known' : r.mcp.chars ? 'budget.total.atLeast' : 'budget.total.unknown', {
+        backend: r.backend === 'pi' ? 'PI' : 'Claude Code', // i18n-ignore: product names
+        chars: r.skills.chars,
+        mcp: r.mcp.chars,
+        unchecked: r.mcp.unchecked.length,
+      }),
     ),
     h(
       'div',
       {
         class: 'budget-bar',
         role: 'img',
-        'aria-label': parts.map((p) => `${p.label} ~${fmt(tokens(p.chars))} tokens`).join(', '),
+        'aria-label': parts
+          .map((p) => t('budget.bar.part', { label: p.label, n: tokens(p.chars) }))
+          .join(t('budget.bar.sep')),
       },
       ...parts.map((p) =>
         h('span', {
           class: `budget-seg ${p.cls}`,
           style: `width: ${((100 * p.chars) / total).toFixed(2)}%`,
-          title: `${p.label}: ${fmt(p.chars)} characters, ~${fmt(tokens(p.chars))} tokens`,
+          title: t('budget.bar.title', { label: p.label, chars: p.chars, n: tokens(p.chars) }),
         }),
       ),
     ),
@@ -198,15 +196,11 @@ function bar(r: BudgetReport): HTMLElement {
           'li',
           { 'data-part': p.cls },
           h('span', { class: `budget-key ${p.cls}`, 'aria-hidden': 'true' }),
-          `${p.label}: ~${fmt(tokens(p.chars))} tokens`,
+          t('budget.legend', { label: p.label, n: tokens(p.chars) }),
         ),
       ),
     ),
-    h(
-      'p',
-      { class: 'muted small' },
-      'The client’s own system prompt and built-in tools come on top and are not counted here.',
-    ),
+    h('p', { class: 'muted small' }, t('budget.notCounted')),
   );
 }
 
@@ -219,8 +213,11 @@ function listing(r: BudgetReport): HTMLElement[] {
       h(
         'p',
         { class: 'small', 'data-testid': 'budget-listing' },
-        `Skill listing: ${fmt(s.chars)} characters of Claude’s ${fmt(s.budget)}-character budget, ${s.listed.length} entries`,
-        s.mode === 'fits' ? ', all with their descriptions.' : '.',
+        t(s.mode === 'fits' ? 'budget.listing.fits' : 'budget.listing.over', {
+          chars: s.chars,
+          budget: s.budget,
+          entries: s.listed.length,
+        }),
       ),
     );
   }
@@ -229,11 +226,7 @@ function listing(r: BudgetReport): HTMLElement[] {
       h(
         'div',
         { class: 'notice notice-warning', 'data-testid': 'budget-cut' },
-        h(
-          'p',
-          null,
-          `Past the budget, ${s.cut.length === 1 ? 'this skill is' : `these ${s.cut.length} skills are`} listed by name only: the model never sees ${s.cut.length === 1 ? 'its description' : 'their descriptions'}, so it rarely picks ${s.cut.length === 1 ? 'it' : 'them'}.`,
-        ),
+        h('p', null, t('budget.cut', { n: s.cut.length })),
         h('ul', { class: 'plain mono small' }, ...s.cut.map((n) => h('li', { 'data-skill': n }, n))),
       ),
     );
@@ -249,22 +242,19 @@ function mcpPart(r: BudgetReport, servers: MCPHealth[]): HTMLElement {
   const rows = [...m.servers.map((s) => ({ name: s.name, plugin: s.plugin, checked: s.checked }))];
   for (const s of servers)
     if (!rows.some((r) => r.name === s.name)) rows.push({ name: s.name, plugin: s.plugin, checked: s.checked });
-  if (!rows.length)
-    return h('p', { class: 'muted small', 'data-testid': 'budget-mcp' }, 'No MCP servers in this launch.');
+  if (!rows.length) return h('p', { class: 'muted small', 'data-testid': 'budget-mcp' }, t('budget.mcp.none'));
   return h(
     'div',
     { 'data-testid': 'budget-mcp' },
-    h('h4', null, 'MCP servers'),
-    h('p', { class: 'muted small' }, MCP_MODE[m.mode] ?? m.mode),
+    h('h4', null, t('budget.mcp.title')),
+    h('p', { class: 'muted small' }, MCP_MODE[m.mode] ? t(MCP_MODE[m.mode]) : m.mode),
     h(
       'ul',
       { class: 'plain health-list' },
       ...rows.map((s) => {
         const hc = byName.get(s.name);
         const [state, text] =
-          !hc && s.name.startsWith('plugin:')
-            ? ['unknown', 'a legacy plugin’s server: Claude starts it itself, and the check does not']
-            : health(hc, s.checked);
+          !hc && s.name.startsWith('plugin:') ? ['unknown', t('budget.health.legacy')] : health(hc, s.checked);
         return h(
           'li',
           { class: 'health', 'data-testid': 'mcp-health', 'data-server': s.name, 'data-state': state },
@@ -280,7 +270,12 @@ function mcpPart(r: BudgetReport, servers: MCPHealth[]): HTMLElement {
               )
             : null,
           hc && !hc.ok && hc.stderr
-            ? h('details', { class: 'small' }, h('summary', null, 'stderr'), h('pre', { class: 'wrap' }, hc.stderr))
+            ? h(
+                'details',
+                { class: 'small' },
+                h('summary', null, 'stderr') /* i18n-ignore: the stream's name */,
+                h('pre', { class: 'wrap' }, hc.stderr),
+              )
             : null,
         );
       }),
@@ -290,15 +285,17 @@ function mcpPart(r: BudgetReport, servers: MCPHealth[]): HTMLElement {
 
 function health(hc: MCPHealth | undefined, checked: boolean): [string, string] {
   const unacked = hc?.notAcknowledged
-    ? `not acknowledged for this launch, so it does not start; acknowledge it with ${hc.ack ?? 'plugboard ack'}`
+    ? t('budget.health.notAcked', { cmd: hc.ack ?? 'plugboard ack' }) // i18n-ignore: the command
     : '';
-  if (!hc || !checked) return unacked ? ['ack', unacked] : ['unknown', 'not checked since its config last changed'];
-  const when = hc.checkedAt ? ` · checked ${new Date(hc.checkedAt).toLocaleString()}` : '';
+  if (!hc || !checked) return unacked ? ['ack', unacked] : ['unknown', t('budget.health.unchecked')];
+  const when = hc.checkedAt ? t('budget.health.checkedAt', { date: fmtDateTime(hc.checkedAt) }) : '';
   const tail = unacked ? ` · ${unacked}` : '';
   if (hc.ok) {
-    const info = hc.serverInfo ? `${hc.serverInfo.name} ${hc.serverInfo.version}, ` : '';
     const n = hc.tools.length;
-    return ['ok', `ok: ${info}${n} tool${n === 1 ? '' : 's'}, ready in ${hc.readyMs} ms${when}${tail}`];
+    const ok = hc.serverInfo
+      ? t('budget.health.okInfo', { name: hc.serverInfo.name, version: hc.serverInfo.version, n, ms: hc.readyMs })
+      : t('budget.health.ok', { n, ms: hc.readyMs });
+    return ['ok', `${ok}${when}${tail}`];
   }
-  return ['failed', `failed: ${hc.error ?? 'no answer'}${when}${tail}`];
+  return ['failed', `${t('budget.health.failed', { msg: hc.error ?? t('budget.health.noAnswer') })}${when}${tail}`];
 }

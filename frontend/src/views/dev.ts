@@ -10,8 +10,9 @@ import { api, ApiError, isDesktop, errorText } from '../bridge';
 import { h, mount, tilde } from '../dom';
 import type { CatalogIndex } from '../search';
 import type { LinkInto, LinkResult, Plugin } from '../types';
+import { t } from '../i18n';
 import type { Ctx } from './ctx';
-import { INTO_LABEL, linkItem } from './devlink';
+import { intoLabel, linkItem } from './devlink';
 import { TryPanel } from './try';
 
 interface Notice {
@@ -55,7 +56,7 @@ export class DevView {
       id: 'dev-path',
       class: 'grow mono',
       placeholder: '~/src/my-plugin',
-      'aria-label': 'Plugin folder',
+      'aria-label': t('dev.form.folder'),
       'data-testid': 'dev-path',
       spellcheck: 'false',
       autocomplete: 'off',
@@ -64,7 +65,7 @@ export class DevView {
     this.pick = h(
       'button',
       { type: 'button', class: 'btn', 'data-testid': 'dev-pick', onclick: () => void this.pickFolder() },
-      'Choose folder…',
+      t('dev.form.pick'),
     );
     // In a browser there is no native dialog: the path field is the way (PickFolder says "unsupported").
     this.pick.hidden = !isDesktop();
@@ -76,8 +77,8 @@ export class DevView {
       type: 'text',
       id: 'dev-name',
       class: 'grow mono',
-      placeholder: "the manifest's name",
-      'aria-label': 'Link name',
+      placeholder: t('dev.form.namePlaceholder'),
+      'aria-label': t('dev.form.nameLabel'),
       'data-testid': 'dev-name',
       spellcheck: 'false',
       autocomplete: 'off',
@@ -87,7 +88,7 @@ export class DevView {
     this.linkBtn = h(
       'button',
       { type: 'button', class: 'btn btn-primary', 'data-testid': 'dev-link', onclick: () => void this.link() },
-      'Link',
+      t('dev.form.link'),
     );
     this.status = h('div', { 'data-testid': 'dev-status', role: 'status', 'aria-live': 'polite' });
     this.list = h('ul', { class: 'plain dev-links', 'data-testid': 'dev-links', 'aria-labelledby': 'h-dev-links' });
@@ -99,49 +100,44 @@ export class DevView {
       h(
         'section',
         { class: 'card', 'aria-labelledby': 'h-dev-link' },
-        h('h3', { id: 'h-dev-link' }, 'Link a plugin folder'),
-        h(
-          'p',
-          { class: 'muted small' },
-          'The folder is validated, then linked where the catalog finds it. Plugboard watches it: ' +
-            'save a file and its validation below updates.',
-        ),
-        h('label', { for: 'dev-path', class: 'field-label' }, 'Plugin folder'),
+        h('h3', { id: 'h-dev-link' }, t('dev.form.title')),
+        h('p', { class: 'muted small' }, t('dev.form.lead')),
+        h('label', { for: 'dev-path', class: 'field-label' }, t('dev.form.folder')),
         h('div', { class: 'row' }, this.path, this.pick),
         h(
           'fieldset',
           { class: 'radio-group' },
-          h('legend', { class: 'field-label' }, 'Link into'),
+          h('legend', { class: 'field-label' }, t('dev.form.into')),
           h(
             'label',
             { class: 'check' },
             this.into.home,
-            h('span', null, 'Plugboard home '),
+            h('span', null, t('dev.form.intoHome')),
             h('code', { class: 'muted' }, '$PLUGBOARD_HOME/plugins/'),
           ),
           h(
             'label',
             { class: 'check' },
             this.into.cursor,
-            h('span', null, 'Cursor '),
+            h('span', null, t('dev.form.intoCursor')),
             h('code', { class: 'muted' }, '~/.cursor/plugins/local/'),
           ),
         ),
-        h('label', { for: 'dev-name', class: 'field-label' }, 'Name (the plugin id)'),
+        h('label', { for: 'dev-name', class: 'field-label' }, t('dev.form.name')),
         this.name,
         h(
           'label',
           { class: 'check' },
           this.copy,
-          h('span', null, 'Copy instead of a symlink'),
-          h('span', { class: 'muted small' }, ' — kept in sync while Plugboard watches'),
+          h('span', null, t('dev.form.copy')),
+          h('span', { class: 'muted small' }, t('dev.form.copyNote')),
         ),
         h(
           'label',
           { class: 'check' },
           this.force,
-          h('span', null, 'Link even if invalid'),
-          h('span', { class: 'muted small' }, ' — it stays unassignable until fixed'),
+          h('span', null, t('dev.form.force')),
+          h('span', { class: 'muted small' }, t('dev.form.forceNote')),
         ),
         h('div', { class: 'row' }, this.linkBtn),
         this.status,
@@ -149,13 +145,13 @@ export class DevView {
       h(
         'section',
         { class: 'card', 'aria-labelledby': 'h-dev-links' },
-        h('h3', { id: 'h-dev-links' }, 'Linked plugins ', this.count),
+        h('h3', { id: 'h-dev-links' }, t('dev.list.title'), this.count),
         this.list,
       ),
       h(
         'div',
         { class: 'try-dev' },
-        h('label', { for: 'try-dev-link', class: 'field-label' }, 'Try a linked plugin on its own'),
+        h('label', { for: 'try-dev-link', class: 'field-label' }, t('dev.try.label')),
         this.tryLink,
         this.tryPanel.el,
       ),
@@ -213,10 +209,10 @@ export class DevView {
     } catch (e) {
       if (e instanceof ApiError && e.code === 'unsupported') {
         this.pick.hidden = true;
-        this.notice = { kind: 'error', text: 'No folder dialog here: type the folder’s path.' };
+        this.notice = { kind: 'error', text: t('dev.pick.unsupported') };
         this.path.focus();
       } else {
-        this.notice = { kind: 'error', text: `Cannot open the folder dialog: ${errorText(e)}` };
+        this.notice = { kind: 'error', text: t('dev.pick.failed', { msg: errorText(e) }) };
       }
       this.render();
     }
@@ -228,7 +224,7 @@ export class DevView {
    */
   offer(dir: string): void {
     this.path.value = dir;
-    this.notice = { kind: 'ok', text: `Opened ${dir}: choose where it goes and Link it to watch it validate.` };
+    this.notice = { kind: 'ok', text: t('dev.offer', { dir }) };
     this.render();
     this.path.focus();
   }
@@ -241,7 +237,7 @@ export class DevView {
     if (!p.startsWith('/')) {
       this.notice = {
         kind: 'error',
-        text: p ? `${p} is not an absolute path: type the full path (or ~/…).` : 'Type the folder’s path first.',
+        text: p ? t('dev.folder.notAbsolute', { path: p }) : t('dev.folder.empty'),
       };
       return '';
     }
@@ -262,12 +258,15 @@ export class DevView {
     this.render();
     try {
       const r = await api.link(dir, into, this.name.value.trim(), this.copy.checked, this.force.checked);
-      const how = r.mode === 'copy' ? 'a synced copy' : 'a symlink';
+      const copy = r.mode === 'copy';
+      const params = { name: r.name, into: intoLabel(r.into) };
       this.notice = {
         kind: 'ok',
         text: r.alreadyLinked
-          ? `${r.name} was already linked into ${INTO_LABEL[r.into]}${r.mode === 'copy' ? '; the copy is up to date' : ''}.`
-          : `Linked ${r.name} into ${INTO_LABEL[r.into]} as ${how}${r.valid ? '' : ' (invalid: forced)'}.`,
+          ? t(copy ? 'dev.link.alreadyCopy' : 'dev.link.already', params)
+          : r.valid
+            ? t(copy ? 'dev.link.copy' : 'dev.link.symlink', params)
+            : t(copy ? 'dev.link.copyForced' : 'dev.link.symlinkForced', params),
       };
       this.name.value = '';
       this.force.checked = false;
@@ -278,7 +277,7 @@ export class DevView {
         e instanceof ApiError && e.code === 'refused'
           ? {
               kind: 'error',
-              text: `Not linked: ${nl < 0 ? msg : msg.slice(0, nl)}`,
+              text: t('dev.link.refused', { msg: nl < 0 ? msg : msg.slice(0, nl) }),
               detail:
                 nl < 0
                   ? ''
@@ -288,7 +287,7 @@ export class DevView {
                       .map((l) => l.trim())
                       .join('\n'),
             }
-          : { kind: 'error', text: `Not linked: ${msg}` };
+          : { kind: 'error', text: t('dev.link.refused', { msg }) };
     } finally {
       this.busy = false;
       this.render();
@@ -305,10 +304,14 @@ export class DevView {
       await api.unlink(l.name, l.into);
       this.listNotice = {
         kind: 'ok',
-        text: `Unlinked ${l.name} from ${INTO_LABEL[l.into]}; ${tilde(l.source, this.ix?.doc.home)} is untouched.`,
+        text: t('dev.unlink.done', {
+          name: l.name,
+          into: intoLabel(l.into),
+          source: tilde(l.source, this.ix?.doc.home),
+        }),
       };
     } catch (e) {
-      this.listNotice = { kind: 'error', text: `Cannot unlink ${l.name}: ${errorText(e)}` };
+      this.listNotice = { kind: 'error', text: t('dev.unlink.failed', { name: l.name, msg: errorText(e) }) };
     } finally {
       this.unlinking.delete(key);
       await this.load();
@@ -325,7 +328,7 @@ export class DevView {
 
   private render(): void {
     this.linkBtn.disabled = this.busy;
-    this.linkBtn.textContent = this.busy ? 'Linking…' : 'Link';
+    this.linkBtn.textContent = this.busy ? t('dev.form.linking') : t('dev.form.link');
     const n = this.notice;
     mount(
       this.status,
@@ -337,7 +340,7 @@ export class DevView {
 
   private renderList(): void {
     const home = this.ix?.doc.home;
-    this.count.textContent = this.loaded ? `(${this.links.length})` : '';
+    this.count.textContent = this.loaded ? t('dev.list.count', { n: this.links.length }) : '';
     const items: Node[] = [];
     if (this.listNotice)
       items.push(
@@ -347,10 +350,11 @@ export class DevView {
           this.listNotice.text,
         ),
       );
-    if (this.loadError) items.push(h('li', { class: 'notice notice-error' }, `Links: ${this.loadError}`));
-    if (!this.loaded) items.push(h('li', { class: 'muted' }, 'Loading links…'));
+    if (this.loadError)
+      items.push(h('li', { class: 'notice notice-error' }, t('dev.list.loadError', { msg: this.loadError })));
+    if (!this.loaded) items.push(h('li', { class: 'muted' }, t('dev.list.loading')));
     else if (!this.links.length)
-      items.push(h('li', { class: 'muted', 'data-testid': 'dev-links-none' }, 'No local development links yet.'));
+      items.push(h('li', { class: 'muted', 'data-testid': 'dev-links-none' }, t('dev.list.none')));
     for (const l of this.links) {
       const key = `${l.into}/${l.name}`;
       items.push(

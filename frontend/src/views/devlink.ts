@@ -2,12 +2,16 @@
 // issue counts (from Links), source → destination, Show and Unlink, and the issues of the
 // catalog's plugin at the destination, each with its file and the fix.
 
-import { badge, h, plural, tilde } from '../dom';
+import { badge, h, tilde } from '../dom';
+import { t } from '../i18n';
 import { allIssues } from '../pluginDetail';
 import { countsBadges, issueGroups } from '../render';
 import type { LinkInto, LinkResult, Plugin } from '../types';
 
-export const INTO_LABEL: Record<LinkInto, string> = { home: 'Plugboard home', cursor: 'Cursor local' };
+/** The name of a place a link goes into, for people. */
+export function intoLabel(into: LinkInto): string {
+  return into === 'cursor' ? t('dev.into.cursor') : into === 'home' ? t('dev.into.home') : into;
+}
 
 export interface LinkItemDeps {
   home: string | undefined;
@@ -34,9 +38,9 @@ export function linkItem(l: LinkResult, p: Plugin | undefined, d: LinkItemDeps):
       'div',
       { class: 'dev-link-head' },
       h('strong', { class: 'mono' }, l.name),
-      l.valid ? badge('valid', 'ok') : badge('invalid', 'error'),
-      badge(INTO_LABEL[l.into] ?? l.into, 'fmt-none'),
-      badge(l.mode === 'copy' ? 'copy' : 'symlink', 'info'),
+      l.valid ? badge(t('dev.item.valid'), 'ok') : badge(t('dev.item.invalid'), 'error'),
+      badge(intoLabel(l.into), 'fmt-none'),
+      badge(l.mode === 'copy' ? t('dev.item.copy') : t('dev.item.symlink'), 'info'),
       h('span', { 'data-testid': 'dev-link-counts' }, countsBadges({ errors: l.errors, warnings: l.warnings })),
       h('span', { class: 'grow' }),
       p
@@ -45,10 +49,10 @@ export function linkItem(l: LinkResult, p: Plugin | undefined, d: LinkItemDeps):
             {
               type: 'button',
               class: 'btn btn-quiet btn-small',
-              'aria-label': `Show ${l.name} in Plugins`,
+              'aria-label': t('dev.item.showLabel', { name: l.name }),
               onclick: () => d.show(p.id),
             },
-            'Show',
+            t('dev.item.show'),
           )
         : null,
       h(
@@ -57,11 +61,11 @@ export function linkItem(l: LinkResult, p: Plugin | undefined, d: LinkItemDeps):
           type: 'button',
           class: 'btn btn-small',
           'data-testid': 'dev-unlink',
-          'aria-label': `Unlink ${l.name}`,
+          'aria-label': t('dev.item.unlinkLabel', { name: l.name }),
           disabled: d.unlinking,
           onclick: () => d.unlink(),
         },
-        d.unlinking ? 'Unlinking…' : 'Unlink',
+        d.unlinking ? t('dev.item.unlinking') : t('dev.item.unlink'),
       ),
     ),
     h(
@@ -71,19 +75,19 @@ export function linkItem(l: LinkResult, p: Plugin | undefined, d: LinkItemDeps):
       ' → ',
       tilde(l.dest, d.home),
     ),
-    l.sourceExists
-      ? null
-      : h('p', { class: 'notice notice-error small' }, 'The source folder is gone: unlink it, or put the folder back.'),
-    l.skipped?.length ? h('p', { class: 'muted small' }, `Not copied: ${l.skipped.join(', ')}`) : null,
+    l.sourceExists ? null : h('p', { class: 'notice notice-error small' }, t('dev.item.sourceGone')),
+    l.skipped?.length
+      ? h('p', { class: 'muted small' }, t('dev.item.notCopied', { files: l.skipped.join(', ') }))
+      : null,
     p
       ? issues.length
         ? h(
             'div',
             { class: 'dev-link-issues', 'data-testid': 'dev-link-issues' },
-            h('h4', null, plural(issues.length, 'issue')),
+            h('h4', null, t('dev.item.issues', { n: issues.length })),
             issueGroups(issues, 'dev-issues'),
           )
         : null
-      : h('p', { class: 'muted small' }, 'Not in the catalog yet: it appears after the next reload.'),
+      : h('p', { class: 'muted small' }, t('dev.item.notInCatalog')),
   );
 }

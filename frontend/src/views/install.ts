@@ -12,7 +12,8 @@
 
 import { api, ApiError, errorText, on } from '../bridge';
 import { coalesced } from '../coalesce';
-import { badge, h, mount, plural, tilde } from '../dom';
+import { badge, h, mount, tilde } from '../dom';
+import { fmtDateTime, t } from '../i18n';
 import { openDialog, openModal, type DialogHandle } from '../modal';
 import { issueLine } from '../render';
 import type {
@@ -47,23 +48,25 @@ interface CardNotice {
 /** "version 1.0.0 → 1.1.0, commit 1a2b… → 3c4d…" for people. */
 function versionText(u: PluginUpdate): string {
   const parts: string[] = [];
+  const none = t('install.change.none');
   if (u.from.version !== u.to.version)
-    parts.push(`version ${u.from.version || '(none)'} → ${u.to.version || '(none)'}`);
+    parts.push(t('install.change.version', { from: u.from.version || none, to: u.to.version || none }));
   if (u.from.commit !== u.to.commit && u.to.commit)
-    parts.push(`commit ${short(u.from.commit)} → ${short(u.to.commit)}`);
-  return parts.join(', ') || 'its content changed';
+    parts.push(t('install.change.commit', { from: short(u.from.commit), to: short(u.to.commit) }));
+  return parts.join(t('install.change.sep')) || t('install.change.content');
 }
 
 /** A refusal's override the page offers: Force for an invalid package or a taken id. */
-const FORCE_LABEL: Record<string, string> = {
-  'invalid-package': 'Force: install it even though it has errors (it stays unassignable until they are fixed)',
-  exists: 'Force: replace the installed plugin of that id',
-};
+function forceLabel(reason: string): string | undefined {
+  if (reason === 'invalid-package') return t('install.force.invalidPackage');
+  if (reason === 'exists') return t('install.force.exists');
+  return undefined;
+}
 
 /** What the user reads after a refusal, beside the backend's message (which names the file and the fix). */
-const REASON_HINT: Record<string, string> = {
-  exists: 'Tick Force below to replace it, uninstall it first, or give another name.',
-};
+function reasonHint(reason: string): string | undefined {
+  return reason === 'exists' ? t('install.hint.exists') : undefined;
+}
 
 /** A git commit for people: its first 12 hex digits. */
 function short(commit: string | undefined): string {
@@ -72,8 +75,13 @@ function short(commit: string | undefined): string {
 
 function serverLine(s: InstallServer): string {
   if (s.executable || !s.origin)
-    return `${s.name}: ${s.type || 'stdio'}, runs ${s.executable ?? '?'} (${plural(s.args ?? 0, 'argument')})`;
-  return `${s.name}: ${s.type}, connects to ${s.origin}`;
+    return t('install.server.runs', {
+      name: s.name,
+      type: s.type || 'stdio',
+      executable: s.executable ?? '?',
+      n: s.args ?? 0,
+    });
+  return t('install.server.connects', { name: s.name, type: s.type, origin: s.origin });
 }
 
 /**
@@ -115,7 +123,7 @@ export class Installs {
         'data-testid': 'check-updates',
         onclick: () => void this.check('', true),
       },
-      'Check for updates',
+      t('install.check.button'),
     );
     on('install:progress', (ev) => {
       if (!this.live || !ev?.line) return;
@@ -137,11 +145,11 @@ export class Installs {
    */
   async check(id: string, announce = false): Promise<void> {
     if (id ? this.busy.has(id) : this.checking) return;
-    if (id) this.busy.set(id, 'Checking…');
+    if (id) this.busy.set(id, t('install.check.checking'));
     else {
       this.checking = true;
       this.checkBtn.disabled = true;
-      this.checkBtn.textContent = 'Checking…';
+      this.checkBtn.textContent = t('install.check.checking');
       if (announce) this.notice.hidden = true;
     }
     this.changed();
@@ -153,27 +161,32 @@ export class Installs {
       else if (announce) {
         const n = ups.filter((u) => this.available(u)).length;
         const failed = ups.filter((u) => u.error).length;
+        const summary = n ? t('install.check.available', { n }) : t('install.check.allCurrent');
         this.say(
           failed ? 'error' : 'info',
           ups.length === 0
-            ? 'No plugin was installed with Install, so there is nothing to update.'
-            : `${n ? plural(n, 'update') + ' available' : 'Every installed plugin is up to date'}` +
-                (failed ? `; ${plural(failed, 'plugin')} could not be checked (see its detail).` : '.'),
+            ? t('install.check.nothing')
+            : failed
+              ? t('install.check.someFailed', { summary, n: failed })
+              : t('install.check.summary', { summary }),
         );
       }
       this.checkError = '';
     } catch (e) {
-      if (id) this.cardNotice.set(id, { notice: { kind: 'error', text: `Not checked: ${errorText(e)}` } });
+      if (id)
+        this.cardNotice.set(id, {
+          notice: { kind: 'error', text: t('install.check.notChecked', { msg: errorText(e) }) },
+        });
       else {
         this.checkError = errorText(e);
-        if (announce) this.say('error', `Updates not checked: ${this.checkError}`);
+        if (announce) this.say('error', t('install.check.updatesNotChecked', { msg: this.checkError }));
       }
     } finally {
       if (id) this.busy.delete(id);
       else {
         this.checking = false;
         this.checkBtn.disabled = false;
-        this.checkBtn.textContent = 'Check for updates';
+        this.checkBtn.textContent = t('install.check.button');
       }
       this.changed();
     }
@@ -189,7 +202,7 @@ export class Installs {
   /** The "update available" badge of a row in the Plugins list, or null. */
   rowBadge(p: Plugin): HTMLElement | null {
     if (p.source !== 'plugboard' || !this.available(this.updates.get(p.id))) return null;
-    const b = badge('update available', 'info', 'Check for updates found a new version; see its detail');
+    const b = badge(t('install.badge.update'), 'info', t('install.badge.updateTitle'));
     b.dataset.testid = 'update-badge';
     return b;
   }
@@ -216,7 +229,7 @@ export class Installs {
     return h(
       'button',
       { type: 'button', class: 'btn btn-small', 'data-testid': 'install-open', onclick: () => this.open() },
-      'Install…',
+      t('install.open'),
     );
   }
 
@@ -244,7 +257,7 @@ export class Installs {
     try {
       await this.ctx.docCall(api.catalog);
     } catch (e) {
-      this.say('error', `Installed ${res.id}, but the catalog could not be read again: ${errorText(e)}. Rescan.`);
+      this.say('error', t('install.catalogUnread', { id: res.id, msg: errorText(e) }));
     }
     await this.load();
     this.ctx.showPlugin(res.id);
@@ -262,18 +275,18 @@ export class Installs {
       rows.push(h('dt', null, label), h('dd', { 'data-testid': testid }, value));
     };
     if (e) {
-      row('Source', h('span', { class: 'mono wrap' }, tilde(e.source, home)), 'installed-source');
-      row('Kind', e.kind);
-      row('Ref', e.ref);
-      row('Path', e.path && h('code', null, e.path));
-      row('Commit', e.commit && h('code', { title: e.commit }, short(e.commit)), 'installed-commit');
-      row('Archive', e.archive && h('code', null, e.archive.slice(0, 19)));
-      row('Installed', new Date(e.installedAt).toLocaleString());
+      row(t('install.card.source'), h('span', { class: 'mono wrap' }, tilde(e.source, home)), 'installed-source');
+      row(t('install.card.kind'), e.kind);
+      row(t('install.card.ref'), e.ref);
+      row(t('install.card.path'), e.path && h('code', null, e.path));
+      row(t('install.card.commit'), e.commit && h('code', { title: e.commit }, short(e.commit)), 'installed-commit');
+      row(t('install.card.archive'), e.archive && h('code', null, e.archive.slice(0, 19)));
+      row(t('install.card.installed'), fmtDateTime(e.installedAt));
     }
-    const parts: Array<Node | null> = [h('h3', { id: 'h-installed' }, 'Installed')];
+    const parts: Array<Node | null> = [h('h3', { id: 'h-installed' }, t('install.card.title'))];
     if (last) parts.push(...this.outcome(last));
     if (e) parts.push(h('dl', { class: 'meta' }, ...rows));
-    else parts.push(h('p', { class: 'muted small' }, this.installedError || 'Reading plugins.lock.json…'));
+    else parts.push(h('p', { class: 'muted small' }, this.installedError || t('install.card.reading')));
     if (e) parts.push(...this.updateState(p.id));
     const running = this.busy.get(p.id);
     const action = (testid: string, label: string, run: () => void, aria?: string) =>
@@ -293,10 +306,15 @@ export class Installs {
       h(
         'div',
         { class: 'row install-actions' },
-        action('check-update', 'Check for updates', () => void this.check(p.id), `Check ${p.id} for updates`),
-        action('update', 'Update', () => void this.update(p.id)),
-        action('rollback', 'Rollback', () => void this.rollback(p.id)),
-        action('uninstall', 'Uninstall', () => void this.uninstall(p.id, false)),
+        action(
+          'check-update',
+          t('install.check.button'),
+          () => void this.check(p.id),
+          t('install.check.buttonFor', { id: p.id }),
+        ),
+        action('update', t('install.card.update'), () => void this.update(p.id)),
+        action('rollback', t('install.card.rollback'), () => void this.rollback(p.id)),
+        action('uninstall', t('install.card.uninstall'), () => void this.uninstall(p.id, false)),
         running ? h('span', { class: 'muted small', 'data-testid': 'installed-busy' }, running) : null,
       ),
     );
@@ -316,7 +334,7 @@ export class Installs {
             ? h(
                 'ul',
                 { class: 'plain names', 'data-testid': 'uninstall-targets' },
-                ...n.targets.map((t) => h('li', null, h('code', { class: 'name-chip' }, t))),
+                ...n.targets.map((target) => h('li', null, h('code', { class: 'name-chip' }, target))),
               )
             : null,
           n.targets?.length
@@ -329,14 +347,14 @@ export class Installs {
                   disabled: !!running,
                   onclick: () => void this.uninstall(p.id, true),
                 },
-                'Uninstall anyway',
+                t('install.card.uninstallAnyway'),
               )
             : null,
           n.progress?.length
             ? h(
                 'details',
                 { class: 'small' },
-                h('summary', null, 'Progress'),
+                h('summary', null, t('install.progress')),
                 h('ol', { class: 'progress-lines mono' }, ...n.progress.map((l) => h('li', null, l))),
               )
             : null,
@@ -352,34 +370,27 @@ export class Installs {
 
   /** What the last install reported: the verdict, the servers not acknowledged, its progress lines. */
   private outcome(r: InstallResult): Node[] {
-    const how = r.forced ? 'installed with Force: it has errors' : r.valid ? 'valid' : 'invalid by the specification';
-    const at = r.commit ? ` at ${short(r.commit)}` : '';
+    const how = r.forced
+      ? t('install.outcome.forced')
+      : r.valid
+        ? t('install.outcome.valid')
+        : t('install.outcome.invalid');
+    const at = r.commit ? t('install.atCommit', { commit: short(r.commit) }) : '';
+    const from = r.marketplace ?? tilde(r.source, this.ctx.index()?.doc.home);
     const out: Node[] = [
       h(
         'p',
         { class: `notice notice-${r.forced ? 'error' : 'ok'}`, 'data-testid': 'install-outcome' },
-        `${r.replaced ? 'Replaced' : 'Installed'} ${r.id} from ${r.marketplace ?? tilde(r.source, this.ctx.index()?.doc.home)}${at}; ${how}.`,
+        t(r.replaced ? 'install.outcome.replaced' : 'install.outcome.installed', { id: r.id, from, at, how }),
       ),
     ];
-    if (r.credentialsStripped)
-      out.push(
-        h(
-          'p',
-          { class: 'muted small' },
-          'The user name or password in the URL was used for this fetch only and is not stored; give git a credential helper for later updates.',
-        ),
-      );
+    if (r.credentialsStripped) out.push(h('p', { class: 'muted small' }, t('install.outcome.credentials')));
     if (r.servers.length)
       out.push(
         h(
           'div',
           { class: 'notice notice-info', 'data-testid': 'install-servers' },
-          h(
-            'p',
-            null,
-            `${plural(r.servers.length, 'MCP server')}, not acknowledged: a launch leaves them out until you acknowledge them. ` +
-              'Assign the plugin in Assignments, then acknowledge them in the Launch card of its target.',
-          ),
+          h('p', null, t('install.outcome.servers', { n: r.servers.length })),
           h(
             'ul',
             { class: 'plain' },
@@ -389,7 +400,7 @@ export class Installs {
                 { 'data-testid': 'install-server', 'data-name': s.name },
                 h('code', null, serverLine(s)),
                 ' ',
-                badge('not acknowledged', 'warning'),
+                badge(t('install.outcome.notAcked'), 'warning'),
               ),
             ),
           ),
@@ -400,7 +411,7 @@ export class Installs {
         h(
           'details',
           { class: 'small' },
-          h('summary', null, 'Progress'),
+          h('summary', null, t('install.progress')),
           h('ol', { class: 'progress-lines mono' }, ...r.progress.map((l) => h('li', null, l))),
         ),
       );
@@ -416,7 +427,7 @@ export class Installs {
         h(
           'p',
           { class: 'notice notice-error', 'data-testid': 'update-state', 'data-state': 'error' },
-          `Not checked: ${u.error}`,
+          t('install.check.notChecked', { msg: u.error }),
         ),
       ];
     if (u.pinned)
@@ -424,47 +435,53 @@ export class Installs {
         h(
           'p',
           { class: 'muted small', 'data-testid': 'update-state', 'data-state': 'pinned' },
-          `Pinned to commit ${short(u.ref)}: up to date (install another ref to move it).`,
+          t('install.state.pinned', { commit: short(u.ref) }),
         ),
       ];
     if (!this.available(u))
-      return [h('p', { class: 'muted small', 'data-testid': 'update-state', 'data-state': 'current' }, 'Up to date.')];
+      return [
+        h(
+          'p',
+          { class: 'muted small', 'data-testid': 'update-state', 'data-state': 'current' },
+          t('install.state.current'),
+        ),
+      ];
     const c = u.changes;
     const lines: Node[] = [];
     const item = (text: string) => lines.push(h('li', null, text));
-    if (c.version) item(`version ${c.version[0] || '(none)'} → ${c.version[1] || '(none)'}`);
+    const none = t('install.change.none');
+    if (c.version) item(t('install.change.version', { from: c.version[0] || none, to: c.version[1] || none }));
     if (u.from.commit && u.to.commit && u.from.commit !== u.to.commit)
-      item(`commit ${short(u.from.commit)} → ${short(u.to.commit)}`);
+      item(t('install.change.commit', { from: short(u.from.commit), to: short(u.to.commit) }));
+    const sep = t('install.listSep');
     const delta = (what: string, d: NameDelta) => {
       const parts = (
         [
-          ['added', d.added],
-          ['removed', d.removed],
-          ['changed', d.changed],
+          ['install.delta.added', d.added],
+          ['install.delta.removed', d.removed],
+          ['install.delta.changed', d.changed],
         ] as const
       )
         .filter(([, names]) => names.length)
-        .map(([verb, names]) => `${verb} ${names.join(', ')}`);
-      if (parts.length) item(`${what}: ${parts.join('; ')}`);
+        .map(([key, names]) => t(key, { names: names.join(sep) }));
+      if (parts.length) item(t('install.delta.line', { what, parts: parts.join(t('install.delta.sep')) }));
     };
-    delta('skills', c.skills);
-    delta('commands', c.commands);
-    delta('MCP servers', c.servers);
+    delta(t('install.delta.skills'), c.skills);
+    delta(t('install.delta.commands'), c.commands);
+    delta(t('install.delta.servers'), c.servers);
     for (const n of c.needsAck)
       item(
-        `MCP server ${n.server} needs acknowledgment` +
-          (n.targets.length
-            ? ` for ${n.targets.join(', ')} (in the Launch card of each)`
-            : ' in each target that assigns it') +
-          ': a launch leaves it out until then',
+        n.targets.length
+          ? t('install.ack.forTargets', { server: n.server, targets: n.targets.join(sep) })
+          : t('install.ack.eachTarget', { server: n.server }),
       );
-    if (u.modified) item('the installed folder was edited by hand: the update replaces it (Rollback brings it back)');
-    if (!lines.length) item('its content changed');
+    if (u.modified) item(t('install.modified'));
+    if (!lines.length) item(t('install.change.content'));
     return [
       h(
         'div',
         { class: 'notice notice-info', 'data-testid': 'update-state', 'data-state': 'available' },
-        h('strong', null, 'Update available'),
+        h('strong', null, t('install.state.available')),
         h('ul', { class: 'update-summary', 'data-testid': 'update-summary' }, ...lines),
       ),
     ];
@@ -473,7 +490,7 @@ export class Installs {
   /** Update: the new version in place, the catalog re-read, the outcome in the detail. */
   private async update(id: string): Promise<void> {
     if (this.busy.has(id)) return;
-    this.busy.set(id, 'Updating…');
+    this.busy.set(id, t('install.update.busy'));
     this.cardNotice.delete(id);
     this.live = { id, lines: [] };
     this.changed();
@@ -482,19 +499,18 @@ export class Installs {
       const u = r.updates.find((x) => x.id === id);
       this.updates.delete(id);
       if (this.last?.id === id) this.last = null;
-      let text = `${id} is up to date: nothing to update.`;
-      if (u?.pinned) text = `${id} is pinned to commit ${short(u.ref)}: nothing to update.`;
-      else if (u?.applied)
-        text = `Updated ${id}: ${versionText(u)}. The previous version is kept: Rollback brings it back.`;
+      let text = t('install.update.current', { id });
+      if (u?.pinned) text = t('install.update.pinned', { id, commit: short(u.ref) });
+      else if (u?.applied) text = t('install.update.done', { id, changes: versionText(u) });
       const ack = u?.applied ? u.changes.needsAck.map((n) => n.server) : [];
       if (ack.length)
-        text += ` ${plural(ack.length, 'MCP server')} (${ack.join(', ')}) need acknowledgment in the Launch card before a launch starts them.`;
+        text = t('install.update.needAck', { text, n: ack.length, names: ack.join(t('install.listSep')) });
       this.cardNotice.set(id, { notice: { kind: 'ok', text }, progress: r.progress });
       await this.ctx.docCall(api.catalog).catch(() => {});
     } catch (e) {
       const body: ApiErrorBody | undefined = e instanceof ApiError ? e.body : undefined;
       this.cardNotice.set(id, {
-        notice: { kind: 'error', text: `Not updated: ${errorText(e)}` },
+        notice: { kind: 'error', text: t('install.update.failed', { msg: errorText(e) }) },
         issues: body?.issues,
         progress: body?.progress,
       });
@@ -508,23 +524,24 @@ export class Installs {
   /** Rollback: the version the last update replaced, back in place. */
   private async rollback(id: string): Promise<void> {
     if (this.busy.has(id)) return;
-    this.busy.set(id, 'Rolling back…');
+    this.busy.set(id, t('install.rollback.busy'));
     this.cardNotice.delete(id);
     this.changed();
     try {
       const r = await api.rollback(id);
       this.updates.delete(id);
       if (this.last?.id === id) this.last = null;
-      const at = r.commit ? ` (commit ${short(r.commit)})` : '';
       this.cardNotice.set(id, {
         notice: {
           kind: 'ok',
-          text: `Rolled back ${id} to the version the last update replaced${at}. Rollback again returns to the newer one.`,
+          text: r.commit
+            ? t('install.rollback.doneAt', { id, commit: short(r.commit) })
+            : t('install.rollback.done', { id }),
         },
       });
       await this.ctx.docCall(api.catalog).catch(() => {});
     } catch (e) {
-      this.cardNotice.set(id, { notice: { kind: 'error', text: `Not rolled back: ${errorText(e)}` } });
+      this.cardNotice.set(id, { notice: { kind: 'error', text: t('install.rollback.failed', { msg: errorText(e) }) } });
     } finally {
       this.busy.delete(id);
       await this.load();
@@ -535,39 +552,48 @@ export class Installs {
     if (this.busy.has(id)) return;
     if (!force) {
       const e = this.installed.get(id);
+      const home = this.ctx.index()?.doc.home;
+      const path = `${tilde(this.ctx.index()?.doc.plugboardHome ?? '', home)}/plugins/${id}`;
       const v = await openModal({
-        title: `Uninstall ${id}?`,
+        title: t('install.uninstall.title', { id }),
         testid: 'uninstall-dialog',
         body: [
           h(
             'p',
             null,
-            `Its folder ${tilde(this.ctx.index()?.doc.plugboardHome ?? '', this.ctx.index()?.doc.home)}/plugins/${id} and its entry in plugins.lock.json are removed.` +
-              (e ? ` Install it again from ${tilde(e.source, this.ctx.index()?.doc.home)} to get it back.` : ''),
+            e
+              ? t('install.uninstall.bodyAgain', { path, source: tilde(e.source, home) })
+              : t('install.uninstall.body', { path }),
           ),
         ],
         actions: [
-          { label: 'Cancel', value: 'cancel', testid: 'uninstall-cancel' },
-          { label: 'Uninstall', value: 'uninstall', primary: true, testid: 'uninstall-confirm' },
+          { label: t('install.uninstall.cancel'), value: 'cancel', testid: 'uninstall-cancel' },
+          { label: t('install.uninstall.confirm'), value: 'uninstall', primary: true, testid: 'uninstall-confirm' },
         ],
         cancel: 'cancel',
       });
       if (v !== 'uninstall') return;
     }
-    this.busy.set(id, 'Uninstalling…');
+    this.busy.set(id, t('install.uninstall.busy'));
     this.cardNotice.delete(id);
     this.changed();
     try {
       const r = await api.uninstall(id, force);
       if (this.last?.id === id) this.last = null;
       this.updates.delete(id);
-      const still = r.targets.length ? `; ${r.targets.join(', ')} still name it: remove it there in Assignments` : '';
-      this.say('ok', `Uninstalled ${id}${still}.`);
-      await this.ctx.docCall(api.catalog).catch((e) => this.say('error', `Uninstalled ${id}; ${errorText(e)}`));
+      this.say(
+        'ok',
+        r.targets.length
+          ? t('install.uninstall.doneStill', { id, targets: r.targets.join(t('install.listSep')) })
+          : t('install.uninstall.done', { id }),
+      );
+      await this.ctx
+        .docCall(api.catalog)
+        .catch((e) => this.say('error', t('install.uninstall.catalogError', { id, msg: errorText(e) })));
     } catch (e) {
       const body: ApiErrorBody | undefined = e instanceof ApiError ? e.body : undefined;
       this.cardNotice.set(id, {
-        notice: { kind: 'error', text: `Not uninstalled: ${errorText(e)}` },
+        notice: { kind: 'error', text: t('install.uninstall.failed', { msg: errorText(e) }) },
         targets: body?.reason === 'in-use' ? (body.targets ?? []) : undefined,
       });
     } finally {
@@ -627,11 +653,11 @@ class InstallDialog {
         spellcheck: 'false',
         autocomplete: 'off',
       });
-    this.source = field('install-source', 'Source', 'https://github.com/acme/greeter.git');
+    this.source = field('install-source', t('install.dialog.source'), 'https://github.com/acme/greeter.git');
     this.source.classList.add('grow');
-    this.ref = field('install-ref', 'Ref', 'default branch');
-    this.path = field('install-path', 'Path inside the source', 'its root');
-    this.name = field('install-name', 'Name (the plugin id)', "the manifest's name");
+    this.ref = field('install-ref', t('install.dialog.ref'), t('install.dialog.refPlaceholder'));
+    this.path = field('install-path', t('install.dialog.path'), t('install.dialog.pathPlaceholder'));
+    this.name = field('install-name', t('install.dialog.name'), t('install.dialog.namePlaceholder'));
     for (const el of [this.source, this.ref, this.path, this.name])
       el.addEventListener('keydown', (e) => e.key === 'Enter' && void this.install());
     this.force = h('input', { type: 'checkbox', 'data-testid': 'install-force' });
@@ -640,7 +666,7 @@ class InstallDialog {
     this.submit = h(
       'button',
       { type: 'button', class: 'btn btn-primary', 'data-testid': 'install-submit', onclick: () => void this.install() },
-      'Install',
+      t('install.dialog.install'),
     );
     this.status = h('div', {
       class: 'install-status',
@@ -651,22 +677,22 @@ class InstallDialog {
     this.search = h('input', {
       type: 'search',
       class: 'search',
-      placeholder: 'Search marketplace plugins',
-      'aria-label': 'Search marketplace plugins by name or description',
+      placeholder: t('install.market.searchPlaceholder'),
+      'aria-label': t('install.market.searchLabel'),
       'data-testid': 'market-search',
       autocomplete: 'off',
       spellcheck: 'false',
     });
     this.search.addEventListener('input', () => this.renderMarkets());
     this.markets = h('div', { class: 'market-list', 'data-testid': 'market-list' });
-    this.marketSource = field('market-source', 'Marketplace source', '/path/to/marketplace or owner/name');
+    this.marketSource = field('market-source', t('install.market.sourceLabel'), t('install.market.sourcePlaceholder'));
     this.marketSource.classList.add('grow');
     this.marketSource.addEventListener('keydown', (e) => e.key === 'Enter' && void this.addMarket());
-    this.marketName = field('market-name', 'Marketplace name', "the file's name");
+    this.marketName = field('market-name', t('install.market.nameLabel'), t('install.market.namePlaceholder'));
     this.marketAdd = h(
       'button',
       { type: 'button', class: 'btn', 'data-testid': 'market-add', onclick: () => void this.addMarket() },
-      'Add marketplace',
+      t('install.market.add'),
     );
     this.marketStatus = h('div', { 'data-testid': 'market-status', role: 'status', 'aria-live': 'polite' });
     this.offProgress = on('install:progress', (ev) => {
@@ -677,7 +703,7 @@ class InstallDialog {
 
     const label = (forId: string, text: string) => h('label', { for: forId, class: 'field-label' }, text);
     this.handle = openDialog({
-      title: 'Install a plugin',
+      title: t('install.dialog.title'),
       testid: 'install-dialog',
       wide: true,
       onClose: () => {
@@ -687,20 +713,16 @@ class InstallDialog {
       body: [
         h(
           'section',
-          { class: 'install-form', 'aria-label': 'Install from a source' },
-          label('install-source', 'Source'),
-          h(
-            'p',
-            { class: 'muted small' },
-            'A git URL, GitHub owner/repo, the full path of a plugin folder, a local git repository or a .zip/.tar.gz file, or PLUGIN@MARKETPLACE.',
-          ),
+          { class: 'install-form', 'aria-label': t('install.dialog.formLabel') },
+          label('install-source', t('install.dialog.source')),
+          h('p', { class: 'muted small' }, t('install.dialog.sourceHelp')),
           h('div', { class: 'row' }, this.source, this.submit),
           h(
             'div',
             { class: 'install-options' },
-            h('div', null, label('install-ref', 'Ref (git)'), this.ref),
-            h('div', null, label('install-path', 'Path inside the source'), this.path),
-            h('div', null, label('install-name', 'Name (the plugin id)'), this.name),
+            h('div', null, label('install-ref', t('install.dialog.refLabel')), this.ref),
+            h('div', null, label('install-path', t('install.dialog.path')), this.path),
+            h('div', null, label('install-name', t('install.dialog.name')), this.name),
           ),
           this.forceLabel,
           this.status,
@@ -708,10 +730,10 @@ class InstallDialog {
         h(
           'section',
           { class: 'install-markets', 'aria-labelledby': 'h-markets' },
-          h('h3', { id: 'h-markets' }, 'Marketplaces'),
+          h('h3', { id: 'h-markets' }, t('install.market.title')),
           this.search,
           this.markets,
-          label('market-source', 'Add a marketplace'),
+          label('market-source', t('install.market.addTitle')),
           h('div', { class: 'row' }, this.marketSource, this.marketName, this.marketAdd),
           this.marketStatus,
         ),
@@ -736,13 +758,10 @@ class InstallDialog {
   private sourceValue(): string {
     const v = this.source.value.trim();
     if (v === '.' || v === '..' || v.startsWith('./') || v.startsWith('../')) {
-      this.notice = {
-        kind: 'error',
-        text: `${v} is a relative path: type the folder's or archive's full path (or ~/…).`,
-      };
+      this.notice = { kind: 'error', text: t('install.dialog.relative', { source: v }) };
       return '';
     }
-    if (!v) this.notice = { kind: 'error', text: 'Type a source first.' };
+    if (!v) this.notice = { kind: 'error', text: t('install.dialog.noSource') };
     return v;
   }
 
@@ -770,14 +789,17 @@ class InstallDialog {
       const body: ApiErrorBody | undefined = e instanceof ApiError ? e.body : undefined;
       if (body?.progress?.length) this.lines = body.progress;
       const reason = body?.reason ?? '';
+      const msg = errorText(e).replace(/\.?$/, '.');
+      const hint = reasonHint(reason);
       this.notice = {
         kind: 'error',
-        text: `Not installed: ${errorText(e).replace(/\.?$/, '.')}${REASON_HINT[reason] ? ` ${REASON_HINT[reason]}` : ''}`,
+        text: hint ? t('install.dialog.notInstalledHint', { msg, hint }) : t('install.dialog.notInstalled', { msg }),
       };
       this.issues = body?.issues ?? [];
-      if (FORCE_LABEL[reason]) {
+      const force = forceLabel(reason);
+      if (force) {
         this.forceLabel.hidden = false;
-        this.forceText.textContent = ` ${FORCE_LABEL[reason]}`;
+        this.forceText.textContent = ` ${force}`;
         this.force.checked = false;
       }
     }
@@ -787,7 +809,7 @@ class InstallDialog {
 
   private render(): void {
     this.submit.disabled = this.busy;
-    this.submit.textContent = this.busy ? 'Installing…' : 'Install';
+    this.submit.textContent = this.busy ? t('install.dialog.installing') : t('install.dialog.install');
     const n = this.notice;
     mount(
       this.status,
@@ -798,7 +820,11 @@ class InstallDialog {
       this.lines.length || this.busy
         ? h(
             'ol',
-            { class: 'progress-lines mono small', 'data-testid': 'install-progress', 'aria-label': 'Progress' },
+            {
+              class: 'progress-lines mono small',
+              'data-testid': 'install-progress',
+              'aria-label': t('install.progress'),
+            },
             ...this.lines.map((l) => h('li', null, l)),
             this.busy ? h('li', { class: 'muted' }, '…') : null,
           )
@@ -818,16 +844,11 @@ class InstallDialog {
   private renderMarkets(): void {
     const home = this.ctx.index()?.doc.home;
     const items: Node[] = [];
-    if (this.listError) items.push(h('p', { class: 'notice notice-error' }, `Marketplaces: ${this.listError}`));
-    else if (!this.list) items.push(h('p', { class: 'muted' }, 'Loading marketplaces…'));
+    if (this.listError)
+      items.push(h('p', { class: 'notice notice-error' }, t('install.market.listError', { msg: this.listError })));
+    else if (!this.list) items.push(h('p', { class: 'muted' }, t('install.market.loading')));
     else if (!this.list.length)
-      items.push(
-        h(
-          'p',
-          { class: 'muted', 'data-testid': 'market-none' },
-          'No marketplace is added. Add one below: a folder holding .claude-plugin/marketplace.json, a git URL or GitHub owner/name.',
-        ),
-      );
+      items.push(h('p', { class: 'muted', 'data-testid': 'market-none' }, t('install.market.none')));
     let shown = 0;
     for (const m of this.list ?? []) {
       const plugins = m.plugins.filter((p) => this.matches(p));
@@ -845,19 +866,19 @@ class InstallDialog {
               'span',
               { class: 'muted small mono wrap grow' },
               tilde(m.source, home),
-              m.commit ? ` at ${short(m.commit)}` : '',
+              m.commit ? t('install.atCommit', { commit: short(m.commit) }) : '',
             ),
-            h('span', { class: 'muted small' }, plural(m.plugins.length, 'plugin')),
+            h('span', { class: 'muted small' }, t('install.market.plugins', { n: m.plugins.length })),
             h(
               'button',
               {
                 type: 'button',
                 class: 'btn btn-small btn-quiet',
                 'data-testid': 'market-remove',
-                'aria-label': `Remove marketplace ${m.name}`,
+                'aria-label': t('install.market.removeLabel', { name: m.name }),
                 onclick: () => void this.removeMarket(m),
               },
-              'Remove',
+              t('install.market.remove'),
             ),
           ),
           m.issues.filter((i) => i.severity !== 'info').length
@@ -872,7 +893,7 @@ class InstallDialog {
             { class: 'plain market-plugins' },
             ...plugins.map((p) => this.pluginItem(m, p)),
             plugins.length === 0 && m.plugins.length > 0
-              ? h('li', { class: 'muted small' }, 'No plugin of this marketplace matches the search.')
+              ? h('li', { class: 'muted small' }, t('install.market.noMatch'))
               : null,
           ),
         ),
@@ -893,7 +914,7 @@ class InstallDialog {
         : null,
     );
     this.marketAdd.disabled = this.adding;
-    this.marketAdd.textContent = this.adding ? 'Adding…' : 'Add marketplace';
+    this.marketAdd.textContent = this.adding ? t('install.market.adding') : t('install.market.add');
   }
 
   private pluginItem(m: Marketplace, p: MarketplacePlugin): HTMLElement {
@@ -907,7 +928,9 @@ class InstallDialog {
         h('strong', null, p.name),
         p.version ? h('span', { class: 'muted mono small' }, ` ${p.version}`) : null,
         p.description ? h('div', { class: 'muted small' }, p.description) : null,
-        p.ok ? null : h('div', { class: 'warn-text small' }, `Cannot be installed: ${p.reason ?? ''}`),
+        p.ok
+          ? null
+          : h('div', { class: 'warn-text small' }, t('install.market.cannotInstall', { reason: p.reason ?? '' })),
       ),
       h(
         'button',
@@ -915,7 +938,7 @@ class InstallDialog {
           type: 'button',
           class: 'btn btn-small',
           'data-testid': 'market-install',
-          'aria-label': `Install ${id}`,
+          'aria-label': t('install.market.installLabel', { id }),
           disabled: !p.ok || this.busy,
           onclick: () => {
             // the form installs it, so a refusal (Force) is answered in one place
@@ -925,7 +948,7 @@ class InstallDialog {
             void this.install();
           },
         },
-        'Install',
+        t('install.dialog.install'),
       ),
     );
   }
@@ -935,7 +958,7 @@ class InstallDialog {
     const source = this.marketSource.value.trim();
     this.marketIssues = [];
     if (!source) {
-      this.marketNotice = { kind: 'error', text: 'Type the marketplace’s source first.' };
+      this.marketNotice = { kind: 'error', text: t('install.market.noSource') };
       this.renderMarkets();
       this.marketSource.focus();
       return;
@@ -947,11 +970,13 @@ class InstallDialog {
       const r = await api.addMarketplace(source, this.marketName.value);
       this.marketNotice = {
         kind: 'ok',
-        text: `Added marketplace ${r.name} (${plural(r.plugins, 'plugin')}).${r.warnings?.length ? ` Warnings: ${r.warnings.join('; ')}` : ''}`,
+        text: r.warnings?.length
+          ? t('install.market.addedWarnings', { name: r.name, n: r.plugins, warnings: r.warnings.join('; ') })
+          : t('install.market.added', { name: r.name, n: r.plugins }),
       };
       this.marketSource.value = this.marketName.value = '';
     } catch (e) {
-      this.marketNotice = { kind: 'error', text: `Not added: ${errorText(e)}` };
+      this.marketNotice = { kind: 'error', text: t('install.market.notAdded', { msg: errorText(e) }) };
       this.marketIssues = e instanceof ApiError ? (e.body.issues ?? []) : [];
     } finally {
       this.adding = false;
@@ -965,11 +990,11 @@ class InstallDialog {
       this.marketNotice = {
         kind: 'ok',
         text: r.deleted
-          ? `Removed marketplace ${r.name}; its clone is deleted.`
-          : `Removed marketplace ${r.name}; the folder ${tilde(r.path, this.ctx.index()?.doc.home)} is left as it is.`,
+          ? t('install.market.removed', { name: r.name })
+          : t('install.market.removedKept', { name: r.name, path: tilde(r.path, this.ctx.index()?.doc.home) }),
       };
     } catch (e) {
-      this.marketNotice = { kind: 'error', text: `Not removed: ${errorText(e)}` };
+      this.marketNotice = { kind: 'error', text: t('install.market.notRemoved', { msg: errorText(e) }) };
     }
     this.marketIssues = [];
     await this.loadMarkets();

@@ -12,7 +12,8 @@
 // with those servers left out, and the card lists them with an Acknowledge button for next time.
 
 import { api, ApiError, errorText } from '../bridge';
-import { badge, basename, h, mount, plural } from '../dom';
+import { badge, basename, h, mount } from '../dom';
+import { type Key, t } from '../i18n';
 import type { AckServer, Collision, LaunchResult, Plan, Target } from '../types';
 
 /** Which buttons the acknowledgment dialog offers: before a save, before a launch, after one. */
@@ -31,18 +32,22 @@ export function unacknowledged(p: Plan): AckServer[] {
   return (p.dropped ?? []).flatMap((d) => (d.ack ? [d.ack] : []));
 }
 
-/** The backends the user can pick; "" is the agent's own (its file's "backend", else claude). */
-const BACKENDS: Array<{ value: string; label: string }> = [
-  { value: '', label: "Agent's own" },
-  { value: 'claude', label: 'claude' },
-  { value: 'pi', label: 'pi' },
-];
+/** The backends the user can pick, shown by name; "" is the agent's own (its file's "backend", else claude). */
+const BACKENDS = ['', 'claude', 'pi'];
 
-const HOW_LABEL: Record<string, string> = {
-  projected: 'projected copy',
-  'as-is': 'as it is (legacy)',
-  skills: 'skills projected',
-  dropped: 'dropped',
+/** How a plugin is loaded, by the plan's "how"; another value is shown as it is. */
+const HOW_LABEL: Record<string, Key> = {
+  projected: 'launch.how.projected',
+  'as-is': 'launch.how.as-is',
+  skills: 'launch.how.skills',
+  dropped: 'launch.how.dropped',
+};
+
+/** A collision's kind, for people; another kind is shown as it is. */
+const KIND_LABEL: Record<string, Key> = {
+  skill: 'launch.collision.kind.skill',
+  namespace: 'launch.collision.kind.namespace',
+  'mcp-server': 'launch.collision.kind.mcp-server',
 };
 
 interface Outcome {
@@ -63,13 +68,18 @@ export function codeBlock(text: string, testid: string, label: string): HTMLElem
   const code = h('code', { 'data-testid': testid }, text);
   const copy = h(
     'button',
-    { type: 'button', class: 'btn btn-small', 'aria-label': `Copy ${label}`, 'data-testid': `${testid}-copy` },
-    'Copy',
+    {
+      type: 'button',
+      class: 'btn btn-small',
+      'aria-label': t('launch.copy.label', { label }),
+      'data-testid': `${testid}-copy`,
+    },
+    t('launch.copy'),
   );
   copy.addEventListener('click', () => {
     const done = (ok: boolean) => {
-      copy.textContent = ok ? 'Copied' : 'Selected: press Ctrl+C';
-      setTimeout(() => (copy.textContent = 'Copy'), 1600);
+      copy.textContent = ok ? t('launch.copy.done') : t('launch.copy.selected');
+      setTimeout(() => (copy.textContent = t('launch.copy')), 1600);
     };
     const select = () => {
       const r = document.createRange();
@@ -105,24 +115,24 @@ export class LaunchPanel {
   ) {
     this.select = h(
       'select',
-      { 'aria-label': 'Backend', 'data-testid': 'launch-backend', id: 'launch-backend' },
-      ...BACKENDS.map((b) => h('option', { value: b.value }, b.label)),
+      { 'aria-label': t('launch.backend'), 'data-testid': 'launch-backend', id: 'launch-backend' },
+      ...BACKENDS.map((b) => h('option', { value: b }, b || t('launch.backend.own'))),
     );
     this.button = h(
       'button',
       { type: 'button', class: 'btn', 'data-testid': 'launch-button', onclick: () => void this.launch() },
-      'Launch',
+      t('launch.button'),
     );
     this.note = h('p', { class: 'muted small' });
     this.result = h('div', { class: 'launch-result', 'data-testid': 'launch-result', 'aria-live': 'polite' });
     this.el = h(
       'section',
       { class: 'card launch-card', 'data-testid': 'launch', 'aria-labelledby': 'h-launch' },
-      h('h3', { id: 'h-launch' }, 'Launch'),
+      h('h3', { id: 'h-launch' }, t('launch.title')),
       h(
         'div',
         { class: 'row' },
-        h('label', { for: 'launch-backend', class: 'muted small' }, 'Backend'),
+        h('label', { for: 'launch-backend', class: 'muted small' }, t('launch.backend')),
         this.select,
         this.button,
         h('span', { class: 'grow' }),
@@ -132,48 +142,46 @@ export class LaunchPanel {
     );
   }
 
-  /** Shows the card for t; a different target forgets the last outcome. */
-  setTarget(t: Target, dirty: boolean): void {
-    if (this.target?.id !== t.id) {
+  /** Shows the card for a target; a different target forgets the last outcome. */
+  setTarget(tgt: Target, dirty: boolean): void {
+    if (this.target?.id !== tgt.id) {
       this.outcome = null;
       this.select.value = '';
       this.acked.clear();
       this.ackError = '';
     }
-    this.target = t;
+    this.target = tgt;
     this.dirty = dirty;
     // Name the agent's own backend (its file's "backend", else claude) in the first option.
     const own = this.select.options[0];
-    if (own) own.textContent = `Agent's own (${t.backend || 'claude'})`;
-    const active = t.kind === 'active';
+    if (own) own.textContent = t('launch.backend.ownNamed', { backend: tgt.backend || 'claude' });
+    const active = tgt.kind === 'active';
     this.button.disabled = this.busy || active;
-    this.button.textContent = this.busy ? 'Launching…' : 'Launch';
+    this.button.textContent = this.busy ? t('launch.launching') : t('launch.button');
     this.select.disabled = this.busy || active;
     this.note.dataset.testid = active ? 'launch-unavailable' : 'launch-note';
     this.note.className = active ? 'notice notice-info' : 'muted small';
-    this.note.textContent = active
-      ? 'The __active__ slot cannot be launched: it runs whichever agent is active, which only the agent host knows. Launch that agent instead.'
-      : `Opens the agent in a terminal with the plugins this target has on disk${dirty ? ' — not the unsaved changes below' : ''}; the set is read again when it starts.`;
+    this.note.textContent = active ? t('launch.note.active') : dirty ? t('launch.note.dirty') : t('launch.note');
     this.render();
   }
 
   private async launch(): Promise<void> {
-    const t = this.target;
-    if (!t || this.busy) return;
+    const tgt = this.target;
+    if (!tgt || this.busy) return;
     const backend = this.select.value;
     this.busy = true;
     this.outcome = null;
     this.acked.clear();
     this.ackError = '';
-    this.setTarget(t, this.dirty);
+    this.setTarget(tgt, this.dirty);
     try {
-      const res = await this.launchAsking(t, backend);
-      this.outcome = res ? { target: t.id, backend, res } : null;
-      if (!res) this.ackError = 'Not launched: the MCP servers were not acknowledged.';
+      const res = await this.launchAsking(tgt, backend);
+      this.outcome = res ? { target: tgt.id, backend, res } : null;
+      if (!res) this.ackError = t('launch.notAcked');
     } catch (e) {
       const err = e instanceof ApiError ? e : new ApiError('transport', errorText(e));
       this.outcome = {
-        target: t.id,
+        target: tgt.id,
         backend,
         error: { code: err.code, message: err.message, collisions: err.body.collisions ?? [] },
       };
@@ -187,18 +195,18 @@ export class LaunchPanel {
    * Launches with requireAck; when servers are not acknowledged, asks. Returns null when the user
    * cancelled (nothing started).
    */
-  private async launchAsking(t: Target, backend: string): Promise<LaunchResult | null> {
+  private async launchAsking(tgt: Target, backend: string): Promise<LaunchResult | null> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await api.launch(t.id, backend, true);
+        return await api.launch(tgt.id, backend, true);
       } catch (e) {
         if (!(e instanceof ApiError) || e.code !== 'ack-needed' || attempt > 2) throw e;
         const servers = e.body.servers ?? [];
         const choice = await this.ask(servers, 'launch');
-        if (choice === 'without') return api.launch(t.id, backend, false);
+        if (choice === 'without') return api.launch(tgt.id, backend, false);
         if (choice !== 'ack') return null;
         try {
-          await this.record(t.id, servers);
+          await this.record(tgt.id, servers);
         } catch (err) {
           // a server changed after it was shown: launch again, which asks about it as it is now
           if (!(err instanceof ApiError) || err.code !== 'stale') throw err;
@@ -219,13 +227,13 @@ export class LaunchPanel {
 
   /** Acknowledges, after a launch without them, the servers it left out: the next launch starts them. */
   private async acknowledgeLater(servers: AckServer[]): Promise<void> {
-    const t = this.target;
-    if (!t || (await this.ask(servers, 'later')) !== 'ack') return;
+    const tgt = this.target;
+    if (!tgt || (await this.ask(servers, 'later')) !== 'ack') return;
     try {
-      await this.record(t.id, servers);
+      await this.record(tgt.id, servers);
       this.ackError = '';
     } catch (e) {
-      this.ackError = `Not acknowledged: ${errorText(e)}`;
+      this.ackError = t('launch.ackFailed', { msg: errorText(e) });
     }
     this.render();
   }
@@ -233,7 +241,7 @@ export class LaunchPanel {
   private render(): void {
     const o = this.outcome;
     if (this.busy) {
-      mount(this.result, h('p', { class: 'muted small', role: 'status' }, 'Building the launch…'));
+      mount(this.result, h('p', { class: 'muted small', role: 'status' }, t('launch.building')));
       return;
     }
     if (!o || o.target !== this.target?.id) {
@@ -256,7 +264,7 @@ export class LaunchPanel {
         h(
           'p',
           { class: 'notice notice-error', 'data-testid': 'launch-refused', role: 'alert' },
-          `Refused: ${e.message}`,
+          t('launch.refused', { msg: e.message }),
         ),
         e.collisions.length
           ? h(
@@ -266,9 +274,9 @@ export class LaunchPanel {
                 h(
                   'li',
                   { 'data-testid': 'launch-collision', 'data-name': c.name, 'data-kind': c.kind },
-                  `${c.kind} `,
+                  t('launch.collision.before', { kind: KIND_LABEL[c.kind] ? t(KIND_LABEL[c.kind]) : c.kind }),
                   h('code', { class: 'name-chip' }, c.name),
-                  ` is provided by ${c.plugins.join(' and ')}`,
+                  t('launch.collision.after', { plugins: c.plugins.join(t('launch.collision.and')) }),
                 ),
               ),
             )
@@ -284,11 +292,11 @@ export class LaunchPanel {
         { class: 'notice notice-error', 'data-testid': 'launch-error', 'data-code': e.code, role: 'alert' },
         e.code === 'no-terminal'
           ? manual
-            ? 'No terminal could be opened. Run this in a terminal yourself:'
+            ? t('launch.noTerminal')
             : e.message
-          : `Not launched: ${e.message}`,
+          : t('launch.notLaunched', { msg: e.message }),
       ),
-      manual ? codeBlock(manual, 'launch-manual', 'command to run') : null,
+      manual ? codeBlock(manual, 'launch-manual', t('launch.copy.manual')) : null,
       manual ? h('p', { class: 'muted small' }, e.message.slice(0, e.message.indexOf('; run this yourself'))) : null,
     );
   }
@@ -300,15 +308,15 @@ export class LaunchPanel {
       h(
         'p',
         { class: 'notice notice-ok', 'data-testid': 'launch-started', role: 'status' },
-        `Started ${p.target} with ${p.backend} in a terminal.`,
+        t('launch.started', { target: p.target, backend: p.backend }),
       ),
-      h('h4', null, 'Command'),
-      codeBlock(r.command, 'launch-command', 'command'),
+      h('h4', null, t('launch.command')),
+      codeBlock(r.command, 'launch-command', t('launch.copy.command')),
       r.terminal
         ? h(
             'p',
             { class: 'muted small' },
-            'Terminal: ',
+            t('launch.terminal'),
             h('span', { class: 'mono wrap', 'data-testid': 'launch-terminal' }, r.terminal),
           )
         : null,
@@ -327,8 +335,8 @@ export class LaunchPanel {
         'div',
         { class: 'notice notice-info', 'data-testid': 'launch-unacked', role: 'status' },
         pending.length
-          ? `Started without ${plural(servers.length, 'MCP server')} not acknowledged for ${p.target}: ${names}. `
-          : `Acknowledged ${names}: the next launch starts ${servers.length === 1 ? 'it' : 'them'}. `,
+          ? t('launch.unacked', { n: servers.length, target: p.target, names })
+          : t('launch.acked', { n: servers.length, names }),
         pending.length
           ? h(
               'button',
@@ -338,7 +346,7 @@ export class LaunchPanel {
                 'data-testid': 'launch-ack',
                 onclick: () => void this.acknowledgeLater(pending),
               },
-              'Acknowledge…',
+              t('launch.ack'),
             )
           : null,
       ),
@@ -350,14 +358,14 @@ export class LaunchPanel {
 const chips = (xs: string[] | null | undefined, testid: string): HTMLElement =>
   xs && xs.length
     ? h('span', { class: 'names', 'data-testid': testid }, ...xs.map((x) => h('code', { class: 'name-chip' }, x)))
-    : h('span', { class: 'muted', 'data-testid': testid }, 'none');
+    : h('span', { class: 'muted', 'data-testid': testid }, t('launch.none'));
 
 /** What the launch loads and what it leaves out. */
 /** What a skill's folder and `paths` let the agent read (Claude), or why nothing is granted (PI). */
 function grantList(p: Plan): HTMLElement {
   if (p.grantsUnsupported) return h('span', { class: 'muted', 'data-testid': 'launch-grants' }, p.grantsUnsupported);
   const grants = p.grants ?? [];
-  if (!grants.length) return h('span', { class: 'muted', 'data-testid': 'launch-grants' }, 'none');
+  if (!grants.length) return h('span', { class: 'muted', 'data-testid': 'launch-grants' }, t('launch.none'));
   return h(
     'ul',
     { class: 'plain launch-reasons', 'data-testid': 'launch-grants' },
@@ -367,10 +375,14 @@ function grantList(p: Plan): HTMLElement {
         { 'data-kind': g.kind },
         h('code', null, g.skill),
         ' ',
-        h('span', { class: 'muted small' }, g.kind === 'skill-folder' ? 'its folder' : 'paths entry'),
+        h(
+          'span',
+          { class: 'muted small' },
+          g.kind === 'skill-folder' ? t('launch.grant.folder') : t('launch.grant.paths'),
+        ),
         ': ',
         h('span', { class: 'mono small wrap' }, g.path),
-        h('span', { class: 'muted small' }, ' (read only)'),
+        h('span', { class: 'muted small' }, t('launch.grant.readOnly')),
       ),
     ),
   );
@@ -385,7 +397,7 @@ export function planDetails(p: Plan): HTMLElement {
           { class: 'plain launch-reasons', 'data-testid': testid },
           ...items.map((i) => h('li', null, h('code', null, i.key), ': ', h('span', { class: 'muted' }, i.reason))),
         )
-      : h('span', { class: 'muted', 'data-testid': testid }, 'none');
+      : h('span', { class: 'muted', 'data-testid': testid }, t('launch.none'));
   const plugins = h(
     'ul',
     { class: 'plain', 'data-testid': 'launch-plugins' },
@@ -397,26 +409,31 @@ export function planDetails(p: Plan): HTMLElement {
         ' ',
         badge(x.format, x.format === 'legacy' ? 'warning' : 'fmt-none'),
         ' ',
-        h('span', { class: 'muted small' }, HOW_LABEL[x.how] ?? x.how),
-        x.path ? h('span', { class: 'muted small mono', title: x.path }, ` from ${basename(x.path)}`) : null,
+        h('span', { class: 'muted small' }, HOW_LABEL[x.how] ? t(HOW_LABEL[x.how]) : x.how),
+        x.path
+          ? h('span', { class: 'muted small mono', title: x.path }, t('launch.plan.from', { name: basename(x.path) }))
+          : null,
       ),
     ),
   );
   return h(
     'dl',
     { class: 'meta launch-plan', 'data-testid': 'launch-plan' },
-    ...row(plural(p.plugins.length, 'plugin'), p.plugins.length ? plugins : h('span', { class: 'muted' }, 'none')),
-    ...row('Skills', chips(p.skills, 'launch-skills')),
-    ...row('MCP servers', chips(p.servers, 'launch-servers')),
     ...row(
-      'Suppressed',
+      t('launch.plan.plugins', { n: p.plugins.length }),
+      p.plugins.length ? plugins : h('span', { class: 'muted' }, t('launch.none')),
+    ),
+    ...row(t('launch.plan.skills'), chips(p.skills, 'launch-skills')),
+    ...row(t('launch.plan.servers'), chips(p.servers, 'launch-servers')),
+    ...row(
+      t('launch.plan.suppressed'),
       reasons(
         (p.suppressed ?? []).map((s) => ({ key: `${s.plugin}/${s.server}`, reason: s.reason })),
         'launch-suppressed',
       ),
     ),
     ...row(
-      'Dropped',
+      t('launch.plan.dropped'),
       reasons(
         (p.dropped ?? []).map((d) => ({
           key: d.name ? `${d.plugin} ${d.what} ${d.name}` : `${d.plugin} (${d.what})`,
@@ -425,22 +442,22 @@ export function planDetails(p: Plan): HTMLElement {
         'launch-dropped',
       ),
     ),
-    ...row('Read grants', grantList(p)),
+    ...row(t('launch.plan.grants'), grantList(p)),
     ...row(
-      'Refused paths',
+      t('launch.plan.refused'),
       reasons(
         (p.refused ?? []).map((r) => ({ key: `${r.skill} ${r.entry}`, reason: r.reason })),
         'launch-refused',
       ),
     ),
-    ...(p.envKeys.length ? row('Environment', chips(p.envKeys, 'launch-env')) : []),
+    ...(p.envKeys.length ? row(t('launch.plan.env'), chips(p.envKeys, 'launch-env')) : []),
     ...row(
-      'Projection',
+      t('launch.plan.projection'),
       h(
         'span',
         { class: 'mono small wrap' },
         p.projection || '—',
-        p.reused ? h('span', { class: 'muted' }, ' (reused)') : null,
+        p.reused ? h('span', { class: 'muted' }, t('launch.plan.reused')) : null,
       ),
     ),
   );

@@ -2,7 +2,8 @@
 // declarations it shadows. Merge order: ~/.cursor/mcp.json, then plugin MCP files, then the
 // workspace's files when the workspace is trusted.
 
-import { badge, h, mount, plural, tilde } from '../dom';
+import { badge, h, mount, tilde } from '../dom';
+import { t } from '../i18n';
 import { mcpSummary, typeBadge } from '../render';
 import { type CatalogIndex, filterServers } from '../search';
 import type { MergedServer, ServerRef } from '../types';
@@ -27,8 +28,8 @@ export class McpView {
     this.search = h('input', {
       type: 'search',
       class: 'search',
-      placeholder: 'Search servers   /',
-      'aria-label': 'Search MCP servers',
+      placeholder: t('skills.mcp.searchPlaceholder'),
+      'aria-label': t('skills.mcp.searchLabel'),
       'data-testid': 'mcp-search',
       autocomplete: 'off',
       spellcheck: 'false',
@@ -37,7 +38,7 @@ export class McpView {
     this.list = new VList({
       rowHeight: ROW_HEIGHT,
       role: 'listbox',
-      label: 'MCP servers',
+      label: t('skills.mcp.listLabel'),
       testid: 'mcp-list',
       idPrefix: 'mcp-opt',
       render: (i) => this.row(this.ix!.doc.mcp[this.visible[i]]),
@@ -48,7 +49,7 @@ export class McpView {
       class: 'pane pane-detail',
       'data-testid': 'mcp-detail',
       tabindex: -1,
-      'aria-label': 'MCP server detail',
+      'aria-label': t('skills.mcp.detailLabel'),
     });
     this.el = h(
       'div',
@@ -92,7 +93,9 @@ export class McpView {
     this.visible = filterServers(ix, this.search.value);
     const total = ix.doc.mcp.length;
     this.count.textContent =
-      this.visible.length === total ? plural(total, 'server') : `${this.visible.length} of ${plural(total, 'server')}`;
+      this.visible.length === total
+        ? t('skills.mcp.count', { n: total })
+        : t('skills.mcp.countFiltered', { shown: this.visible.length, n: total });
     const sel = this.selected ? this.visible.findIndex((i) => ix.doc.mcp[i].name === this.selected) : -1;
     this.list.setData(this.visible.length, sel);
   }
@@ -103,7 +106,7 @@ export class McpView {
   }
 
   private origin(r: ServerRef): string {
-    return r.source === 'plugin' && r.plugin ? `plugin ${r.plugin}` : r.source;
+    return r.source === 'plugin' && r.plugin ? t('skills.mcp.originPlugin', { plugin: r.plugin }) : r.source;
   }
 
   private row(m: MergedServer): HTMLElement {
@@ -115,8 +118,8 @@ export class McpView {
       h(
         'div',
         { class: 'prow-sub' },
-        h('span', null, `from ${this.origin(m.winner)}`),
-        n ? h('span', { class: 'muted' }, `shadows ${n}`) : null,
+        h('span', null, t('skills.mcp.from', { origin: this.origin(m.winner) })),
+        n ? h('span', { class: 'muted' }, t('skills.mcp.shadows', { n })) : null,
       ),
     );
   }
@@ -129,7 +132,7 @@ export class McpView {
       h(
         'div',
         { class: 'server-head' },
-        winner ? badge('winner', 'ok') : badge('shadowed', 'neutral'),
+        winner ? badge(t('skills.mcp.winnerBadge'), 'ok') : badge(t('plugins.state.shadowed'), 'neutral'),
         ' ',
         typeBadge(r.type),
         ' ',
@@ -156,34 +159,39 @@ export class McpView {
           h(
             'header',
             { class: 'detail-head' },
-            h('h2', { tabindex: -1 }, 'MCP servers'),
-            h('p', { class: 'lead' }, `${plural(ix.doc.mcp.length, 'server name')} after merging.`),
+            h('h2', { tabindex: -1 }, t('skills.mcp.overview.title')),
+            h('p', { class: 'lead' }, t('skills.mcp.overview.lead', { n: ix.doc.mcp.length })),
           ),
           h(
             'section',
             { class: 'card' },
-            h('h3', null, 'Merge order'),
+            h('h3', null, t('skills.mcp.overview.mergeOrder')),
             h(
               'ol',
               { class: 'layers' },
-              h('li', null, h('code', null, '~/.cursor/mcp.json'), ' (user)'),
-              h('li', null, 'each plugin\u2019s MCP file, in catalog order'),
+              h('li', null, h('code', null, '~/.cursor/mcp.json'), t('skills.mcp.overview.userFile')),
+              h('li', null, t('skills.mcp.overview.pluginFiles')),
               h(
                 'li',
                 null,
-                'the workspace\u2019s ',
+                t('skills.mcp.overview.workspaceBefore'),
                 h('code', null, '.cursor/mcp.json'),
-                ' and ',
+                t('skills.mcp.overview.workspaceAnd'),
                 h('code', null, '.mcp.json'),
-                ', only when the workspace is trusted',
+                t('skills.mcp.overview.workspaceAfter'),
               ),
             ),
             h(
               'p',
               { class: 'muted small' },
               ix.doc.workspace
-                ? `Workspace ${tilde(ix.doc.workspace, ix.doc.home)} is ${ix.doc.workspaceTrusted ? 'trusted' : 'not trusted'}.`
-                : 'No workspace is open.',
+                ? t(
+                    ix.doc.workspaceTrusted
+                      ? 'skills.mcp.overview.workspaceTrusted'
+                      : 'skills.mcp.overview.workspaceUntrusted',
+                    { path: tilde(ix.doc.workspace, ix.doc.home) },
+                  )
+                : t('skills.mcp.overview.noWorkspace'),
             ),
           ),
         ),
@@ -203,28 +211,29 @@ export class McpView {
             'div',
             { class: 'detail-badges' },
             typeBadge(m.winner.type),
-            badge(`from ${this.origin(m.winner)}`, 'neutral'),
+            badge(t('skills.mcp.from', { origin: this.origin(m.winner) }), 'neutral'),
           ),
         ),
         h(
           'section',
           { class: 'card' },
-          h('h3', null, 'Winner'),
+          h('h3', null, t('skills.mcp.detail.winner')),
           h('ul', { class: 'servers' }, this.ref(m.winner, true)),
         ),
         h(
           'section',
           { class: 'card' },
-          h('h3', null, 'Shadowed declarations ', h('span', { class: 'muted' }, `(${m.shadowed?.length ?? 0})`)),
+          h(
+            'h3',
+            null,
+            t('skills.mcp.detail.shadowed'),
+            h('span', { class: 'muted' }, t('skills.mcp.detail.shadowedCount', { n: m.shadowed?.length ?? 0 })),
+          ),
           m.shadowed?.length
             ? h('ul', { class: 'servers' }, ...m.shadowed.map((r) => this.ref(r, false)))
-            : h('p', { class: 'muted' }, 'None: no other file declares this name.'),
+            : h('p', { class: 'muted' }, t('skills.mcp.detail.noneShadowed')),
         ),
-        h(
-          'p',
-          { class: 'muted small' },
-          'Only names and counts are shown: environment values, header values, URL paths and queries never leave the backend.',
-        ),
+        h('p', { class: 'muted small' }, t('skills.mcp.detail.note')),
       ),
     );
   }

@@ -4,11 +4,13 @@
 import { BudgetPanel } from './budget';
 import { api, errorText } from '../bridge';
 import { clientBadge, CLIENTS } from '../clients';
-import { badge, h, keepFocus, mount, plural, tilde } from '../dom';
+import { badge, h, keepFocus, mount, tilde } from '../dom';
+import { fmtNumber, type Key, t } from '../i18n';
+import { catalogs } from '../i18n/catalog';
 import { pluginDetail } from '../pluginDetail';
 import { issueGroups } from '../render';
 import { type CatalogIndex, filterPlugins, type PluginFilter, validServers } from '../search';
-import type { Plugin } from '../types';
+import type { Place, Plugin } from '../types';
 import { VList } from '../vlist';
 import type { Ctx } from './ctx';
 import { Installs } from './install';
@@ -47,28 +49,28 @@ export class PluginsView {
     this.search = h('input', {
       type: 'search',
       class: 'search',
-      placeholder: 'Search plugins and skills   /',
-      'aria-label': 'Search plugins by id, name, description or skill name',
+      placeholder: t('plugins.list.searchPlaceholder'),
+      'aria-label': t('plugins.list.searchLabel'),
       'data-testid': 'search',
       autocomplete: 'off',
       spellcheck: 'false',
     });
     this.format = h(
       'select',
-      { 'aria-label': 'Format', 'data-testid': 'filter-format' },
-      ...options('All formats', ['portable', 'legacy', 'cursor', 'none']),
+      { 'aria-label': t('plugins.list.format'), 'data-testid': 'filter-format' },
+      ...options(t('plugins.list.allFormats'), ['portable', 'legacy', 'cursor', 'none']),
     );
     this.source = h(
       'select',
-      { 'aria-label': 'Source', 'data-testid': 'filter-source' },
-      ...options('All sources', ['plugboard', 'cursor-local', 'cursor-cache', 'plugin-path']),
+      { 'aria-label': t('plugins.list.source'), 'data-testid': 'filter-source' },
+      ...options(t('plugins.list.allSources'), ['plugboard', 'cursor-local', 'cursor-cache', 'plugin-path']),
     );
     this.issues = h('input', { type: 'checkbox', 'data-testid': 'filter-issues' });
     this.count = h('div', { class: 'count', 'data-testid': 'plugin-count', 'aria-live': 'polite' });
     this.list = new VList({
       rowHeight: ROW_HEIGHT,
       role: 'listbox',
-      label: 'Plugins',
+      label: t('plugins.list.label'),
       testid: 'plugin-list',
       idPrefix: 'plugin-opt',
       render: (i) => this.row(this.ix!.doc.plugins[this.visible[i]]),
@@ -83,7 +85,7 @@ export class PluginsView {
       class: 'pane pane-detail',
       'data-testid': 'detail',
       tabindex: -1,
-      'aria-label': 'Plugin detail',
+      'aria-label': t('plugins.list.detailLabel'),
     });
     const toolbar = h(
       'div',
@@ -94,7 +96,7 @@ export class PluginsView {
         { class: 'filters' },
         this.format,
         this.source,
-        h('label', { class: 'check' }, this.issues, ' Has issues'),
+        h('label', { class: 'check' }, this.issues, ` ${t('plugins.list.hasIssues')}`),
       ),
       h(
         'div',
@@ -165,7 +167,9 @@ export class PluginsView {
     this.visible = filterPlugins(ix, this.filter());
     const total = ix.doc.plugins.length;
     this.count.textContent =
-      this.visible.length === total ? plural(total, 'plugin') : `${this.visible.length} of ${plural(total, 'plugin')}`;
+      this.visible.length === total
+        ? t('plugins.list.count', { n: total })
+        : t('plugins.list.countFiltered', { shown: this.visible.length, n: total });
     const sel = this.selectedId === null ? -1 : this.visible.findIndex((i) => ix.doc.plugins[i].id === this.selectedId);
     this.list.setData(this.visible.length, sel);
     if (sel >= 0) this.list.scrollToIndex(sel);
@@ -182,8 +186,8 @@ export class PluginsView {
     if (total === 0 && emptyHome(ix)) {
       mount(
         this.empty,
-        h('h3', null, 'No plugins yet'),
-        h('p', { class: 'muted small' }, 'The welcome beside this list says where Plugboard looks and how to add one.'),
+        h('h3', null, t('plugins.empty.noneYet')),
+        h('p', { class: 'muted small' }, t('plugins.empty.noneYetHelp')),
       );
     } else if (total === 0) {
       const home = ix.doc.home;
@@ -195,23 +199,19 @@ export class PluginsView {
       ];
       mount(
         this.empty,
-        h('h3', null, 'No plugins found'),
-        h('p', null, 'Plugboard looks for packages in:'),
+        h('h3', null, t('plugins.empty.noneFound')),
+        h('p', null, t('plugins.empty.looksIn')),
         h('ul', { class: 'mono small' }, ...where.map((w) => h('li', null, w))),
-        h(
-          'p',
-          { class: 'muted small' },
-          'Add a folder to skillPluginPaths in Settings, or install a plugin, then Rescan.',
-        ),
+        h('p', { class: 'muted small' }, t('plugins.empty.addHelp')),
       );
     } else {
       mount(
         this.empty,
-        h('h3', null, 'No plugins match'),
+        h('h3', null, t('plugins.empty.noMatch')),
         h(
           'button',
           { type: 'button', class: 'btn', 'data-testid': 'clear-filters', onclick: () => this.clearFilters() },
-          'Clear search and filters',
+          t('plugins.empty.clear'),
         ),
       );
     }
@@ -235,10 +235,10 @@ export class PluginsView {
             h(
               'li',
               { 'data-found': String(p.found), 'data-path': p.path },
-              p.found ? badge('found', 'ok') : badge('not there', 'neutral'),
+              p.found ? badge(t('plugins.state.found'), 'ok') : badge(t('plugins.state.notThere'), 'neutral'),
               ' ',
               h('span', { class: 'mono small' }, tilde(p.path, ix.doc.home)),
-              h('span', { class: 'muted small' }, ` — ${p.what}`),
+              h('span', { class: 'muted small' }, ` — ${placeWhat(p)}`),
             ),
           ),
         ),
@@ -254,27 +254,18 @@ export class PluginsView {
     return h(
       'article',
       { class: 'detail-body welcome', 'data-testid': 'welcome' },
-      h('h2', { id: 'detail-title', tabindex: -1 }, 'Welcome to Plugboard'),
-      h(
-        'p',
-        null,
-        'Nothing is here yet: no plugin, and no skill of your own. Plugboard looks in these folders, and shows what they hold as soon as something appears:',
-      ),
+      h('h2', { id: 'detail-title', tabindex: -1 }, t('plugins.welcome.title')),
+      h('p', null, t('plugins.welcome.intro')),
       places,
-      h('h4', null, 'Three ways in'),
+      h('h4', null, t('plugins.welcome.ways')),
       h(
         'ul',
         { class: 'plain welcome-ways' },
-        way(
-          'welcome-install',
-          'Install a plugin…',
-          'from a git URL, owner/repo, a folder, an archive or a marketplace',
-          () => this.installs.open(),
+        way('welcome-install', t('plugins.welcome.install'), t('plugins.welcome.installHelp'), () =>
+          this.installs.open(),
         ),
-        way('welcome-link', 'Link a working copy', 'a plugin you are writing: it validates as you edit', () =>
-          this.ctx.showTab('dev'),
-        ),
-        way('welcome-workspace', 'Open a workspace', 'a project whose skills and MCP servers join the catalog', () =>
+        way('welcome-link', t('plugins.welcome.link'), t('plugins.welcome.linkHelp'), () => this.ctx.showTab('dev')),
+        way('welcome-workspace', t('plugins.welcome.workspace'), t('plugins.welcome.workspaceHelp'), () =>
           this.ctx.showTab('settings'),
         ),
       ),
@@ -348,28 +339,33 @@ export class PluginsView {
   private overview(ix: CatalogIndex): HTMLElement {
     const s = ix.doc.summary;
     const stat = (n: number, label: string) =>
-      h('div', { class: 'stat' }, h('strong', null, String(n)), h('span', null, label));
+      h('div', { class: 'stat' }, h('strong', null, fmtNumber(n)), h('span', null, label));
     return h(
       'article',
       { class: 'detail-body overview' },
       h(
         'header',
         { class: 'detail-head' },
-        h('h2', { id: 'detail-title', tabindex: -1 }, 'Catalog'),
-        h('p', { class: 'lead' }, 'Select a plugin to see its manifest, skills, MCP servers and issues.'),
+        h('h2', { id: 'detail-title', tabindex: -1 }, t('plugins.overview.title')),
+        h('p', { class: 'lead' }, t('plugins.overview.lead')),
       ),
       h(
         'div',
         { class: 'stats' },
-        stat(s.plugins, 'plugins'),
-        stat(s.validPlugins, 'valid'),
-        stat(s.skills, 'skills'),
-        stat(s.activeSkills, 'active skills'),
-        stat(s.mcpServers, 'MCP servers'),
-        stat(s.issues.errors, 'errors'),
-        stat(s.issues.warnings, 'warnings'),
+        stat(s.plugins, t('plugins.overview.plugins')),
+        stat(s.validPlugins, t('plugins.overview.valid')),
+        stat(s.skills, t('plugins.overview.skills')),
+        stat(s.activeSkills, t('plugins.overview.activeSkills')),
+        stat(s.mcpServers, t('plugins.overview.mcpServers')),
+        stat(s.issues.errors, t('plugins.overview.errors')),
+        stat(s.issues.warnings, t('plugins.overview.warnings')),
       ),
-      h('section', { class: 'card' }, h('h3', null, 'Catalog issues'), issueGroups(ix.doc.issues, 'catalog-issues')),
+      h(
+        'section',
+        { class: 'card' },
+        h('h3', null, t('plugins.overview.issues')),
+        issueGroups(ix.doc.issues, 'catalog-issues'),
+      ),
     );
   }
 
@@ -385,7 +381,7 @@ export class PluginsView {
         class: 'prow',
         'data-testid': 'plugin-row',
         'data-id': p.id,
-        title: p.id === p.name ? undefined : `id ${p.id}`,
+        title: p.id === p.name ? undefined : t('plugins.row.idTitle', { id: p.id }),
       },
       h(
         'div',
@@ -404,7 +400,7 @@ export class PluginsView {
             )
           : null,
         this.installs.rowBadge(p),
-        p.valid ? badge('valid', 'ok') : badge('invalid', 'error'),
+        p.valid ? badge(t('plugins.state.valid'), 'ok') : badge(t('plugins.state.invalid'), 'error'),
       ),
       h(
         'div',
@@ -414,20 +410,20 @@ export class PluginsView {
           { class: 'prow-sub' },
           badge(p.format, `fmt-${p.format}`),
           h('span', null, p.source),
-          h('span', { 'data-testid': 'skill-count' }, plural(p.skills.length, 'skill')),
+          h('span', { 'data-testid': 'skill-count' }, t('plugins.count.skills', { n: p.skills.length })),
           p.mcp
             ? h(
                 'span',
                 { 'data-testid': 'mcp-indicator', class: mcp === null ? 'warn-text' : '' },
-                mcp === null ? 'MCP disabled' : `${mcp} MCP`,
+                mcp === null ? t('plugins.state.mcpDisabled') : t('plugins.row.mcp', { n: mcp }),
               )
             : null,
         ),
         h(
           'span',
           { class: 'prow-issues', 'data-testid': 'issue-count' },
-          c.errors ? h('span', { class: 'n-err' }, plural(c.errors, 'error')) : null,
-          c.warnings ? h('span', { class: 'n-warn' }, plural(c.warnings, 'warning')) : null,
+          c.errors ? h('span', { class: 'n-err' }, t('plugins.count.errors', { n: c.errors })) : null,
+          c.warnings ? h('span', { class: 'n-warn' }, t('plugins.count.warnings', { n: c.warnings })) : null,
         ),
       ),
     );
@@ -437,4 +433,10 @@ export class PluginsView {
 /** A home with nothing in it: no plugin, and no skill but the built-in ones. */
 function emptyHome(ix: CatalogIndex): boolean {
   return ix.doc.plugins.length === 0 && ix.doc.skills.every((s) => s.source === 'builtin');
+}
+
+/** What a welcome folder holds, in the page's language; a kind this page does not know, as the backend says it. */
+function placeWhat(p: Place): string {
+  const key = `plugins.place.${p.kind}`;
+  return key in catalogs.en ? t(key as Key) : p.what;
 }

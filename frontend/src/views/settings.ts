@@ -1,11 +1,19 @@
 // Settings: skillPluginPaths (add/remove), skillsEnabled overrides, how long activity is kept
 // (activityRetentionDays), the open workspace and its trust. Path and name edits go to the settings draft (saved from the save bar); opening a
-// workspace and trusting it are immediate calls, since the backend owns both.
+// workspace and trusting it are immediate calls, since the backend owns both. The page's language
+// is kept in this browser's storage (i18n), not in settings.json; a change reloads the page.
 
 import { api, errorText } from '../bridge';
 import { badge, h, mount, tilde } from '../dom';
+import { type Choice, fmtDateTime, type Lang, setChoice, storedChoice, systemLang, t } from '../i18n';
 import type { CatalogIndex } from '../search';
 import type { Ctx } from './ctx';
+
+/** Each language's name in its own language, as language pickers show them. */
+const LANG_NAME: Record<Lang, string> = {
+  en: 'English', // i18n-ignore: a language's own name
+  'zh-CN': '简体中文',
+};
 
 export class SettingsView {
   readonly el: HTMLElement;
@@ -32,7 +40,7 @@ export class SettingsView {
       type: 'text',
       class: 'grow mono',
       placeholder: '~/src/my-plugin',
-      'aria-label': 'New skill plugin path',
+      'aria-label': t('settings.paths.inputLabel'),
       'data-testid': 'settings-path-input',
       spellcheck: 'false',
     });
@@ -47,8 +55,8 @@ export class SettingsView {
       type: 'text',
       class: 'grow mono',
       list: 'skill-ids',
-      placeholder: 'skill or plugin:skill',
-      'aria-label': 'Skill to disable',
+      placeholder: t('settings.enabled.placeholder'),
+      'aria-label': t('settings.enabled.inputLabel'),
       'data-testid': 'settings-enabled-input',
       spellcheck: 'false',
     });
@@ -77,7 +85,7 @@ export class SettingsView {
       type: 'text',
       class: 'grow mono',
       placeholder: '/path/to/project',
-      'aria-label': 'Workspace folder',
+      'aria-label': t('settings.workspace.inputLabel'),
       'data-testid': 'workspace-path',
       spellcheck: 'false',
     });
@@ -99,15 +107,15 @@ export class SettingsView {
       h(
         'section',
         { class: 'card', 'aria-labelledby': 'h-paths' },
-        h('h3', { id: 'h-paths' }, 'Skill plugin paths'),
+        h('h3', { id: 'h-paths' }, t('settings.paths.title')),
         h(
           'p',
           { class: 'muted small' },
-          'Extra plugin folders to catalog (',
-          h('code', null, 'skillPluginPaths'),
-          '). Their skills are untrusted. ',
+          t('settings.paths.helpBefore'),
+          h('code', null, 'skillPluginPaths'), // i18n-ignore: the settings.json key
+          t('settings.paths.helpMiddle'),
           h('code', null, '~'),
-          ' is your home folder.',
+          t('settings.paths.helpAfter'),
         ),
         this.paths,
         h(
@@ -117,20 +125,20 @@ export class SettingsView {
           h(
             'button',
             { type: 'button', class: 'btn', 'data-testid': 'settings-path-add', onclick: addPath },
-            'Add path',
+            t('settings.paths.add'),
           ),
         ),
       ),
       h(
         'section',
         { class: 'card', 'aria-labelledby': 'h-enabled' },
-        h('h3', { id: 'h-enabled' }, 'Skill switches'),
+        h('h3', { id: 'h-enabled' }, t('settings.enabled.title')),
         h(
           'p',
           { class: 'muted small' },
-          'Skills listed here are switched off or on explicitly (',
-          h('code', null, 'skillsEnabled'),
-          '); every other skill is on. Switch skills from the Skills tab, or add one by name.',
+          t('settings.enabled.helpBefore'),
+          h('code', null, 'skillsEnabled'), // i18n-ignore: the settings.json key
+          t('settings.enabled.helpAfter'),
         ),
         this.enabledList,
         h(
@@ -141,38 +149,34 @@ export class SettingsView {
           h(
             'button',
             { type: 'button', class: 'btn', 'data-testid': 'settings-enabled-add', onclick: addEnabled },
-            'Switch off',
+            t('settings.enabled.add'),
           ),
         ),
       ),
       h(
         'section',
         { class: 'card', 'aria-labelledby': 'h-retention' },
-        h('h3', { id: 'h-retention' }, 'Activity'),
+        h('h3', { id: 'h-retention' }, t('settings.activity.title')),
         h(
           'div',
           { class: 'row' },
-          h('label', { for: 'settings-retention' }, 'Keep activity for'),
+          h('label', { for: 'settings-retention' }, t('settings.activity.keepFor')),
           this.retention,
-          h('span', null, 'days (0 keeps all)'),
+          h('span', null, t('settings.activity.days')),
         ),
         h(
           'p',
           { class: 'muted small', id: 'retention-help' },
-          'Skill uses and MCP tool calls older than this are deleted the next time activity is read (',
-          h('code', null, 'activityRetentionDays'),
-          '). Deleted records do not come back when you raise the number.',
+          t('settings.activity.helpBefore'),
+          h('code', null, 'activityRetentionDays'), // i18n-ignore: the settings.json key
+          t('settings.activity.helpAfter'),
         ),
       ),
       h(
         'section',
         { class: 'card', 'aria-labelledby': 'h-ws' },
-        h('h3', { id: 'h-ws' }, 'Workspace'),
-        h(
-          'p',
-          { class: 'muted small' },
-          'A project folder whose skills join the catalog (layer 3). Empty closes the workspace.',
-        ),
+        h('h3', { id: 'h-ws' }, t('settings.workspace.title')),
+        h('p', { class: 'muted small' }, t('settings.workspace.help')),
         h(
           'div',
           { class: 'row' },
@@ -185,7 +189,7 @@ export class SettingsView {
               'data-testid': 'workspace-open',
               onclick: () => this.openWorkspace(this.wsInput.value.trim()),
             },
-            'Open',
+            t('settings.workspace.open'),
           ),
           h(
             'button',
@@ -195,28 +199,39 @@ export class SettingsView {
               'data-testid': 'workspace-close',
               onclick: () => this.openWorkspace(''),
             },
-            'Close',
+            t('settings.workspace.close'),
           ),
         ),
         this.wsState,
-        h('label', { class: 'switch-row' }, this.trust, h('span', null, h('strong', null, 'Trust this workspace'))),
+        h(
+          'label',
+          { class: 'switch-row' },
+          this.trust,
+          h('span', null, h('strong', null, t('settings.workspace.trust'))),
+        ),
         h(
           'p',
           { class: 'warning-text small', id: 'trust-warning' },
-          'Trusting a workspace lets its MCP servers (',
+          t('settings.workspace.trustWarningBefore'),
           h('code', null, '.cursor/mcp.json'),
-          ', ',
+          t('settings.workspace.trustWarningSep'),
           h('code', null, '.mcp.json'),
-          ') load: they can run programs and reach the network. Trust only projects you know.',
+          t('settings.workspace.trustWarningAfter'),
         ),
         this.wsStatus,
-        h('h4', null, 'Trusted workspaces'),
+        h('h4', null, t('settings.workspace.trustedList')),
         this.trusted,
       ),
       this.startAtLogin,
+      this.language,
       this.about,
     );
-    s.onChange(() => this.render());
+    this.langSelect.value = storedChoice();
+    s.onChange(() => {
+      // the reason a language switch was refused goes once the draft is saved or discarded
+      if (!s.dirty) this.langStatus.hidden = true;
+      this.render();
+    });
     void this.loadVersion();
     void this.loadAutostart();
   }
@@ -231,31 +246,26 @@ export class SettingsView {
   private readonly startAtLogin = h(
     'section',
     { class: 'card', 'aria-labelledby': 'h-login' },
-    h('h3', { id: 'h-login' }, 'Start at login'),
+    h('h3', { id: 'h-login' }, t('settings.login.title')),
     h(
       'label',
       { class: 'switch-row' },
       this.loginSwitch,
-      h(
-        'span',
-        null,
-        h('strong', null, 'Start Plugboard when I log in'),
-        ' — in the tray, the window hidden until you open it',
-      ),
+      h('span', null, h('strong', null, t('settings.login.switch')), t('settings.login.switchNote')),
     ),
     this.loginState,
   );
 
   private showAutostart(st: { enabled: boolean; path: string }): void {
     this.loginSwitch.checked = st.enabled;
-    this.loginState.textContent = st.enabled ? `On: ${st.path}` : `Off (the entry would be ${st.path})`;
+    this.loginState.textContent = t(st.enabled ? 'settings.login.on' : 'settings.login.off', { path: st.path });
   }
 
   private async loadAutostart(): Promise<void> {
     try {
       this.showAutostart(await api.autostart());
     } catch (e) {
-      this.loginState.textContent = `Cannot read the login entry: ${errorText(e)}`;
+      this.loginState.textContent = t('settings.login.cannotRead', { msg: errorText(e) });
     }
   }
 
@@ -272,11 +282,57 @@ export class SettingsView {
     }
   }
 
+  /**
+   * The Language card: the system's language (named in the option), English or Chinese. The views
+   * are built once, so a switch stores the choice and reloads the page; with unsaved settings it
+   * would lose the draft, so it is refused until they are saved or discarded.
+   */
+  private readonly langSelect = h(
+    'select',
+    {
+      id: 'settings-language',
+      'aria-label': t('settings.language.selectLabel'),
+      'aria-describedby': 'language-help',
+      'data-testid': 'settings-language',
+      onchange: () => this.switchLanguage(),
+    },
+    h('option', { value: 'system' }, t('settings.language.system', { name: LANG_NAME[systemLang()] })),
+    h('option', { value: 'en' }, LANG_NAME.en),
+    h('option', { value: 'zh-CN' }, LANG_NAME['zh-CN']),
+  );
+  private readonly langStatus = h('p', {
+    class: 'notice notice-warning',
+    role: 'status',
+    'data-testid': 'settings-language-status',
+    hidden: true,
+  });
+  private readonly language = h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'h-language', 'data-testid': 'language' },
+    h('h3', { id: 'h-language' }, t('settings.language.title')),
+    h('div', { class: 'row' }, this.langSelect),
+    h('p', { class: 'muted small', id: 'language-help' }, t('settings.language.help')),
+    this.langStatus,
+  );
+
+  private switchLanguage(): void {
+    const choice = this.langSelect.value as Choice;
+    if (this.ctx.settings.dirty) {
+      this.langSelect.value = storedChoice();
+      this.langStatus.textContent = t('settings.language.dirty');
+      this.langStatus.hidden = false;
+      return;
+    }
+    this.langStatus.hidden = true;
+    setChoice(choice);
+    location.reload();
+  }
+
   /** The About card: which Plugboard this is (Version). */
   private readonly about = h(
     'section',
     { class: 'card', 'aria-labelledby': 'h-about', 'data-testid': 'about' },
-    h('h3', { id: 'h-about' }, 'About Plugboard'),
+    h('h3', { id: 'h-about' }, t('settings.about.title')),
     h('p', { class: 'muted small', 'data-testid': 'about-version' }, '…'),
   );
 
@@ -285,14 +341,14 @@ export class SettingsView {
     try {
       const v = await api.version();
       line.replaceChildren(
-        h('strong', null, `Plugboard ${v.version}`),
+        h('strong', null, `Plugboard ${v.version}`), // i18n-ignore: the product's name
         v.commit ? h('span', { class: 'mono' }, ` (${v.commit.slice(0, 12)})`) : '',
-        v.buildDate ? `, built ${new Date(v.buildDate).toLocaleString()}` : '',
-        `, ${v.go}`,
-        v.wails ? `, Wails ${v.wails}` : '',
+        v.buildDate ? t('settings.about.built', { date: fmtDateTime(v.buildDate) }) : '',
+        t('settings.about.go', { go: v.go }),
+        v.wails ? t('settings.about.wails', { version: v.wails }) : '',
       );
     } catch (e) {
-      line.textContent = `The version could not be read: ${errorText(e)}`;
+      line.textContent = t('settings.about.cannotRead', { msg: errorText(e) });
     }
   }
 
@@ -319,21 +375,21 @@ export class SettingsView {
                 'li',
                 { 'data-testid': 'settings-path', 'data-path': p },
                 h('code', { class: 'grow' }, p),
-                s.saved?.skillPluginPaths.includes(p) ? null : badge('unsaved', 'info'),
+                s.saved?.skillPluginPaths.includes(p) ? null : badge(t('settings.paths.unsaved'), 'info'),
                 h(
                   'button',
                   {
                     type: 'button',
                     class: 'btn btn-quiet btn-small',
-                    'aria-label': `Remove ${p}`,
+                    'aria-label': t('settings.paths.removeLabel', { path: p }),
                     'data-testid': 'settings-path-remove',
                     onclick: () => s.removePath(i),
                   },
-                  'Remove',
+                  t('settings.paths.remove'),
                 ),
               ),
             )
-          : [h('li', { class: 'muted' }, 'No extra paths.')]),
+          : [h('li', { class: 'muted' }, t('settings.paths.none'))]),
       );
       if (document.activeElement !== this.retention) this.retention.value = String(d.activityRetentionDays ?? 0);
       const ids = Object.keys(d.skillsEnabled).sort();
@@ -345,7 +401,7 @@ export class SettingsView {
                 type: 'checkbox',
                 role: 'switch',
                 checked: d.skillsEnabled[id],
-                'aria-label': `Enable ${id}`,
+                'aria-label': t('settings.enabled.switchLabel', { id }),
                 'data-testid': 'settings-enabled-switch',
               });
               sw.addEventListener('change', () => s.setEnabled(id, sw.checked, true));
@@ -357,41 +413,48 @@ export class SettingsView {
                   { class: 'check grow' },
                   sw,
                   h('code', null, id),
-                  h('span', { class: 'muted small' }, d.skillsEnabled[id] ? ' on' : ' off'),
+                  h(
+                    'span',
+                    { class: 'muted small' },
+                    t(d.skillsEnabled[id] ? 'settings.enabled.on' : 'settings.enabled.off'),
+                  ),
                 ),
                 h(
                   'button',
                   {
                     type: 'button',
                     class: 'btn btn-quiet btn-small',
-                    'aria-label': `Forget ${id}`,
+                    'aria-label': t('settings.enabled.forgetLabel', { id }),
                     onclick: () => s.removeEnabled(id),
                   },
-                  'Forget',
+                  t('settings.enabled.forget'),
                 ),
               );
             })
-          : [h('li', { class: 'muted' }, 'Every skill is on.')]),
+          : [h('li', { class: 'muted' }, t('settings.enabled.none'))]),
       );
       mount(
         this.trusted,
         ...(d.trustedWorkspaces.length
           ? d.trustedWorkspaces.map((w) => h('li', null, tilde(w, home)))
-          : [h('li', { class: 'muted' }, 'None.')]),
+          : [h('li', { class: 'muted' }, t('settings.workspace.trustedNone'))]),
       );
     }
     const doc = this.ix?.doc;
     const ws = doc?.workspace;
     this.wsState.textContent = ws
-      ? `Open: ${tilde(ws, home)} (${doc!.workspaceTrusted ? 'trusted' : 'not trusted'})`
-      : 'No workspace is open.';
+      ? t(doc!.workspaceTrusted ? 'settings.workspace.openTrusted' : 'settings.workspace.openUntrusted', {
+          path: tilde(ws, home),
+        })
+      : t('settings.workspace.none');
     this.trust.checked = !!doc?.workspaceTrusted;
     this.trust.disabled = !ws || this.wsBusy;
   }
 
   private status(kind: 'ok' | 'error', text: string): void {
     this.wsStatus.hidden = false;
-    this.wsStatus.className = `notice notice-${kind}`;
+    this.wsStatus.className = 'notice';
+    this.wsStatus.classList.add(`notice-${kind}`);
     this.wsStatus.textContent = text;
   }
 
@@ -401,9 +464,14 @@ export class SettingsView {
     this.render();
     try {
       const doc = await this.ctx.docCall(() => api.openWorkspace(path));
-      this.status('ok', doc.workspace ? `Opened ${tilde(doc.workspace, doc.home)}.` : 'Workspace closed.');
+      this.status(
+        'ok',
+        doc.workspace
+          ? t('settings.workspace.opened', { path: tilde(doc.workspace, doc.home) })
+          : t('settings.workspace.closed'),
+      );
     } catch (e) {
-      this.status('error', `Cannot open the workspace: ${errorText(e)}`);
+      this.status('error', t('settings.workspace.cannotOpen', { msg: errorText(e) }));
     } finally {
       this.wsBusy = false;
       this.render();
@@ -416,11 +484,11 @@ export class SettingsView {
     this.render();
     try {
       await this.ctx.docCall(() => api.setWorkspaceTrust(trusted));
-      this.status('ok', trusted ? 'Workspace trusted: its MCP servers are loaded.' : 'Workspace no longer trusted.');
+      this.status('ok', t(trusted ? 'settings.workspace.trustedNow' : 'settings.workspace.untrustedNow'));
       // The trust list lives in settings.json: take the new hash, keep unsaved edits.
       await this.ctx.settings.load(true);
     } catch (e) {
-      this.status('error', `Cannot change trust: ${errorText(e)}`);
+      this.status('error', t('settings.workspace.cannotTrust', { msg: errorText(e) }));
     } finally {
       this.wsBusy = false;
       this.render();

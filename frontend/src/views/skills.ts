@@ -2,7 +2,8 @@
 // source, trust, active/shadowed, enabled and model invocation; the selected skill's detail on the
 // right. The enabled switch edits the settings draft (saved from the bar at the bottom).
 
-import { badge, h, mount, plural, tilde } from '../dom';
+import { badge, h, mount, tilde } from '../dom';
+import { fmtNumber, t } from '../i18n';
 import { type CatalogIndex, filterSkills, type SkillFilter } from '../search';
 import type { SkillEntry } from '../types';
 import { skillDetail, skillsOverview } from '../skillDetail';
@@ -30,44 +31,44 @@ export class SkillsView {
     this.search = h('input', {
       type: 'search',
       class: 'search',
-      placeholder: 'Search skills   /',
-      'aria-label': 'Search skills by id, name, plugin or description',
+      placeholder: t('skills.list.searchPlaceholder'),
+      'aria-label': t('skills.list.searchLabel'),
       'data-testid': 'skill-search',
       autocomplete: 'off',
       spellcheck: 'false',
     });
     this.source = h(
       'select',
-      { 'aria-label': 'Skill source', 'data-testid': 'skill-filter-source' },
-      h('option', { value: '' }, 'All sources'),
+      { 'aria-label': t('skills.list.sourceLabel'), 'data-testid': 'skill-filter-source' },
+      h('option', { value: '' }, t('skills.list.allSources')),
       ...SOURCES.map((s) => h('option', { value: s }, s)),
     );
     this.state = h(
       'select',
-      { 'aria-label': 'Skill state', 'data-testid': 'skill-filter-state' },
-      h('option', { value: '' }, 'All states'),
-      h('option', { value: 'active' }, 'active'),
-      h('option', { value: 'shadowed' }, 'shadowed'),
-      h('option', { value: 'invalid' }, 'invalid'),
-      h('option', { value: 'disabled' }, 'disabled'),
+      { 'aria-label': t('skills.list.stateLabel'), 'data-testid': 'skill-filter-state' },
+      h('option', { value: '' }, t('skills.list.allStates')),
+      h('option', { value: 'active' }, t('plugins.state.active')),
+      h('option', { value: 'shadowed' }, t('plugins.state.shadowed')),
+      h('option', { value: 'invalid' }, t('plugins.state.invalid')),
+      h('option', { value: 'disabled' }, t('plugins.state.disabled')),
     );
     this.count = h('div', { class: 'count', 'data-testid': 'skill-count-label', 'aria-live': 'polite' });
-    const col = (t: string, cls = '') => h('span', { role: 'columnheader', class: cls }, t);
+    const col = (text: string, cls = '') => h('span', { role: 'columnheader', class: cls }, text);
     const header = h(
       'div',
       { class: 'srow srow-head', role: 'row', 'aria-rowindex': 1 },
       col('#', 'num'),
-      col('Skill'),
-      col('Source'),
-      col('Trust'),
-      col('Precedence'),
-      col('Model'),
-      col('On', 'center'),
+      col(t('skills.list.col.skill')),
+      col(t('skills.list.col.source')),
+      col(t('skills.list.col.trust')),
+      col(t('skills.list.col.precedence')),
+      col(t('skills.list.col.model')),
+      col(t('skills.list.col.on'), 'center'),
     );
     this.list = new VList({
       rowHeight: ROW_HEIGHT,
       role: 'grid',
-      label: 'Skills in precedence order',
+      label: t('skills.list.label'),
       testid: 'skill-list',
       idPrefix: 'skill-row',
       header,
@@ -79,7 +80,7 @@ export class SkillsView {
       class: 'pane pane-detail',
       'data-testid': 'skill-detail',
       tabindex: -1,
-      'aria-label': 'Skill detail',
+      'aria-label': t('skills.list.detailLabel'),
     });
     this.el = h(
       'div',
@@ -150,7 +151,9 @@ export class SkillsView {
     this.visible = filterSkills(ix, this.filter(), (s) => this.enabled(s));
     const total = ix.doc.skills.length;
     this.count.textContent =
-      this.visible.length === total ? plural(total, 'skill') : `${this.visible.length} of ${plural(total, 'skill')}`;
+      this.visible.length === total
+        ? t('skills.list.count', { n: total })
+        : t('skills.list.countFiltered', { shown: this.visible.length, n: total });
     const sel = this.selected ? this.visible.findIndex((i) => ix.doc.skills[i] === this.selected) : -1;
     this.list.setData(this.visible.length, sel);
   }
@@ -181,24 +184,31 @@ export class SkillsView {
       return h(
         'span',
         { class: 'cell-state' },
-        badge('active', 'ok'),
-        n ? h('span', { class: 'muted small' }, `shadows ${n}`) : null,
+        badge(t('plugins.state.active'), 'ok'),
+        n ? h('span', { class: 'muted small' }, t('skills.row.shadows', { n })) : null,
       );
     }
     if (s.shadowedBy) {
       const w = ix.skillByPath.get(s.shadowedBy);
       return h(
         'span',
-        { class: 'cell-state', title: `shadowed by ${s.shadowedBy}` },
-        badge('shadowed', 'neutral'),
+        { class: 'cell-state', title: t('skills.row.shadowedByTitle', { path: s.shadowedBy }) },
+        badge(t('plugins.state.shadowed'), 'neutral'),
         h(
           'span',
           { class: 'muted small' },
-          `by ${w ? w.source : tilde(s.shadowedBy, ix.doc.home)} in ${(s.shadowedIn ?? []).join(', ')}`,
+          t('skills.row.shadowedByIn', {
+            who: w ? w.source : tilde(s.shadowedBy, ix.doc.home),
+            clients: (s.shadowedIn ?? []).join(', '),
+          }),
         ),
       );
     }
-    return h('span', { class: 'cell-state' }, s.valid ? badge('inactive', 'neutral') : badge('invalid', 'error'));
+    return h(
+      'span',
+      { class: 'cell-state' },
+      s.valid ? badge(t('plugins.state.inactive'), 'neutral') : badge(t('plugins.state.invalid'), 'error'),
+    );
   }
 
   private row(docIndex: number): HTMLElement {
@@ -207,7 +217,7 @@ export class SkillsView {
     const toggle = h('input', {
       type: 'checkbox',
       role: 'switch',
-      'aria-label': `Enable ${s.id}`,
+      'aria-label': t('skills.enable', { id: s.id }),
       'data-testid': 'skill-enabled',
       checked: on,
     });
@@ -221,20 +231,24 @@ export class SkillsView {
         'data-id': s.id,
         'data-source': s.source,
       },
-      h('span', { role: 'gridcell', class: 'num muted' }, String(docIndex + 1)),
+      h('span', { role: 'gridcell', class: 'num muted' }, fmtNumber(docIndex + 1)),
       h(
         'span',
         { role: 'gridcell', class: 'cell-id' },
         h('span', { class: 'sid' }, s.id),
-        s.valid ? null : badge('invalid', 'error'),
+        s.valid ? null : badge(t('plugins.state.invalid'), 'error'),
       ),
       h('span', { role: 'gridcell', class: 'small' }, s.source),
-      h('span', { role: 'gridcell' }, s.trusted ? badge('trusted', 'ok') : badge('untrusted', 'warning')),
+      h(
+        'span',
+        { role: 'gridcell' },
+        s.trusted ? badge(t('plugins.state.trusted'), 'ok') : badge(t('plugins.state.untrusted'), 'warning'),
+      ),
       h('span', { role: 'gridcell' }, this.precedence(s)),
       h(
         'span',
         { role: 'gridcell', class: 'small' },
-        s.modelInvocable ? 'invocable' : h('span', { class: 'muted' }, 'user only'),
+        s.modelInvocable ? t('skills.row.invocable') : h('span', { class: 'muted' }, t('skills.row.userOnly')),
       ),
       h('span', { role: 'gridcell', class: 'center' }, toggle),
     );

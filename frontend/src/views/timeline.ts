@@ -5,29 +5,38 @@
 
 import { coalesced } from '../coalesce';
 import { api, errorText } from '../bridge';
-import { badge, h, mount, plural, tilde } from '../dom';
+import { badge, h, mount, tilde } from '../dom';
+import { fmtDateTime, fmtNumber, fmtTime, t, type Key } from '../i18n';
 import type { Change, SnapshotInfo } from '../types';
 import type { CatalogIndex } from '../search';
 
 const KIND_BADGE: Record<Change['kind'], string> = { added: 'ok', removed: 'error', changed: 'info' };
+const KIND_TEXT: Record<Change['kind'], Key> = {
+  added: 'timeline.kind.added',
+  removed: 'timeline.kind.removed',
+  changed: 'timeline.kind.changed',
+};
+const WHAT_TEXT: Record<Change['what'], Key> = {
+  plugin: 'timeline.what.plugin',
+  skill: 'timeline.what.skill',
+  server: 'timeline.what.server',
+};
 
-function when(t: string): string {
-  const d = new Date(t);
-  return Number.isNaN(d.getTime()) ? t : d.toLocaleString();
+/** A snapshot's time, date and time of day (a value that is not a time is shown as given). */
+function when(time: string): string {
+  return fmtDateTime(time);
 }
 
-function clock(t: string): string {
-  const d = new Date(t);
-  return Number.isNaN(d.getTime())
-    ? t
-    : d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+/** A snapshot's time of day. */
+function clock(time: string): string {
+  return fmtTime(time);
 }
 
 function totals(s: SnapshotInfo): string {
-  const parts = [plural(s.plugins, 'plugin')];
-  if (s.errors) parts.push(plural(s.errors, 'error'));
-  if (s.warnings) parts.push(plural(s.warnings, 'warning'));
-  return parts.join(' · ');
+  const parts = [t('timeline.count.plugins', { n: s.plugins })];
+  if (s.errors) parts.push(t('plugins.count.errors', { n: s.errors }));
+  if (s.warnings) parts.push(t('plugins.count.warnings', { n: s.warnings }));
+  return parts.join(t('timeline.totals.sep'));
 }
 
 export class TimelineView {
@@ -45,7 +54,11 @@ export class TimelineView {
   private diffError = '';
 
   constructor() {
-    this.list = h('nav', { class: 'target-list', 'aria-label': 'Snapshots', 'data-testid': 'snapshot-list' });
+    this.list = h('nav', {
+      class: 'target-list',
+      'aria-label': t('timeline.snapshots'),
+      'data-testid': 'snapshot-list',
+    });
     this.detail = h('div', { class: 'pane pane-detail', 'data-testid': 'snapshot-detail', tabindex: '-1' });
     this.el = h(
       'div',
@@ -119,12 +132,11 @@ export class TimelineView {
   }
 
   private renderList(): void {
-    const nodes: Node[] = [h('h3', { class: 'target-group' }, 'Snapshots')];
-    if (this.loadError) nodes.push(h('p', { class: 'notice notice-error' }, `Snapshots: ${this.loadError}`));
+    const nodes: Node[] = [h('h3', { class: 'target-group' }, t('timeline.snapshots'))];
+    if (this.loadError)
+      nodes.push(h('p', { class: 'notice notice-error' }, t('timeline.loadError', { msg: this.loadError })));
     if (this.loaded && !this.snapshots.length && !this.loadError)
-      nodes.push(
-        h('p', { class: 'muted small timeline-empty', 'data-testid': 'no-snapshots' }, 'No snapshots stored yet.'),
-      );
+      nodes.push(h('p', { class: 'muted small timeline-empty', 'data-testid': 'no-snapshots' }, t('timeline.empty')));
     nodes.push(
       h(
         'ol',
@@ -149,14 +161,18 @@ export class TimelineView {
                 'span',
                 { class: 'target-name' },
                 h('time', { datetime: s.time }, clock(s.time)),
-                h('span', { class: 'muted small' }, ` #${s.id}${i === 0 ? ' · latest' : ''}`),
+                h(
+                  'span',
+                  { class: 'muted small' },
+                  t(i === 0 ? 'timeline.row.idLatest' : 'timeline.row.id', { id: String(s.id) }),
+                ),
               ),
               h(
                 'span',
                 { class: 'target-side' },
-                s.errors ? badge(plural(s.errors, 'error'), 'error') : null,
-                s.warnings ? badge(plural(s.warnings, 'warning'), 'warning') : null,
-                h('span', { class: 'muted small' }, plural(s.plugins, 'plugin')),
+                s.errors ? badge(t('plugins.count.errors', { n: s.errors }), 'error') : null,
+                s.warnings ? badge(t('plugins.count.warnings', { n: s.warnings }), 'warning') : null,
+                h('span', { class: 'muted small' }, t('timeline.count.plugins', { n: s.plugins })),
               ),
             ),
           );
@@ -169,37 +185,19 @@ export class TimelineView {
   private renderDetail(): void {
     const s = this.snapshots.find((x) => x.id === this.selected);
     if (!s) {
-      mount(
-        this.detail,
-        h(
-          'p',
-          { class: 'muted' },
-          this.loaded
-            ? 'Every scan that changes the catalog is stored as a snapshot; they are listed here.'
-            : 'Loading snapshots…',
-        ),
-      );
+      mount(this.detail, h('p', { class: 'muted' }, this.loaded ? t('timeline.intro') : t('timeline.loading')));
       return;
     }
     const prev = this.previous(s.id);
     const changes = this.diffs.get(s.id);
     const stat = (n: number, label: string) =>
-      h('div', { class: 'stat' }, h('strong', null, String(n)), h('span', null, label));
+      h('div', { class: 'stat' }, h('strong', null, fmtNumber(n)), h('span', null, label));
     let body: Node;
-    if (!prev)
-      body = h(
-        'p',
-        { class: 'muted', 'data-testid': 'snapshot-first' },
-        'The oldest stored snapshot: nothing before it to compare with.',
-      );
+    if (!prev) body = h('p', { class: 'muted', 'data-testid': 'snapshot-first' }, t('timeline.first'));
     else if (this.diffError) body = h('p', { class: 'notice notice-error' }, this.diffError);
-    else if (!changes) body = h('p', { class: 'muted small' }, 'Loading the changes…');
+    else if (!changes) body = h('p', { class: 'muted small' }, t('timeline.changes.loading'));
     else if (!changes.length)
-      body = h(
-        'p',
-        { class: 'muted', 'data-testid': 'changes-none' },
-        'Nothing listed changed (the catalog’s own issues may have).',
-      );
+      body = h('p', { class: 'muted', 'data-testid': 'changes-none' }, t('timeline.changes.none'));
     else
       body = h(
         'ul',
@@ -211,8 +209,8 @@ export class TimelineView {
             h(
               'div',
               { class: 'change-head' },
-              badge(c.kind, KIND_BADGE[c.kind] ?? 'neutral'),
-              h('span', { class: 'muted small' }, c.what),
+              badge(KIND_TEXT[c.kind] ? t(KIND_TEXT[c.kind]) : c.kind, KIND_BADGE[c.kind] ?? 'neutral'),
+              h('span', { class: 'muted small' }, WHAT_TEXT[c.what] ? t(WHAT_TEXT[c.what]) : c.what),
               h('code', null, c.id),
               c.detail ? h('span', { class: 'change-detail' }, c.detail) : null,
             ),
@@ -228,16 +226,21 @@ export class TimelineView {
         h(
           'div',
           { class: 'detail-head' },
-          h('h2', null, `Snapshot #${s.id}`),
-          h('p', { class: 'muted small' }, h('time', { datetime: s.time }, when(s.time)), ` · ${totals(s)}`),
+          h('h2', null, t('timeline.snapshot.title', { id: String(s.id) })),
+          h(
+            'p',
+            { class: 'muted small' },
+            h('time', { datetime: s.time }, when(s.time)),
+            t('timeline.snapshot.totals', { totals: totals(s) }),
+          ),
         ),
         h(
           'div',
           { class: 'stats' },
-          stat(s.plugins, 'plugins'),
-          stat(s.valid, 'valid'),
-          stat(s.errors, 'errors'),
-          stat(s.warnings, 'warnings'),
+          stat(s.plugins, t('timeline.stat.plugins')),
+          stat(s.valid, t('timeline.stat.valid')),
+          stat(s.errors, t('timeline.stat.errors')),
+          stat(s.warnings, t('timeline.stat.warnings')),
         ),
         h(
           'section',
@@ -245,10 +248,12 @@ export class TimelineView {
           h(
             'h3',
             { id: 'h-changes' },
-            prev ? `What changed since #${prev.id}` : 'What changed',
-            changes?.length ? h('span', { class: 'muted' }, ` (${changes.length})`) : null,
+            prev ? t('timeline.changes.titleSince', { id: String(prev.id) }) : t('timeline.changes.title'),
+            changes?.length ? h('span', { class: 'muted' }, t('timeline.changes.count', { n: changes.length })) : null,
           ),
-          prev ? h('p', { class: 'muted small' }, `From ${when(prev.time)} to ${when(s.time)}.`) : null,
+          prev
+            ? h('p', { class: 'muted small' }, t('timeline.changes.range', { from: when(prev.time), to: when(s.time) }))
+            : null,
           body,
         ),
       ),

@@ -6,6 +6,7 @@
 
 import { ApiError, api, errorText } from '../bridge';
 import { h } from '../dom';
+import { fmtNumber, t } from '../i18n';
 import type { TryResult } from '../types';
 import { backendSelect, labelOwnBackend, type LaunchSubject, subjectKey } from './subject';
 
@@ -25,14 +26,14 @@ export class TryPanel {
       id: `${idPrefix}-prompt`,
       rows: 3,
       class: 'grow',
-      placeholder: 'What a user would ask, e.g. "summarise this file"',
+      placeholder: t('launch.try.placeholder'),
       'data-testid': 'try-prompt',
     });
-    this.select = backendSelect({ 'aria-label': 'Agent to try with', 'data-testid': 'try-backend' });
+    this.select = backendSelect({ 'aria-label': t('launch.try.agent'), 'data-testid': 'try-backend' });
     this.button = h(
       'button',
       { type: 'button', class: 'btn', 'data-testid': 'try-button', onclick: () => void this.run() },
-      'Try',
+      t('launch.try.button'),
     );
     this.prompt.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void this.run();
@@ -41,13 +42,9 @@ export class TryPanel {
     this.el = h(
       'section',
       { class: 'card try-card', 'data-testid': 'try', 'aria-labelledby': `${idPrefix}-h` },
-      h('h3', { id: `${idPrefix}-h` }, 'Try a prompt'),
-      h(
-        'p',
-        { class: 'muted small' },
-        'Runs the prompt as one turn of the agent, with this set, and shows which skills and MCP tools the model used. It uses your agent account, like a launch.',
-      ),
-      h('label', { for: `${idPrefix}-prompt`, class: 'field-label' }, 'Prompt'),
+      h('h3', { id: `${idPrefix}-h` }, t('launch.try.title')),
+      h('p', { class: 'muted small' }, t('launch.try.help')),
+      h('label', { for: `${idPrefix}-prompt`, class: 'field-label' }, t('launch.try.prompt')),
       this.prompt,
       h('div', { class: 'row' }, this.select, this.button, h('span', { class: 'grow' })),
       this.result,
@@ -86,12 +83,12 @@ export class TryPanel {
   private render(): void {
     const none = !this.subject;
     this.button.disabled = this.busy || none;
-    this.button.textContent = this.busy ? 'Trying…' : 'Try';
+    this.button.textContent = this.busy ? t('launch.try.trying') : t('launch.try.button');
     this.prompt.disabled = none;
     this.select.disabled = this.busy || none;
     const o = this.outcome;
     if (this.busy) {
-      this.result.replaceChildren(h('p', { class: 'muted small', role: 'status' }, 'The agent is working on it…'));
+      this.result.replaceChildren(h('p', { class: 'muted small', role: 'status' }, t('launch.try.working')));
       return;
     }
     if (!o || o.key !== subjectKey(this.subject)) {
@@ -107,7 +104,7 @@ export class TryPanel {
       h(
         'dl',
         { class: 'try-facts' },
-        h('dt', null, 'Skills invoked'),
+        h('dt', null, t('launch.try.skills')),
         h(
           'dd',
           { 'data-testid': 'try-skills' },
@@ -123,14 +120,14 @@ export class TryPanel {
                     h(
                       'span',
                       { class: 'muted small' },
-                      s.how === 'user' ? ' (slash command)' : ' (picked by the model)',
+                      s.how === 'user' ? t('launch.try.slash') : t('launch.try.picked'),
                     ),
                   ),
                 ),
               )
-            : 'none',
+            : t('launch.none'),
         ),
-        h('dt', null, 'MCP tools called'),
+        h('dt', null, t('launch.try.tools')),
         h(
           'dd',
           { 'data-testid': 'try-tools' },
@@ -138,31 +135,42 @@ export class TryPanel {
             ? h(
                 'ul',
                 { class: 'plain' },
-                ...r.tools.map((t) =>
+                ...r.tools.map((tool) =>
                   h(
                     'li',
-                    { class: 'mono', 'data-tool': `${t.server}/${t.tool}` },
-                    `${t.server}/${t.tool}`,
-                    h('span', { class: 'muted small' }, ` ${t.ms} ms${t.failed ? ', failed' : ''}`),
+                    { class: 'mono', 'data-tool': `${tool.server}/${tool.tool}` },
+                    `${tool.server}/${tool.tool}`,
+                    h(
+                      'span',
+                      { class: 'muted small' },
+                      t(tool.failed ? 'launch.try.toolFailed' : 'launch.try.toolMs', { ms: tool.ms }),
+                    ),
                   ),
                 ),
               )
-            : 'none',
+            : t('launch.none'),
         ),
       ),
-      h('h4', null, 'Answer'),
-      h('pre', { class: 'try-answer wrap', 'data-testid': 'try-answer', tabindex: 0 }, r.answer || '(no text)'),
+      h('h4', null, t('launch.try.answer')),
+      h(
+        'pre',
+        { class: 'try-answer wrap', 'data-testid': 'try-answer', tabindex: 0 },
+        r.answer || t('launch.try.noText'),
+      ),
       h(
         'p',
         { class: 'muted small', 'data-testid': 'try-meta', 'data-warm': String(r.warm) },
-        `${r.backend}, ${r.warm ? 'a warm agent from an earlier try' : 'a new agent'}, ${(r.ms / 1000).toFixed(1)} s`,
+        t(r.warm ? 'launch.try.metaWarm' : 'launch.try.metaNew', {
+          backend: r.backend,
+          s: fmtNumber(r.ms / 1000, { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
+        }),
       ),
       ...(r.dropped.length
         ? [
             h(
               'details',
               { class: 'small', 'data-testid': 'try-dropped' },
-              h('summary', null, `Left out of this try: ${r.dropped.map(dropName).join(', ')}`),
+              h('summary', null, t('launch.try.leftOut', { names: r.dropped.map(dropName).join(', ') })),
               h('ul', { class: 'plain' }, ...r.dropped.map((d) => h('li', null, `${dropName(d)}: ${d.reason}`))),
             ),
           ]

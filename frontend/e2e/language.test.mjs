@@ -1,0 +1,141 @@
+// The page's language against the real backend: a Chinese system locale shows the page in
+// Chinese; the Language card in Settings stores a choice that survives a reload, and 'system'
+// goes back to the locale's language; with unsaved settings the switch is refused, the page keeps
+// the draft and does not reload.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { launchBrowser, makeFixture, newPage, startServe, waitReady } from './harness.mjs';
+
+let fx, srv, browser;
+const pages = [];
+
+before(async () => {
+  fx = makeFixture();
+  srv = await startServe(fx);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  for (const p of pages) await p.context().close();
+  await browser?.close();
+  await srv?.stop();
+  fx?.cleanup();
+});
+
+/** A page in a fresh context (its own localStorage) whose system locale is locale. */
+async function open(locale) {
+  const page = await newPage(browser, { locale });
+  pages.push(page);
+  await page.goto(srv.url);
+  await waitReady(page);
+  return page;
+}
+
+async function openSettings(page) {
+  await page.click('[data-testid="tab-settings"]');
+  await page.waitForSelector('[data-testid="settings-language"]');
+}
+
+const lang = (page) => page.evaluate(() => document.documentElement.lang);
+const heading = (page, id) => page.textContent(`#${id}`);
+const selected = (page) => page.inputValue('[data-testid="settings-language"]');
+const systemLabel = (page) => page.textContent('[data-testid="settings-language"] option[value="system"]');
+const stored = (page) => page.evaluate(() => localStorage.getItem('plugboard.lang'));
+
+/** Chooses value in the Language card and waits for the reload it causes. */
+async function choose(page, value) {
+  const loaded = page.waitForEvent('load');
+  await page.selectOption('[data-testid="settings-language"]', value);
+  await loaded;
+  await waitReady(page);
+  await openSettings(page);
+}
+
+test('a Chinese system locale shows the page in Chinese', async () => {
+  const page = await open('zh-CN');
+  assert.equal(await lang(page), 'zh-CN');
+  await openSettings(page);
+  assert.equal(await heading(page, 'h-paths'), '技能插件路径');
+  assert.equal(await heading(page, 'h-language'), '语言');
+  assert.equal(await selected(page), 'system');
+  assert.equal(await systemLabel(page), '跟随系统（简体中文）');
+  assert.equal(await stored(page), null, 'following the system stores nothing');
+});
+
+test('choosing 简体中文 reloads the page in Chinese, the choice survives a reload, and system goes back to English', async () => {
+  const page = await open('en-US');
+  assert.equal(await lang(page), 'en');
+  await openSettings(page);
+  assert.equal(await heading(page, 'h-paths'), 'Skill plugin paths');
+  assert.equal(await selected(page), 'system');
+  assert.equal(await systemLabel(page), 'System (English)');
+
+  await choose(page, 'zh-CN');
+  assert.equal(await lang(page), 'zh-CN');
+  assert.equal(await heading(page, 'h-paths'), '技能插件路径');
+  assert.equal(await selected(page), 'zh-CN');
+  assert.equal(await stored(page), 'zh-CN');
+  // the system is still English, and the option says so in Chinese
+  assert.equal(await systemLabel(page), '跟随系统（English）');
+
+  await page.reload();
+  await waitReady(page);
+  assert.equal(await lang(page), 'zh-CN', 'the choice survives a reload');
+  await openSettings(page);
+  assert.equal(await heading(page, 'h-paths'), '技能插件路径');
+  assert.equal(await selected(page), 'zh-CN');
+
+  await choose(page, 'system');
+  assert.equal(await lang(page), 'en');
+  assert.equal(await heading(page, 'h-paths'), 'Skill plugin paths');
+  assert.equal(await selected(page), 'system');
+  assert.equal(await stored(page), null, 'system forgets the stored choice');
+});
+
+test('with unsaved settings the switch is refused with a message, and the page does not reload', async () => {
+  const page = await open('en-US');
+  await openSettings(page);
+  await page.fill('[data-testid="settings-path-input"]', '~/not-saved');
+  await page.click('[data-testid="settings-path-add"]');
+  await page.waitForSelector('[data-testid="savebar"]:not([hidden])');
+  // a mark in this document: a reload would lose it
+  await page.evaluate(() => {
+    window.__notReloaded = true;
+  });
+  let loads = 0;
+  page.on('load', () => loads++);
+
+  await page.selectOption('[data-testid="settings-language"]', 'zh-CN');
+  const status = page.getByTestId('settings-language-status');
+  await status.waitFor({ state: 'visible' });
+  assert.equal(await status.textContent(), 'Save or discard your changes to settings first, then switch the language.');
+  assert.equal(await selected(page), 'system', 'the select shows the language in use again');
+  await page.waitForTimeout(500);
+  assert.equal(loads, 0, 'no reload');
+  assert.equal(await page.evaluate(() => window.__notReloaded), true, 'same document');
+  assert.equal(await stored(page), null, 'nothing stored');
+  assert.equal(await lang(page), 'en');
+  const paths = await page.$$eval('[data-testid="settings-path"]', (els) => els.map((e) => e.dataset.path));
+  assert.ok(paths.includes('~/not-saved'), `the draft is kept: ${paths}`);
+
+  // discarding the draft takes the message away, and the switch then goes through
+  await page.click('[data-testid="settings-discard"]');
+  await status.waitFor({ state: 'hidden' });
+  await choose(page, 'zh-CN');
+  assert.equal(await lang(page), 'zh-CN');
+});
+
+test('in Chinese, issue messages and codes stay as the command line prints them, in English; counts are Chinese', async () => {
+  const page = await open('zh-CN');
+  await page.click('[data-testid="plugin-row"][data-id="alpha"]');
+  await page.waitForSelector('[data-testid="detail"] [data-testid="issue"]');
+  const issues = await page.$$eval('[data-testid="detail"] [data-testid="issue"]', (els) =>
+    els.map((e) => e.textContent),
+  );
+  assert.ok(issues.length > 0, 'alpha has issues');
+  for (const line of issues) assert.match(line, /: (error|warning): .+ \[[a-z-]+\.[a-z-]+\]$/, line);
+  const badges = await page.textContent('[data-testid="plugin-row"][data-id="alpha"]');
+  assert.match(badges, /2 个错误/);
+  assert.match(badges, /1 个警告/);
+});
