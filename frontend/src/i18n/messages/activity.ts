@@ -147,7 +147,7 @@ export const zh: Record<keyof typeof en, Msg> = {
   'activity.stale.notRead': '未读取。',
   'activity.stale.help':
     '基于全部有记录的活动，与所选时间段无关。“移除”会以与“分配”标签页相同的受保护保存方式，将该插件从目标的文件中移除。',
-  'activity.stale.none': '没有插件已 {n} 天未被使用。',
+  'activity.stale.none': '没有已连续 {n} 天未使用的插件。',
   'activity.stale.beforeHistoryTitle': '在历史开始之前分配，此后从未使用',
   'activity.stale.item': '{target} 上的 {plugin}',
   'activity.stale.assigned': { other: '分配于 {date}（{n} 天前）。' },
@@ -163,7 +163,7 @@ export const zh: Record<keyof typeof en, Msg> = {
   'activity.stale.remove': '从 {target} 移除',
   'activity.stale.removeTitle': '从 {file} 中移除 {plugin}（记录在历史中）',
   'activity.stale.removing': '正在移除…',
-  'activity.stale.removed': '已从 {target} 移除 {plugin}（历史 #{id}）。可在“分配”标签页中撤销。',
+  'activity.stale.removed': '已从 {target} 移除 {plugin}（历史 #{id}）。可在“分配”标签页中还原。',
   'activity.stale.notRemovedStale':
     '未移除：本页读取 {target} 之后，它已在磁盘上被更改，因此未写入任何内容。下面的列表现在显示的是它的当前状态；请再看一遍后再移除。',
   'activity.stale.notRemovedRefused': '未移除，已被拒绝：{msg}',

@@ -60,7 +60,8 @@ export const en = {
 
 export const zh: Record<keyof typeof en, Msg> = {
   'budget.title': '上下文',
-  'budget.help': '启动后、第一条提示之前模型所看到的内容，以及其 MCP 服务器是否响应。token 数为估算值（字符数 / 4）。',
+  'budget.help':
+    '一次启动在第一条提示词之前向模型提供的内容，以及其 MCP 服务器是否响应。token 数为估算值（字符数 / 4）。',
   'budget.agentLabel': '按哪个智能体测算',
   'budget.check': '立即检查',
   'budget.checking': '正在检查…',
@@ -69,7 +70,7 @@ export const zh: Record<keyof typeof en, Msg> = {
   'budget.starting': '正在启动服务器…',
   'budget.checkFailed': '检查失败：{msg}',
   'budget.measuring': '正在测算…',
-  'budget.source.target': '此组合的技能',
+  'budget.source.target': '这组插件的技能',
   'budget.source.user': '你自己的技能',
   'budget.source.project': '项目的技能',
   'budget.source.client': '客户端自带的技能',
@@ -83,7 +84,7 @@ export const zh: Record<keyof typeof en, Msg> = {
   'budget.bar.sep': '，',
   'budget.bar.title': '{label}：{chars} 个字符，约 {n} token',
   'budget.legend': '{label}：约 {n} token',
-  'budget.notCounted': '客户端自带的系统提示和内置工具另计，不包含在此处。',
+  'budget.notCounted': '客户端自带的系统提示词和内置工具另计，不包含在此处。',
   'budget.listing.fits': '技能列表：占用 Claude {budget} 字符预算中的 {chars} 个字符，共 {entries} 项，均带描述。',
   'budget.listing.over': '技能列表：占用 Claude {budget} 字符预算中的 {chars} 个字符，共 {entries} 项。',
   'budget.cut': {
@@ -98,8 +99,8 @@ export const zh: Record<keyof typeof en, Msg> = {
   'budget.health.notAcked': '未针对此次启动确认，因此不会启动；可用 {cmd} 确认',
   'budget.health.unchecked': '自上次更改配置以来未检查',
   'budget.health.checkedAt': ' · 检查于 {date}',
-  'budget.health.ok': { other: '正常：{n} 个工具，{ms} 毫秒内就绪' },
-  'budget.health.okInfo': { other: '正常：{name} {version}，{n} 个工具，{ms} 毫秒内就绪' },
+  'budget.health.ok': { other: '正常：{n} 个工具，{ms} 毫秒后就绪' },
+  'budget.health.okInfo': { other: '正常：{name} {version}，{n} 个工具，{ms} 毫秒后就绪' },
   'budget.health.failed': '失败：{msg}',
   'budget.health.noAnswer': '无响应',
 };

@@ -211,7 +211,7 @@ export const zh: Record<keyof typeof en, Msg> = {
   'install.modified': '已安装的文件夹被手动编辑过：更新会替换它（回滚可将其恢复）',
 
   'install.force.invalidPackage': '强制：即使有错误也安装（修复错误之前无法分配）',
-  'install.force.exists': '强制：替换已安装的同 id 插件',
+  'install.force.exists': '强制：替换已安装的同 ID 插件',
   'install.hint.exists': '勾选下方的“强制”以替换它，或先卸载它，或换一个名称。',
 
   'install.server.runs': { other: '{name}：{type}，运行 {executable}（{n} 个参数）' },
@@ -224,11 +224,11 @@ export const zh: Record<keyof typeof en, Msg> = {
   'install.check.available': { other: '有 {n} 个可用更新' },
   'install.check.allCurrent': '所有已安装的插件均为最新',
   'install.check.summary': '{summary}。',
-  'install.check.someFailed': { other: '{summary}；{n} 个插件无法检查（详见其详情）。' },
+  'install.check.someFailed': { other: '{summary}；{n} 个插件无法检查（请查看其详情）。' },
   'install.check.notChecked': '未检查：{msg}',
   'install.check.updatesNotChecked': '未检查更新：{msg}',
   'install.badge.update': '有可用更新',
-  'install.badge.updateTitle': '检查更新发现了新版本；详见其详情',
+  'install.badge.updateTitle': '“检查更新”发现了新版本；请查看其详情',
 
   'install.open': '安装…',
   'install.catalogUnread': '已安装 {id}，但无法重新读取目录：{msg}。请重新扫描。',
@@ -239,7 +239,7 @@ export const zh: Record<keyof typeof en, Msg> = {
   'install.card.ref': '引用',
   'install.card.path': '路径',
   'install.card.commit': '提交',
-  'install.card.archive': '归档',
+  'install.card.archive': '归档文件',
   'install.card.installed': '安装时间',
   'install.card.reading': '正在读取 plugins.lock.json…',
   'install.card.update': '更新',
@@ -261,7 +261,7 @@ export const zh: Record<keyof typeof en, Msg> = {
   },
   'install.outcome.notAcked': '未确认',
 
-  'install.state.pinned': '已固定到提交 {commit}：已是最新（安装其他引用可移动它）。',
+  'install.state.pinned': '已固定到提交 {commit}：已是最新（如需移动，请安装其他引用）。',
   'install.state.current': '已是最新。',
   'install.state.available': '有可用更新',
 
@@ -301,7 +301,7 @@ export const zh: Record<keyof typeof en, Msg> = {
   'install.dialog.refPlaceholder': '默认分支',
   'install.dialog.path': '来源中的路径',
   'install.dialog.pathPlaceholder': '根目录',
-  'install.dialog.name': '名称（插件 id）',
+  'install.dialog.name': '名称（插件 ID）',
   'install.dialog.namePlaceholder': '清单中的名称',
   'install.dialog.install': '安装',
   'install.dialog.installing': '正在安装…',
@@ -334,7 +334,7 @@ export const zh: Record<keyof typeof en, Msg> = {
   'install.market.added': { other: '已添加市场 {name}（{n} 个插件）。' },
   'install.market.addedWarnings': { other: '已添加市场 {name}（{n} 个插件）。警告：{warnings}' },
   'install.market.notAdded': '未添加：{msg}',
-  'install.market.removed': '已移除市场 {name}；其克隆已删除。',
+  'install.market.removed': '已移除市场 {name}；其克隆副本已删除。',
   'install.market.removedKept': '已移除市场 {name}；文件夹 {path} 保持原样。',
   'install.market.notRemoved': '未移除：{msg}',
 };
