@@ -58,6 +58,11 @@ test('a Chinese system locale shows the page in Chinese', async () => {
   await openSettings(page);
   assert.equal(await heading(page, 'h-paths'), '技能插件路径');
   assert.equal(await heading(page, 'h-language'), '语言');
+  assert.match(
+    await page.textContent('#language-help'),
+    /问题消息.*保持英文/,
+    'the card says issue messages stay English',
+  );
   assert.equal(await selected(page), 'system');
   assert.equal(await systemLabel(page), '跟随系统（简体中文）');
   assert.equal(await stored(page), null, 'following the system stores nothing');
@@ -70,6 +75,7 @@ test('choosing 简体中文 reloads the page in Chinese, the choice survives a r
   assert.equal(await heading(page, 'h-paths'), 'Skill plugin paths');
   assert.equal(await selected(page), 'system');
   assert.equal(await systemLabel(page), 'System (English)');
+  assert.match(await page.textContent('#language-help'), /^Issue messages .* stay in English/);
 
   await choose(page, 'zh-CN');
   assert.equal(await lang(page), 'zh-CN');

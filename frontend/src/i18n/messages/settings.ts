@@ -63,7 +63,8 @@ export const en = {
   'settings.language.title': 'Language',
   'settings.language.selectLabel': 'Language of the page',
   'settings.language.system': 'System ({name})',
-  'settings.language.help': 'Issue messages from validation stay in English: their codes are stable.',
+  'settings.language.help':
+    'Issue messages and the clients’ reasons stay in English in every language, as the command line prints them, so you can search for them and their codes (see docs/issue-codes.md).',
   'settings.language.dirty': 'Save or discard your changes to settings first, then switch the language.',
   'settings.about.title': 'About Plugboard',
   'settings.about.built': ', built {date}',
@@ -132,7 +133,8 @@ export const zh: Record<keyof typeof en, Msg> = {
   'settings.language.title': '语言',
   'settings.language.selectLabel': '界面语言',
   'settings.language.system': '跟随系统（{name}）',
-  'settings.language.help': '校验产生的问题消息保持英文：它们的代码是稳定的。',
+  'settings.language.help':
+    '问题消息和各客户端给出的原因在任何语言下都保持英文，与命令行输出一致，便于按原文及其代码搜索（见 docs/issue-codes.md）。',
   'settings.language.dirty': '请先保存或放弃对设置的更改，再切换语言。',
   'settings.about.title': '关于 Plugboard',
   'settings.about.built': '，构建于 {date}',
