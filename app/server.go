@@ -35,9 +35,10 @@ type Server struct {
 	port     string
 	loopback bool
 	encoded  encodedCatalog
+	list     encodedCatalog
 }
 
-// encodedCatalog is the JSON of the last catalog document served. A published catalog is
+// encodedCatalog is the JSON of the last catalog document (or its list part) served. A published catalog is
 // never changed (a scan or a reload publishes a new one), so the bytes serve every page
 // that asks for the same scan: encoding 10,000 skills costs about 150 ms of CPU, which a
 // page loading beside it on a 2-core machine waits for several times over.
@@ -47,15 +48,15 @@ type encodedCatalog struct {
 	data []byte
 }
 
-// bytes returns c as JSON, encoding it only when it is not the catalog last encoded.
-func (e *encodedCatalog) bytes(c *catalog.Catalog) ([]byte, error) {
+// bytes returns write's JSON of c, encoding it only when c is not the catalog last encoded.
+func (e *encodedCatalog) bytes(c *catalog.Catalog, write func(io.Writer) error) ([]byte, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.c == c {
 		return e.data, nil
 	}
 	var b bytes.Buffer
-	if err := c.WriteJSON(&b); err != nil {
+	if err := write(&b); err != nil {
 		return nil, err
 	}
 	e.c, e.data = c, b.Bytes()
@@ -202,12 +203,19 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if c, ok := result.(*catalog.Catalog); ok {
-		data, err := s.encoded.bytes(c) // megabytes for a large home: encoded once per scan
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, &Error{Code: CodeIO, Message: err.Error()})
-			return
-		}
+	// megabytes for a large home: each document is encoded once per scan
+	var data []byte
+	switch r := result.(type) {
+	case *catalog.Catalog:
+		data, err = s.encoded.bytes(r, r.WriteJSON)
+	case catalog.List:
+		data, err = s.list.bytes(r.Catalog(), r.WriteJSON)
+	}
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, &Error{Code: CodeIO, Message: err.Error()})
+		return
+	}
+	if data != nil {
 		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 		w.Write(data)
 		return
@@ -222,6 +230,7 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 // Service that are not on Page (SetActor, DraftDirty, Workspace, RequestOpen, Close) are "no method" here.
 var pageMethods = map[string]pageMethod{
 	"Catalog":           noArgs((*Page).Catalog),
+	"CatalogList":       noArgs((*Page).CatalogList),
 	"Rescan":            noArgs((*Page).Rescan),
 	"Settings":          noArgs((*Page).Settings),
 	"SaveSettings":      twoArgs((*Page).SaveSettings),

@@ -288,6 +288,17 @@ func TestCatalogEncodedOncePerScan(t *testing.T) {
 	if _, again, _ := do(t, base, req{"POST", "/api/Catalog", "[]", auth}); again != first {
 		t.Error("the same scan was served differently")
 	}
+	// the list part of the same scan, the same way
+	code, list, resp := do(t, base, req{"POST", "/api/CatalogList", "[]", auth})
+	if code != 200 || resp.Header.Get("Content-Length") != strconv.Itoa(len(list)) || !strings.HasPrefix(list, `{"part":"list"`) {
+		t.Fatalf("CatalogList: %d, Content-Length %q for %d bytes: %.80s", code, resp.Header.Get("Content-Length"), len(list), list)
+	}
+	if len(list) >= len(first) {
+		t.Errorf("the list part is %d bytes, the document %d", len(list), len(first))
+	}
+	if _, again, _ := do(t, base, req{"POST", "/api/CatalogList", "[]", auth}); again != list {
+		t.Error("the same scan's list was served differently")
+	}
 	manifest := filepath.Join(home, ".plugboard", "plugins", "alpha", "plugin.json")
 	b, err := os.ReadFile(manifest)
 	if err != nil {
@@ -301,5 +312,8 @@ func TestCatalogEncodedOncePerScan(t *testing.T) {
 	}
 	if _, after, _ := do(t, base, req{"POST", "/api/Catalog", "[]", auth}); after == first || !strings.Contains(after, `"version":"1.0.1"`) {
 		t.Errorf("after the rescan the catalog is unchanged (%v)", after == first)
+	}
+	if _, after, _ := do(t, base, req{"POST", "/api/CatalogList", "[]", auth}); after == list || !strings.Contains(after, `"version":"1.0.1"`) {
+		t.Errorf("after the rescan the list is unchanged (%v)", after == list)
 	}
 }

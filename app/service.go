@@ -124,6 +124,7 @@ type Page struct{ pageSurface }
 // pageSurface lists the methods of Page; each is the Service method of the same name.
 type pageSurface interface {
 	Catalog() (*catalog.Catalog, error)
+	CatalogList() (catalog.List, error)
 	Rescan() (*catalog.Catalog, error)
 	Settings() (SettingsState, error)
 	SaveSettings(st settings.Settings, hash string) (SettingsState, error)
@@ -189,6 +190,17 @@ func (s *Service) Catalog() (*catalog.Catalog, error) {
 		return c, nil
 	}
 	return s.scan(), nil
+}
+
+// CatalogList is the part of Catalog's document the Plugins list draws (catalog.List):
+// the page asks for it first, so its first rows are on screen before the whole document
+// has travelled.
+func (s *Service) CatalogList() (catalog.List, error) {
+	c, err := s.Catalog()
+	if err != nil {
+		return catalog.List{}, err
+	}
+	return c.List(), nil
 }
 
 // Rescan scans now, reporting progress, and returns the new catalog.

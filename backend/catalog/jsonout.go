@@ -11,10 +11,7 @@ import (
 // home is megabytes, and building it in one buffer costs memory the scan does not need
 // (and, on a cold machine, the page faults to get it).
 func (c *Catalog) WriteJSON(w io.Writer) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	s := &stream{w: bw, enc: enc}
+	s := newStream(w)
 	s.raw("{")
 	s.field("home", c.Home, true)
 	s.field("plugboardHome", c.PlugboardHome, false)
@@ -39,16 +36,27 @@ func (c *Catalog) WriteJSON(w io.Writer) error {
 		s.field("seq", c.Seq, false)
 	}
 	s.raw("}\n")
-	if s.err != nil {
-		return s.err
-	}
-	return bw.Flush()
+	return s.flush()
 }
 
 type stream struct {
 	w   *bufio.Writer
 	enc *json.Encoder
 	err error
+}
+
+func newStream(w io.Writer) *stream {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	return &stream{w: bw, enc: enc}
+}
+
+func (s *stream) flush() error {
+	if s.err != nil {
+		return s.err
+	}
+	return s.w.Flush()
 }
 
 func (s *stream) raw(t string) {

@@ -336,7 +336,11 @@ test('planted secrets never reach the page: not in its text, its markup, nor any
   await page.click('[data-testid="rescan"]');
   await page.waitForSelector('[data-testid="scan-state"][data-state="ready"]');
   await Promise.all(pending);
-  const catalogBodies = bodies.filter((b) => b.url.includes('/api/Catalog') || b.url.includes('/api/Rescan'));
+  const catalogBodies = bodies.filter((b) => b.url.endsWith('/api/Catalog') || b.url.endsWith('/api/Rescan'));
+  assert.ok(
+    bodies.some((b) => b.url.endsWith('/api/CatalogList') && b.text.startsWith('{"part":"list"')),
+    'the list part was captured too',
+  );
   assert.ok(catalogBodies.length >= 2, `saw ${catalogBodies.length} catalog responses`);
   assert.ok(
     catalogBodies.every((b) => b.text.includes('DB_PASSWORD')),

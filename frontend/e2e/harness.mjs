@@ -155,7 +155,9 @@ export async function newPage(browser, opts = {}) {
 }
 
 /** Waits until the page has a catalog (the plugin list is showing). */
+/** Waits for the page to show the whole catalog document (not only the list part it draws first). */
 export async function waitReady(page) {
+  await page.waitForSelector('html[data-catalog="full"]', { state: 'attached', timeout: 20000 });
   await page.waitForSelector('[data-testid="plugin-row"], [data-testid="empty"]:not([hidden])', { timeout: 20000 });
 }
 

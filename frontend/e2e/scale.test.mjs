@@ -35,6 +35,8 @@ async function load() {
   const page = await newPage(browser);
   await page.goto(srv.url);
   await page.waitForSelector('[data-testid="plugin-row"]', { timeout: 60000 });
+  // the whole document, not only the list part the rows are first drawn from
+  await page.waitForSelector('html[data-catalog="full"]', { state: 'attached', timeout: 60000 });
   return page;
 }
 

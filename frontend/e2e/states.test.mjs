@@ -67,6 +67,46 @@ test('a failed Catalog call shows the error with Retry; Retry loads the catalog'
   assert.equal(await page.isHidden('[data-testid="error"]'), true);
 });
 
+test('the list part draws the rows first; a plugin chosen meanwhile shows when the whole document comes', async () => {
+  const fx = makeFixture();
+  cleanups.push(fx.cleanup);
+  const srv = await startServe(fx);
+  cleanups.push(srv.stop);
+  const browser = await launchBrowser();
+  cleanups.push(() => browser.close());
+  const page = await newPage(browser);
+  // the whole document is held back until the test lets it go
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route('**/api/Catalog', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(srv.url);
+  await page.waitForSelector('html[data-catalog="list"]', { state: 'attached' });
+  assert.equal((await rowIds(page)).length, 8, 'every row, from the list part');
+  assert.equal(await page.getAttribute('[data-testid="scan-state"]', 'data-state'), 'scanning');
+  assert.equal(await page.isHidden('[data-testid="loading"]'), true, 'no loading screen over the list');
+  // search works on the list part (skill names are in it)
+  await page.fill('[data-testid="search"]', 'hf-datasets');
+  await waitFor(async () => (await rowIds(page)).length === 1, { message: 'search in the list part' });
+  await page.fill('[data-testid="search"]', '');
+  await page.click('[data-testid="plugin-row"][data-id="alpha"]');
+  await page.waitForSelector('[data-testid="detail-loading"]');
+  // another tab waits for the document behind the loading screen
+  await page.click('[data-testid="tab-skills"]');
+  assert.equal(await page.isVisible('[data-testid="loading"]'), true);
+  await page.click('[data-testid="tab-plugins"]');
+
+  release();
+  await page.waitForSelector('html[data-catalog="full"]', { state: 'attached' });
+  await page.waitForSelector('[data-testid="detail"] article[data-id="alpha"]');
+  assert.equal(await page.getAttribute('[data-testid="plugin-row"][aria-selected="true"]', 'data-id'), 'alpha');
+  assert.equal(await page.getAttribute('[data-testid="scan-state"]', 'data-state'), 'ready');
+  await page.click('[data-testid="tab-skills"]');
+  await page.waitForSelector('[data-testid="skill-row"]');
+});
+
 test('a scan started elsewhere updates the page quietly and keeps the selection', async () => {
   const fx = makeFixture();
   cleanups.push(fx.cleanup);

@@ -46,6 +46,7 @@ import { t } from './i18n';
 
 type Method =
   | 'Catalog'
+  | 'CatalogList'
   | 'Rescan'
   | 'Settings'
   | 'SaveSettings'
@@ -241,7 +242,10 @@ async function callHTTP<T>(method: Method, args: unknown[]): Promise<T> {
       t('bridge.http', { method, status: String(res.status), statusText: res.statusText }).trim(),
     );
   }
-  await firstPaint();
+  performance.mark(`plugboard:${method}:headers`);
+  // the list part is small: parsed at once, its rows are the first paint that matters
+  if (method !== 'CatalogList') await firstPaint();
+  performance.mark(`plugboard:${method}:painted`);
   try {
     return (await res.json()) as T;
   } catch (e) {
@@ -272,6 +276,8 @@ function call<T>(method: Method, ...args: unknown[]): Promise<T> {
 
 export const api = {
   catalog: () => call<CatalogDoc>('Catalog'),
+  /** The part of the catalog the Plugins list draws (part: 'list'): asked for first, it is a tenth of the document. */
+  catalogList: () => call<CatalogDoc>('CatalogList'),
   rescan: () => call<CatalogDoc>('Rescan'),
   settings: () => call<SettingsEnvelope>('Settings'),
   saveSettings: (settings: Settings, hash: string) => call<SettingsEnvelope>('SaveSettings', settings, hash),

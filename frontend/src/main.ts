@@ -38,6 +38,8 @@ const TABS: Array<{ id: Tab; label: Key }> = [
 ];
 
 let index: CatalogIndex | null = null;
+/** The list part the Plugins list shows until the first whole document arrives (then null). */
+let listIndex: CatalogIndex | null = null;
 let tab: Tab = 'plugins';
 let rescanning = false; // the page's own Rescan is running
 const settings = new SettingsModel();
@@ -67,11 +69,23 @@ on('app:open', () => void takeOpen());
 on('targets:changed', () => {
   if (shown.assign) void assign.refresh();
 });
+// The list part first (a tenth of the document for a large home): the Plugins list draws its
+// first rows from it while the whole document travels, asked for once the list has arrived so
+// the two do not share the way. A failed list is not an error: the document follows anyway.
 performance.mark('plugboard:catalog-request');
-const firstCatalog = api.catalog().then((doc) => {
-  performance.mark('plugboard:catalog-parsed');
-  return doc;
-});
+const firstList = api.catalogList().then(
+  (doc) => {
+    performance.mark('plugboard:list-parsed');
+    return doc;
+  },
+  () => null,
+);
+const firstCatalog = firstList
+  .then(() => api.catalog())
+  .then((doc) => {
+    performance.mark('plugboard:catalog-parsed');
+    return doc;
+  });
 firstCatalog.catch(() => {}); // handled in start()
 
 const ctx: Ctx = {
@@ -269,8 +283,9 @@ function switchTab(next: Tab, focus = false): void {
     const sel = x.id === next;
     tabButtons[i].setAttribute('aria-selected', String(sel));
     tabButtons[i].tabIndex = sel ? 0 : -1;
-    panels[i].hidden = !index || !sel;
+    panels[i].hidden = !(index || (listIndex && x.id === 'plugins')) || !sel;
   });
+  if (!index && listIndex) screen.hidden = next === 'plugins';
   const rendered = shown[next] !== index;
   refreshView(next);
   // a view that reads more than the catalog reads it again when opened (unless it just did)
@@ -293,7 +308,7 @@ function setScanState(state: 'scanning' | 'ready' | 'error', text: string): void
 }
 
 function onProgress(p: ProgressEvent): void {
-  if (!index) {
+  if (!index && !listIndex) {
     showLoading(screen, p);
     return;
   }
@@ -316,8 +331,22 @@ async function takeOpen(): Promise<void> {
   setTitle(t('shell.title.dev', { dir }));
 }
 
+/**
+ * Shows the list part in the Plugins list while nothing better is shown: the loading screen
+ * gives way to the list on the Plugins tab (the other tabs keep it until the document comes).
+ */
+function showList(doc: CatalogDoc | null): void {
+  if (!doc || index || doc.plugins.length === 0) return;
+  listIndex = buildIndex(doc);
+  document.documentElement.dataset.catalog = 'list';
+  plugins.setIndex(listIndex);
+  switchTab(tab);
+}
+
 function applyCatalog(doc: CatalogDoc): void {
   const first = index === null;
+  listIndex = null;
+  document.documentElement.dataset.catalog = 'full';
   index = buildIndex(doc);
   performance.mark('plugboard:indexed');
   progressBar.hidden = true;
@@ -376,6 +405,7 @@ async function start(request?: Promise<CatalogDoc>): Promise<void> {
     performance.mark('plugboard:catalog-shown');
   } catch (e) {
     index = null;
+    listIndex = null;
     switchTab(tab);
     showError(screen, errorText(e), () => void start());
     setScanState('error', t('shell.scan.notLoaded'));
@@ -399,7 +429,7 @@ document.addEventListener('keydown', (e) => {
   const el = e.target as HTMLElement | null;
   const typing =
     !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable);
-  if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey && !e.altKey && index) {
+  if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey && !e.altKey && (index || listIndex)) {
     e.preventDefault();
     if (tab !== 'plugins' && tab !== 'skills' && tab !== 'mcp') switchTab('plugins');
     if (tab === 'assign') return;
@@ -424,5 +454,7 @@ applyDocumentLang();
 initTheme(renderTheme);
 document.getElementById('app')?.replaceWith(app);
 switchTab('plugins');
+performance.mark('plugboard:shell-built');
+void firstList.then(showList);
 void start(firstCatalog);
 void live.load();

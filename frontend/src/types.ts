@@ -224,6 +224,8 @@ export interface Summary {
 }
 
 export interface CatalogDoc {
+  /** 'list' for CatalogList's part: plugins cut to what a row shows, no skills or MCP merge. */
+  part?: 'list';
   home: string;
   plugboardHome: string;
   workspace?: string;

@@ -315,6 +315,14 @@ export class PluginsView {
       mount(this.detail, emptyHome(ix) ? this.welcome(ix) : this.overview(ix));
       return;
     }
+    if (ix.doc.part === 'list') {
+      // the list part has no detail to show: the whole document is on its way
+      mount(
+        this.detail,
+        h('p', { class: 'detail-body muted', 'data-testid': 'detail-loading' }, t('plugins.detail.loading')),
+      );
+      return;
+    }
     this.budgetPanel.set({ dir: p.path }, String(ix.doc.seq));
     mount(
       this.detail,

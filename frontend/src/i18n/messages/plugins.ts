@@ -49,6 +49,7 @@ export const en = {
   'plugins.clients.claudeOnlyWhyEnded': 'The specification rejects this package, but Claude Code loads it: {why}',
 
   // pluginDetail.ts: the manifest card
+  'plugins.detail.loading': 'Loading the plugin…',
   'plugins.detail.manifest': 'Manifest',
   'plugins.detail.meta.id': 'ID',
   'plugins.detail.meta.name': 'Name',
@@ -209,6 +210,7 @@ export const zh: Record<keyof typeof en, Msg> = {
   'plugins.clients.claudeOnlyWhy': '规范不接受此包，但 Claude Code 会加载它：{why}。',
   'plugins.clients.claudeOnlyWhyEnded': '规范不接受此包，但 Claude Code 会加载它：{why}',
 
+  'plugins.detail.loading': '正在加载插件…',
   'plugins.detail.manifest': '清单',
   'plugins.detail.meta.id': 'ID',
   'plugins.detail.meta.name': '名称',

@@ -1,0 +1,126 @@
+package catalog
+
+import (
+	"bytes"
+	"io"
+
+	"github.com/plugboard/plugboard/backend/clients"
+	"github.com/plugboard/plugboard/backend/manifest"
+)
+
+// List is the part of a catalog document that the page's Plugins list draws: the
+// document's shape with each plugin cut to what a row shows and searches (its scalars,
+// skill names, MCP server validity, issue counts, each client's verdict without its
+// lists) and no skills, MCP merge or plugin issues. For 1,000 plugins of 10 skills it is
+// about a tenth of the document, so the page paints its first rows while the rest
+// travels; "part": "list" marks it.
+type List struct{ c *Catalog }
+
+// List returns the list part of c.
+func (c *Catalog) List() List { return List{c} }
+
+// MarshalJSON is WriteJSON into a buffer (the desktop window's bindings marshal results).
+func (l List) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	err := l.WriteJSON(&b)
+	return b.Bytes(), err
+}
+
+// Catalog is the catalog l is a part of.
+func (l List) Catalog() *Catalog { return l.c }
+
+type listPlugin struct {
+	ID          string          `json:"id"`
+	Path        string          `json:"path"`
+	Entry       string          `json:"entry,omitempty"`
+	Source      string          `json:"source"`
+	Format      manifest.Format `json:"format"`
+	Valid       bool            `json:"valid"`
+	Name        string          `json:"name"`
+	Version     string          `json:"version"`
+	Description string          `json:"description,omitempty"`
+	Manifest    string          `json:"manifest"`
+	Skills      []listSkill     `json:"skills"`
+	MCP         *listMCP        `json:"mcp"`
+	Issues      [0]struct{}     `json:"issues"`
+	IssueCounts Counts          `json:"issueCounts"`
+	Clients     *listClients    `json:"clients,omitempty"`
+	Marketplace string          `json:"marketplace,omitempty"`
+	Revision    string          `json:"revision,omitempty"`
+}
+
+type listSkill struct {
+	Name string `json:"name"`
+}
+
+type listMCP struct {
+	Valid   bool         `json:"valid"`
+	Servers []listServer `json:"servers"`
+}
+
+type listServer struct {
+	Valid bool `json:"valid"`
+}
+
+type listClients struct {
+	Claude listVerdict `json:"claude"`
+	Cursor listVerdict `json:"cursor"`
+	Codex  listVerdict `json:"codex"`
+	PI     listVerdict `json:"pi"`
+}
+
+type listVerdict struct {
+	Package bool   `json:"package"`
+	Loads   bool   `json:"loads"`
+	Why     string `json:"why"`
+}
+
+func verdictOf(v clients.Verdict) listVerdict {
+	return listVerdict{Package: v.Package, Loads: v.Loads, Why: v.Why}
+}
+
+func listPluginOf(p *Plugin) listPlugin {
+	lp := listPlugin{ID: p.ID, Path: p.Path, Entry: p.Entry, Source: p.Source, Format: p.Format, Valid: p.Valid,
+		Name: p.Name, Version: p.Version, Description: p.Description, Manifest: p.Manifest,
+		Skills: make([]listSkill, len(p.Skills)), IssueCounts: p.IssueCounts, Marketplace: p.Marketplace, Revision: p.Revision}
+	for i := range p.Skills {
+		lp.Skills[i].Name = p.Skills[i].Name
+	}
+	if p.MCP != nil {
+		lp.MCP = &listMCP{Valid: p.MCP.Valid, Servers: make([]listServer, len(p.MCP.Servers))}
+		for i := range p.MCP.Servers {
+			lp.MCP.Servers[i].Valid = p.MCP.Servers[i].Valid
+		}
+	}
+	if s := p.Clients; s != nil {
+		lp.Clients = &listClients{verdictOf(s.Claude), verdictOf(s.Cursor), verdictOf(s.Codex), verdictOf(s.PI)}
+	}
+	return lp
+}
+
+// WriteJSON writes the list part as one compact JSON object, streamed like
+// Catalog.WriteJSON.
+func (l List) WriteJSON(w io.Writer) error {
+	c := l.c
+	s := newStream(w)
+	s.raw(`{"part":"list"`)
+	s.field("home", c.Home, false)
+	s.field("plugboardHome", c.PlugboardHome, false)
+	if c.Workspace != "" {
+		s.field("workspace", c.Workspace, false)
+	}
+	s.field("workspaceTrusted", c.WorkspaceTrusted, false)
+	s.field("settings", c.Settings, false)
+	s.raw(`,"plugins":[`)
+	for i := range c.Plugins {
+		s.elem(listPluginOf(&c.Plugins[i]), i == 0)
+	}
+	s.raw(`],"skills":[],"mcp":[]`)
+	s.field("issues", c.Issues, false)
+	s.field("summary", c.Summary, false)
+	if c.Seq != 0 {
+		s.field("seq", c.Seq, false)
+	}
+	s.raw("}\n")
+	return s.flush()
+}
