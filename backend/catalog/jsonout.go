@@ -13,13 +13,7 @@ import (
 func (c *Catalog) WriteJSON(w io.Writer) error {
 	s := newStream(w)
 	s.raw("{")
-	s.field("home", c.Home, true)
-	s.field("plugboardHome", c.PlugboardHome, false)
-	if c.Workspace != "" {
-		s.field("workspace", c.Workspace, false)
-	}
-	s.field("workspaceTrusted", c.WorkspaceTrusted, false)
-	s.field("settings", c.Settings, false)
+	s.head(c, true)
 	s.raw(`,"plugins":[`)
 	for i := range c.Plugins {
 		s.elem(&c.Plugins[i], i == 0)
@@ -30,13 +24,29 @@ func (c *Catalog) WriteJSON(w io.Writer) error {
 	}
 	s.raw("]")
 	s.field("mcp", c.MCP, false)
+	s.tail(c)
+	return s.flush()
+}
+
+// head writes the members before the plugins: where the catalog is and its settings.
+func (s *stream) head(c *Catalog, first bool) {
+	s.field("home", c.Home, first)
+	s.field("plugboardHome", c.PlugboardHome, false)
+	if c.Workspace != "" {
+		s.field("workspace", c.Workspace, false)
+	}
+	s.field("workspaceTrusted", c.WorkspaceTrusted, false)
+	s.field("settings", c.Settings, false)
+}
+
+// tail writes the members after the MCP merge, and the end of the object.
+func (s *stream) tail(c *Catalog) {
 	s.field("issues", c.Issues, false)
 	s.field("summary", c.Summary, false)
 	if c.Seq != 0 {
 		s.field("seq", c.Seq, false)
 	}
 	s.raw("}\n")
-	return s.flush()
 }
 
 type stream struct {

@@ -104,23 +104,12 @@ func (l List) WriteJSON(w io.Writer) error {
 	c := l.c
 	s := newStream(w)
 	s.raw(`{"part":"list"`)
-	s.field("home", c.Home, false)
-	s.field("plugboardHome", c.PlugboardHome, false)
-	if c.Workspace != "" {
-		s.field("workspace", c.Workspace, false)
-	}
-	s.field("workspaceTrusted", c.WorkspaceTrusted, false)
-	s.field("settings", c.Settings, false)
+	s.head(c, false)
 	s.raw(`,"plugins":[`)
 	for i := range c.Plugins {
 		s.elem(listPluginOf(&c.Plugins[i]), i == 0)
 	}
 	s.raw(`],"skills":[],"mcp":[]`)
-	s.field("issues", c.Issues, false)
-	s.field("summary", c.Summary, false)
-	if c.Seq != 0 {
-		s.field("seq", c.Seq, false)
-	}
-	s.raw("}\n")
+	s.tail(c)
 	return s.flush()
 }
