@@ -13,8 +13,16 @@ import (
 // skill names, MCP server validity, issue counts, each client's verdict without its
 // lists) and no skills, MCP merge or plugin issues. For 1,000 plugins of 10 skills it is
 // about a tenth of the document, so the page paints its first rows while the rest
-// travels; "part": "list" marks it.
+// travels; "part": "list" marks it. A catalog of fewer than ListMinSkills skills is
+// small enough to send whole (about a megabyte at most): its List is the document
+// itself, and the page needs no second request.
 type List struct{ c *Catalog }
+
+// ListMinSkills is the number of skills from which List is a part, not the document.
+const ListMinSkills = 1000
+
+// Whole reports whether l is the whole document (a small catalog).
+func (l List) Whole() bool { return len(l.c.Skills) < ListMinSkills }
 
 // List returns the list part of c.
 func (c *Catalog) List() List { return List{c} }
@@ -98,9 +106,16 @@ func listPluginOf(p *Plugin) listPlugin {
 	return lp
 }
 
-// WriteJSON writes the list part as one compact JSON object, streamed like
-// Catalog.WriteJSON.
+// WriteJSON writes the list part (or, for a small catalog, the whole document) as one
+// compact JSON object, streamed like Catalog.WriteJSON.
 func (l List) WriteJSON(w io.Writer) error {
+	if l.Whole() {
+		return l.c.WriteJSON(w)
+	}
+	return l.writePart(w)
+}
+
+func (l List) writePart(w io.Writer) error {
 	c := l.c
 	s := newStream(w)
 	s.raw(`{"part":"list"`)

@@ -336,11 +336,8 @@ test('planted secrets never reach the page: not in its text, its markup, nor any
   await page.click('[data-testid="rescan"]');
   await page.waitForSelector('[data-testid="scan-state"][data-state="ready"]');
   await Promise.all(pending);
-  const catalogBodies = bodies.filter((b) => b.url.endsWith('/api/Catalog') || b.url.endsWith('/api/Rescan'));
-  assert.ok(
-    bodies.some((b) => b.url.endsWith('/api/CatalogList') && b.text.startsWith('{"part":"list"')),
-    'the list part was captured too',
-  );
+  // for this small home, CatalogList is the whole document
+  const catalogBodies = bodies.filter((b) => /\/api\/(Catalog|CatalogList|Rescan)$/.test(b.url));
   assert.ok(catalogBodies.length >= 2, `saw ${catalogBodies.length} catalog responses`);
   assert.ok(
     catalogBodies.every((b) => b.text.includes('DB_PASSWORD')),

@@ -91,6 +91,24 @@ test('t picks the plural form and formats numbers for the language', () => {
   assert.equal(i18n.format('zh-CN', 'shell.scan.rescanFailed', { msg: 'x' }), '重新扫描失败：x');
 });
 
+test('the fast path for small integers (no Intl at start-up) agrees with Intl in both languages', () => {
+  const numbers = [];
+  for (let n = -1200; n <= 1200; n++) numbers.push(n);
+  numbers.push(0.5, 1.5, -1.5, 2.25, 999.9, 1e6, 1234567, -98765);
+  for (const lang of ['en', 'zh-CN']) {
+    const nf = new Intl.NumberFormat(lang);
+    const pr = new Intl.PluralRules(lang);
+    for (const n of numbers) {
+      const want = (pr.select(n) === 'one' && lang === 'en' ? '{n} plugin' : '{n} plugins').replace(
+        '{n}',
+        nf.format(n),
+      );
+      if (lang === 'en') assert.equal(i18n.format('en', 'shell.summary.plugins', { n }), want, `en ${n}`);
+      else assert.equal(i18n.format('zh-CN', 'shell.summary.plugins', { n }), `${nf.format(n)} 个插件`, `zh ${n}`);
+    }
+  }
+});
+
 test('the system language: any zh locale is Chinese, anything else English', () => {
   assert.equal(i18n.systemLang(['zh-CN']), 'zh-CN');
   assert.equal(i18n.systemLang(['zh-TW', 'en-US']), 'zh-CN');

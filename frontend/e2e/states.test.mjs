@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { generate } from './benchhome.mjs';
 import { launchBrowser, makeFixture, newPage, rowIds, startServe, waitFor, waitReady } from './harness.mjs';
 
 const cleanups = [];
@@ -47,7 +48,8 @@ test('a failed Catalog call shows the error with Retry; Retry loads the catalog'
   cleanups.push(() => browser.close());
   const page = await newPage(browser);
   let fail = true;
-  await page.route('**/api/Catalog', (route) =>
+  // the page's first request, CatalogList, and then Catalog: both fail
+  await page.route(/\/api\/Catalog(List)?$/, (route) =>
     fail
       ? route.fulfill({
           status: 500,
@@ -67,10 +69,14 @@ test('a failed Catalog call shows the error with Retry; Retry loads the catalog'
   assert.equal(await page.isHidden('[data-testid="error"]'), true);
 });
 
-test('the list part draws the rows first; a plugin chosen meanwhile shows when the whole document comes', async () => {
-  const fx = makeFixture();
-  cleanups.push(fx.cleanup);
-  const srv = await startServe(fx);
+test('a large home: the list part draws the rows first; a plugin chosen meanwhile shows when the whole document comes', async () => {
+  // 110 plugins × 10 skills: past the 1,000 skills from which CatalogList is a part (a small
+  // home gets the whole document from it, which the other tests here see)
+  const dir = mkdtempSync(join(tmpdir(), 'pb-e2e-list-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const home = join(dir, 'home');
+  generate(join(home, '.plugboard'), 110, 10);
+  const srv = await startServe({ home, pbHome: join(home, '.plugboard') });
   cleanups.push(srv.stop);
   const browser = await launchBrowser();
   cleanups.push(() => browser.close());
@@ -84,14 +90,16 @@ test('the list part draws the rows first; a plugin chosen meanwhile shows when t
   });
   await page.goto(srv.url);
   await page.waitForSelector('html[data-catalog="list"]', { state: 'attached' });
-  assert.equal((await rowIds(page)).length, 8, 'every row, from the list part');
+  assert.ok((await rowIds(page)).includes('plugin-0000'), 'rows from the list part');
+  assert.equal(await page.textContent('[data-testid="plugin-count"]'), '110 plugins');
   assert.equal(await page.getAttribute('[data-testid="scan-state"]', 'data-state'), 'scanning');
   assert.equal(await page.isHidden('[data-testid="loading"]'), true, 'no loading screen over the list');
   // search works on the list part (skill names are in it)
-  await page.fill('[data-testid="search"]', 'hf-datasets');
-  await waitFor(async () => (await rowIds(page)).length === 1, { message: 'search in the list part' });
-  await page.fill('[data-testid="search"]', '');
-  await page.click('[data-testid="plugin-row"][data-id="alpha"]');
+  await page.fill('[data-testid="search"]', 'p0042-skill-03');
+  await waitFor(async () => JSON.stringify(await rowIds(page)) === '["plugin-0042"]', {
+    message: 'search in the list part',
+  });
+  await page.click('[data-testid="plugin-row"][data-id="plugin-0042"]');
   await page.waitForSelector('[data-testid="detail-loading"]');
   // another tab waits for the document behind the loading screen
   await page.click('[data-testid="tab-skills"]');
@@ -100,11 +108,28 @@ test('the list part draws the rows first; a plugin chosen meanwhile shows when t
 
   release();
   await page.waitForSelector('html[data-catalog="full"]', { state: 'attached' });
-  await page.waitForSelector('[data-testid="detail"] article[data-id="alpha"]');
-  assert.equal(await page.getAttribute('[data-testid="plugin-row"][aria-selected="true"]', 'data-id'), 'alpha');
+  await page.waitForSelector('[data-testid="detail"] article[data-id="plugin-0042"]');
+  assert.equal(await page.getAttribute('[data-testid="plugin-row"][aria-selected="true"]', 'data-id'), 'plugin-0042');
   assert.equal(await page.getAttribute('[data-testid="scan-state"]', 'data-state'), 'ready');
   await page.click('[data-testid="tab-skills"]');
   await page.waitForSelector('[data-testid="skill-row"]');
+});
+
+test('a small home: CatalogList is the whole document, and the page asks for nothing more', async () => {
+  const fx = makeFixture();
+  cleanups.push(fx.cleanup);
+  const srv = await startServe(fx);
+  cleanups.push(srv.stop);
+  const browser = await launchBrowser();
+  cleanups.push(() => browser.close());
+  const page = await newPage(browser);
+  const calls = [];
+  page.on('request', (r) => /\/api\/Catalog(List)?$/.test(r.url()) && calls.push(r.url().split('/').pop()));
+  await page.goto(srv.url);
+  await waitReady(page);
+  await page.click('[data-testid="plugin-row"][data-id="alpha"]');
+  await page.waitForSelector('[data-testid="detail"] article[data-id="alpha"]');
+  assert.deepEqual(calls, ['CatalogList']);
 });
 
 test('a scan started elsewhere updates the page quietly and keeps the selection', async () => {

@@ -276,7 +276,7 @@ function call<T>(method: Method, ...args: unknown[]): Promise<T> {
 
 export const api = {
   catalog: () => call<CatalogDoc>('Catalog'),
-  /** The part of the catalog the Plugins list draws (part: 'list'): asked for first, it is a tenth of the document. */
+  /** The part of the catalog the Plugins list draws (part: 'list', a tenth of a large document), or a small catalog whole. */
   catalogList: () => call<CatalogDoc>('CatalogList'),
   rescan: () => call<CatalogDoc>('Rescan'),
   settings: () => call<SettingsEnvelope>('Settings'),

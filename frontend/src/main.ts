@@ -71,7 +71,8 @@ on('targets:changed', () => {
 });
 // The list part first (a tenth of the document for a large home): the Plugins list draws its
 // first rows from it while the whole document travels, asked for once the list has arrived so
-// the two do not share the way. A failed list is not an error: the document follows anyway.
+// the two do not share the way. For a small home the answer is the whole document, and that is
+// all. A failed list is not an error: the document is asked for anyway.
 performance.mark('plugboard:catalog-request');
 const firstList = api.catalogList().then(
   (doc) => {
@@ -81,7 +82,7 @@ const firstList = api.catalogList().then(
   () => null,
 );
 const firstCatalog = firstList
-  .then(() => api.catalog())
+  .then((doc) => (doc && doc.part !== 'list' ? doc : api.catalog()))
   .then((doc) => {
     performance.mark('plugboard:catalog-parsed');
     return doc;
@@ -336,7 +337,7 @@ async function takeOpen(): Promise<void> {
  * gives way to the list on the Plugins tab (the other tabs keep it until the document comes).
  */
 function showList(doc: CatalogDoc | null): void {
-  if (!doc || index || doc.plugins.length === 0) return;
+  if (!doc || doc.part !== 'list' || index || doc.plugins.length === 0) return;
   listIndex = buildIndex(doc);
   document.documentElement.dataset.catalog = 'list';
   plugins.setIndex(listIndex);

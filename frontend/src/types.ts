@@ -224,7 +224,7 @@ export interface Summary {
 }
 
 export interface CatalogDoc {
-  /** 'list' for CatalogList's part: plugins cut to what a row shows, no skills or MCP merge. */
+  /** 'list' for CatalogList's part of a large catalog: plugins cut to what a row shows, no skills or MCP merge. */
   part?: 'list';
   home: string;
   plugboardHome: string;

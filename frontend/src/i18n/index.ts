@@ -93,8 +93,20 @@ function rules(l: Lang): Intl.PluralRules {
   return r;
 }
 
+// Both languages write an integer below 1,000 as its plain digits ("-5", "42") and have the same
+// plural rule for integers (English: one for 1 and -1; Chinese: other), so those skip Intl: the first
+// Intl.NumberFormat or PluralRules of a page loads locale data, tens of milliseconds before the
+// first row of a list could be drawn.
+const plain = (n: number) => Number.isInteger(n) && n > -1000 && n < 1000;
+
+function pluralForm(l: Lang, n: number): Intl.LDMLPluralRule {
+  if (Number.isInteger(n)) return l === 'en' && Math.abs(n) === 1 ? 'one' : 'other';
+  return rules(l).select(n);
+}
+
 /** A number for the current language: 12345 -> "12,345". */
 export function fmtNumber(n: number, opts?: Intl.NumberFormatOptions): string {
+  if (!opts && plain(n)) return String(n);
   if (opts) return new Intl.NumberFormat(lang, opts).format(n);
   let f = numberFormats.get(lang);
   if (!f) numberFormats.set(lang, (f = new Intl.NumberFormat(lang)));
@@ -137,7 +149,7 @@ export function format(l: Lang, key: Key, params?: Params): string {
   if (typeof m === 'string') s = m;
   else {
     const n = Number(params?.n ?? 0);
-    const form = rules(l).select(n);
+    const form = pluralForm(l, n);
     s = (form === 'one' ? m.one : undefined) ?? m.other;
   }
   if (!params) return s;
@@ -149,7 +161,7 @@ export function format(l: Lang, key: Key, params?: Params): string {
 }
 
 function numberIn(l: Lang, n: number): string {
-  if (l === lang) return fmtNumber(n);
+  if (l === lang || plain(n)) return fmtNumber(n);
   return new Intl.NumberFormat(l).format(n);
 }
 
