@@ -94,15 +94,7 @@ func TestMigrateToAcknowledgments(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var old string
-	for _, m := range ms[:3] {
-		old += m.sql + "\n"
-	}
-	rawDB(t, path, old+`PRAGMA user_version = 3;
+	rawDB(t, path, schemaAt(t, 3)+`
 		INSERT INTO history (time, target, after_dirs, acknowledged, actor) VALUES ('2026-01-01T00:00:00.000000000Z', 'agent:coder', '["plugins/review"]', '["review/lint"]', 'cli');`)
 	st := openTestStore(t, home)
 	if v := pragma[int](t, st, "user_version"); v != schemaVersion() {

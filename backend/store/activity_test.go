@@ -219,15 +219,7 @@ func TestRecordActivityBeforeTheDatabase(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(home, "state"), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		ms, err := migrations()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var old string
-		for _, m := range ms[:4] {
-			old += m.sql + "\n"
-		}
-		rawDB(t, dbPath(home), "PRAGMA journal_mode = WAL;\n"+old+"PRAGMA user_version = 4;")
+		rawDB(t, dbPath(home), "PRAGMA journal_mode = WAL;\n"+schemaAt(t, 4))
 		if spooled, err := RecordActivity(context.Background(), home, rec("k1", "kit:brief", HowModel)); err != nil || !spooled {
 			t.Fatalf("RecordActivity on schema 4 = spooled %v, %v; want spooled", spooled, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,22 @@ func rawDB(t *testing.T, path string, stmts string) {
 	if _, err := db.Exec(stmts); err != nil {
 		t.Fatalf("raw %q: %v", stmts, err)
 	}
+}
+
+// schemaAt is the SQL of a database as version n of the schema left it: migrations 1 to
+// n, then user_version n.
+func schemaAt(t *testing.T, n int) string {
+	t.Helper()
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, m := range ms[:n] {
+		b.WriteString(m.sql + "\n")
+	}
+	fmt.Fprintf(&b, "PRAGMA user_version = %d;\n", n)
+	return b.String()
 }
 
 func rawUserVersion(t *testing.T, path string) int {

@@ -239,15 +239,7 @@ func TestMigrateSnapshotsToChanges(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var old string
-	for _, m := range ms[:7] {
-		old += m.sql + "\n"
-	}
-	old += "PRAGMA user_version = 7;\n"
+	old := schemaAt(t, 7)
 	old += "INSERT INTO snapshots (id, time, hash) VALUES (1, '2026-01-01T00:00:00.000000000Z', 'h1'), (2, '2026-01-02T00:00:00.000000000Z', 'h2');\n"
 	for _, r := range []string{"(1, 0, 'a', 1)", "(1, 1, 'b', 1)", "(2, 0, 'a', 2)", "(2, 1, 'b', 1)"} {
 		old += "INSERT INTO snapshot_plugins (snapshot_id, seq, plugin_id, content_hash, skills, source, path, valid, errors, warnings, servers) " +
