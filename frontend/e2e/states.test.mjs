@@ -14,6 +14,15 @@ after(async () => {
   for (const fn of cleanups.reverse()) await fn();
 });
 
+/** `plugboard serve` on fx's home and a page in a browser of its own, all stopped after the tests. */
+async function serveAndOpen(fx) {
+  const srv = await startServe(fx);
+  cleanups.push(srv.stop);
+  const browser = await launchBrowser();
+  cleanups.push(() => browser.close());
+  return { srv, page: await newPage(browser) };
+}
+
 // (A home with nothing at all opens on the welcome view instead: welcome.test.mjs.)
 test('a home with a skill of its own and no plugin says where Plugboard looks for plugins', async () => {
   const home = mkdtempSync(join(tmpdir(), 'pb-empty-'));
@@ -23,11 +32,7 @@ test('a home with a skill of its own and no plugin says where Plugboard looks fo
     join(home, '.claude', 'skills', 'mine', 'SKILL.md'),
     '---\nname: mine\ndescription: Mine.\n---\nMine.\n',
   );
-  const srv = await startServe({ home, pbHome: join(home, '.plugboard') });
-  cleanups.push(srv.stop);
-  const browser = await launchBrowser();
-  cleanups.push(() => browser.close());
-  const page = await newPage(browser);
+  const { srv, page } = await serveAndOpen({ home, pbHome: join(home, '.plugboard') });
   await page.goto(srv.url);
   await page.waitForSelector('[data-testid="empty"]:not([hidden])');
   const text = await page.textContent('[data-testid="empty"]');
@@ -42,11 +47,7 @@ test('a home with a skill of its own and no plugin says where Plugboard looks fo
 test('a failed Catalog call shows the error with Retry; Retry loads the catalog', async () => {
   const fx = makeFixture();
   cleanups.push(fx.cleanup);
-  const srv = await startServe(fx);
-  cleanups.push(srv.stop);
-  const browser = await launchBrowser();
-  cleanups.push(() => browser.close());
-  const page = await newPage(browser);
+  const { srv, page } = await serveAndOpen(fx);
   let fail = true;
   // the page's first request, CatalogList, and then Catalog: both fail
   await page.route(/\/api\/Catalog(List)?$/, (route) =>
@@ -76,11 +77,7 @@ test('a large home: the list part draws the rows first; a plugin chosen meanwhil
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const home = join(dir, 'home');
   generate(join(home, '.plugboard'), 110, 10);
-  const srv = await startServe({ home, pbHome: join(home, '.plugboard') });
-  cleanups.push(srv.stop);
-  const browser = await launchBrowser();
-  cleanups.push(() => browser.close());
-  const page = await newPage(browser);
+  const { srv, page } = await serveAndOpen({ home, pbHome: join(home, '.plugboard') });
   // the whole document is held back until the test lets it go
   let release;
   const held = new Promise((r) => (release = r));
@@ -118,11 +115,7 @@ test('a large home: the list part draws the rows first; a plugin chosen meanwhil
 test('a small home: CatalogList is the whole document, and the page asks for nothing more', async () => {
   const fx = makeFixture();
   cleanups.push(fx.cleanup);
-  const srv = await startServe(fx);
-  cleanups.push(srv.stop);
-  const browser = await launchBrowser();
-  cleanups.push(() => browser.close());
-  const page = await newPage(browser);
+  const { srv, page } = await serveAndOpen(fx);
   const calls = [];
   page.on('request', (r) => /\/api\/Catalog(List)?$/.test(r.url()) && calls.push(r.url().split('/').pop()));
   await page.goto(srv.url);
@@ -135,11 +128,7 @@ test('a small home: CatalogList is the whole document, and the page asks for not
 test('a scan started elsewhere updates the page quietly and keeps the selection', async () => {
   const fx = makeFixture();
   cleanups.push(fx.cleanup);
-  const srv = await startServe(fx);
-  cleanups.push(srv.stop);
-  const browser = await launchBrowser();
-  cleanups.push(() => browser.close());
-  const page = await newPage(browser);
+  const { srv, page } = await serveAndOpen(fx);
   await page.goto(srv.url);
   await waitReady(page);
   await page.click('[data-testid="plugin-row"][data-id="tool@acme"]');
