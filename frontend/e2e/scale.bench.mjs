@@ -85,8 +85,7 @@ try {
         parsed: mark('plugboard:catalog-parsed'),
         listParsed: mark('plugboard:list-parsed'),
         shell: mark('plugboard:shell-built'),
-        listHeaders: mark('plugboard:CatalogList:headers'),
-        listPainted: mark('plugboard:CatalogList:painted'),
+        listHeaders: mark('plugboard:list-headers'),
         list:
           performance.getEntriesByType('resource').find((e) => e.name.endsWith('/api/CatalogList'))?.responseEnd ?? NaN,
         indexed: mark('plugboard:indexed'),
@@ -130,7 +129,6 @@ try {
       `index-ms=${Math.round(median(phases.map((m) => m.indexed - m.parsed)))} (the whole document) ` +
       `shell-built-at-ms=${Math.round(median(phases.map((m) => m.shell)))} ` +
       `list-headers-at-ms=${Math.round(median(phases.map((m) => m.listHeaders)))} ` +
-      `list-painted-at-ms=${Math.round(median(phases.map((m) => m.listPainted)))} ` +
       `list-fetch-ms=${Math.round(median(phases.map((m) => m.list - m.request)))} ` +
       `list-parse-ms=${Math.round(median(phases.map((m) => m.listParsed - m.list)))} ` +
       `list-to-first-row-ms=${Math.round(median(phases.map((m) => m.firstRow - m.listParsed)))}`,

@@ -242,10 +242,9 @@ async function callHTTP<T>(method: Method, args: unknown[]): Promise<T> {
       t('bridge.http', { method, status: String(res.status), statusText: res.statusText }).trim(),
     );
   }
-  performance.mark(`plugboard:${method}:headers`);
   // the list part is small: parsed at once, its rows are the first paint that matters
-  if (method !== 'CatalogList') await firstPaint();
-  performance.mark(`plugboard:${method}:painted`);
+  if (method === 'CatalogList') performance.mark('plugboard:list-headers');
+  else await firstPaint();
   try {
     return (await res.json()) as T;
   } catch (e) {
