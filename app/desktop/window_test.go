@@ -52,18 +52,7 @@ func TestWindow(t *testing.T) {
 	// window titled so has the catalog from the backend, drawn by the page in WebKit.
 	c := catalog.Load(catalog.Options{Home: home, PlugboardHome: filepath.Join(home, ".plugboard")})
 	want := fmt.Sprintf("Plugboard — %d plugins · %d skills", c.Summary.Plugins, c.Summary.Skills)
-	var wid string
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline) && wid == ""; time.Sleep(200 * time.Millisecond) {
-		if exitedEarly(exited) {
-			break
-		}
-		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^"+regexp.QuoteMeta(want)).Output()
-		wid = strings.TrimSpace(strings.Split(string(out), "\n")[0])
-	}
-	if wid == "" {
-		log, _ := os.ReadFile(logf.Name())
-		t.Fatalf("no visible window titled %q (the rendered catalog) within 60 s; log:\n%s", want, log)
-	}
+	wid := waitWindowTitled(t, want, exited, logf)
 	// `plugboard` (the command line, no GTK or WebKit linked) handed itself over to the
 	// window program beside it: the same process now runs plugboard-window.
 	if filepath.Base(bin) == "plugboard" {
@@ -367,19 +356,27 @@ func TestWindowLanguage(t *testing.T) {
 
 	c := catalog.Load(catalog.Options{Home: home, PlugboardHome: filepath.Join(home, ".plugboard")})
 	want := fmt.Sprintf("Plugboard — %d 个插件 · %d 个技能", c.Summary.Plugins, c.Summary.Skills)
-	// as TestWindow: the first start of WebKit under Xvfb on a loaded machine can take long
+	waitWindowTitled(t, want, exited, logf)
+}
+
+// waitWindowTitled waits up to 60 s (the first start of WebKit under Xvfb on a loaded
+// machine can take long) for a visible window whose title starts with want, and returns
+// its id; it fails with the visible Plugboard windows' titles and the app's log.
+func waitWindowTitled(t *testing.T, want string, exited chan error, logf *os.File) string {
+	t.Helper()
 	var last string
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		if exitedEarly(exited) {
 			break
 		}
 		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^"+regexp.QuoteMeta(want)).Output()
-		if strings.TrimSpace(string(out)) != "" {
-			return
+		if wid := strings.TrimSpace(strings.Split(string(out), "\n")[0]); wid != "" {
+			return wid
 		}
 		titles, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Plugboard", "getwindowname", "%@").Output()
 		last = strings.TrimSpace(string(titles))
 	}
 	log, _ := os.ReadFile(logf.Name())
 	t.Fatalf("no visible window titled %q within 60 s; visible: %q; log:\n%s", want, last, log)
+	return ""
 }
