@@ -54,11 +54,6 @@ function resolve(c: Choice): Lang {
   return c === 'system' ? systemLang() : c;
 }
 
-/** The language the page is shown in. */
-export function currentLang(): Lang {
-  return lang;
-}
-
 /**
  * Stores the choice (or forgets it, for 'system') and makes it the page's language. The caller
  * re-renders; the page's views are built once, so main.ts reloads the page for a change.

@@ -5,7 +5,7 @@
 
 import { api, errorText } from '../bridge';
 import { badge, h, mount, tilde } from '../dom';
-import { type Choice, fmtDateTime, type Lang, setChoice, storedChoice, systemLang, t } from '../i18n';
+import { type Choice, fmtDateTime, type Lang, LANGS, setChoice, storedChoice, systemLang, t } from '../i18n';
 import type { CatalogIndex } from '../search';
 import type { Ctx } from './ctx';
 
@@ -297,8 +297,7 @@ export class SettingsView {
       onchange: () => this.switchLanguage(),
     },
     h('option', { value: 'system' }, t('settings.language.system', { name: LANG_NAME[systemLang()] })),
-    h('option', { value: 'en' }, LANG_NAME.en),
-    h('option', { value: 'zh-CN' }, LANG_NAME['zh-CN']),
+    ...LANGS.map((l) => h('option', { value: l }, LANG_NAME[l])),
   );
   private readonly langStatus = h('p', {
     class: 'notice notice-warning',
