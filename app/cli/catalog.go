@@ -87,7 +87,7 @@ func printCatalog(w io.Writer, c *catalog.Catalog) {
 	fmt.Fprintf(w, "%s, %s\n", plural(c.Summary.Issues.Errors, "error"), plural(c.Summary.Issues.Warnings, "warning"))
 }
 
-func skillLine(s catalog.SkillEntry, home string) string {
+func skillLine(s *catalog.SkillEntry, home string) string {
 	trust := "untrusted"
 	if s.Trusted {
 		trust = "trusted"

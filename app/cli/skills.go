@@ -10,9 +10,9 @@ import (
 
 // SkillGroup is one plugin's skills (Plugin empty: standalone skills of one source).
 type SkillGroup struct {
-	Plugin string               `json:"plugin,omitempty"`
-	Source string               `json:"source"`
-	Skills []catalog.SkillEntry `json:"skills"`
+	Plugin string                `json:"plugin,omitempty"`
+	Source string                `json:"source"`
+	Skills []*catalog.SkillEntry `json:"skills"`
 }
 
 // groupSkills keeps precedence order and groups consecutive entries of one origin.
@@ -27,7 +27,7 @@ func groupSkills(c *catalog.Catalog) []SkillGroup {
 			groups[n-1].Skills = append(groups[n-1].Skills, s)
 			continue
 		}
-		groups = append(groups, SkillGroup{Plugin: s.Plugin, Source: src, Skills: []catalog.SkillEntry{s}})
+		groups = append(groups, SkillGroup{Plugin: s.Plugin, Source: src, Skills: []*catalog.SkillEntry{s}})
 	}
 	return groups
 }

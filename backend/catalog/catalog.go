@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/plugboard/plugboard/backend/issue"
@@ -34,7 +35,7 @@ type Catalog struct {
 	WorkspaceTrusted bool           `json:"workspaceTrusted"`
 	Settings         Settings       `json:"settings"`
 	Plugins          []Plugin       `json:"plugins"`
-	Skills           []SkillEntry   `json:"skills"`
+	Skills           []*SkillEntry  `json:"skills"`
 	MCP              []MergedServer `json:"mcp"`
 	Issues           issue.List     `json:"issues"` // catalog-level: settings, roots, duplicates
 	Summary          Summary        `json:"summary"`
@@ -44,6 +45,23 @@ type Catalog struct {
 	Seq int64 `json:"seq,omitempty"`
 
 	scan *scan // what Refresh reuses; nil on a Catalog not made by Load or Refresh
+	// standalone are the Skills not of a plugin (user, project and built-in), in order:
+	// what precedence and Diff read, without a walk of every plugin skill.
+	standalone []*SkillEntry
+}
+
+// standaloneSkills returns the entries of c.Skills that are not a plugin's, in order.
+func (c *Catalog) standaloneSkills() []*SkillEntry {
+	if c.scan != nil {
+		return c.standalone
+	}
+	var out []*SkillEntry
+	for _, e := range c.Skills {
+		if e.Plugin == "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Summary totals the catalog.
@@ -67,11 +85,16 @@ type scan struct {
 	index          map[string]int // Plugin.Path → index in locs
 	user, project  []rootScan     // standalone skill roots, in precedence order
 	builtin        []skill.Skill
-	// entries caches each plugin's skill entries as entryOf makes them (before settings
-	// and precedence), keyed by plugin path, so that a Refresh that reuses a plugin does
-	// not build its entries again. Each assemble makes a new map: a catalog's map is never
-	// written once the catalog is out.
-	entries map[string]pluginEntries
+	// entries caches each plugin's skill entries as entryOf makes them, by position in
+	// Plugins (zero for a plugin that has none), so that a Refresh that reuses a plugin
+	// does not build its entries again. Each assemble makes a new list: a catalog's list
+	// is never written once the catalog is out.
+	entries []pluginEntries
+	// plugins are the catalog's plugins, and identIssues what checkDuplicates and checkIDs
+	// said of them, which a Refresh that changes no plugin's id, name, folder, source or
+	// validity reuses rather than indexing every plugin again.
+	plugins     []Plugin
+	identIssues issue.List
 	// mcpFrom and mcp are the last MCP merge and what it was made from, for the same
 	// reason: a Refresh whose sources are the same reuses the merge.
 	mcpFrom []mcpSource
@@ -80,6 +103,7 @@ type scan struct {
 
 // pluginEntries is one plugin's cached skill entries and what they were made from.
 type pluginEntries struct {
+	path    string       // the plugin's folder
 	skills  *skill.Skill // the plugin's first skill: the same backing array means the same skills
 	n       int
 	name    string // the plugin's name, id and source, which the entries carry
@@ -88,6 +112,22 @@ type pluginEntries struct {
 	layer   int
 	src     skill.Source
 	entries []SkillEntry
+	// allEnabled: every entry is enabled, as settings that disable no skill make them;
+	// entries made under other settings are checked one by one (enabledUnder).
+	allEnabled bool
+}
+
+// enabledUnder reports whether the entries' Enabled agrees with st.
+func (pe *pluginEntries) enabledUnder(st Settings) bool {
+	if pe.allEnabled && len(st.SkillsEnabled) == 0 {
+		return true
+	}
+	for i := range pe.entries {
+		if e := &pe.entries[i]; e.Enabled != st.Enabled(e.Name, e.ID) {
+			return false
+		}
+	}
+	return true
 }
 
 // rootScan is one standalone skill root as read.
@@ -150,8 +190,15 @@ func assemble(o Options, st Settings, s *scan, plugins []Plugin) *Catalog {
 	if o.Workspace != "" {
 		c.WorkspaceTrusted = c.Settings.Trusts(o.Workspace, o.Home)
 	}
-	c.checkDuplicates()
-	c.checkIDs()
+	if !sameIdentities(s.plugins, plugins) {
+		n := len(c.Issues)
+		c.checkDuplicates()
+		c.checkIDs()
+		s.identIssues = slices.Clone(c.Issues[n:])
+	} else {
+		c.Issues = append(c.Issues, s.identIssues...)
+	}
+	s.plugins = plugins
 
 	n := len(s.builtin)
 	for _, rs := range [][]rootScan{s.user, s.project} {
@@ -162,54 +209,80 @@ func assemble(o Options, st Settings, s *scan, plugins []Plugin) *Catalog {
 	for i := range plugins {
 		n += len(plugins[i].Skills)
 	}
-	entries := make([]SkillEntry, 0, n)
-	add := func(ss []skill.Skill, layer int, src skill.Source, trusted bool, p *Plugin) {
-		for _, sk := range ss {
-			entries = append(entries, entryOf(sk, layer, src, trusted, p, c.Settings))
+	// Entries are pointers: a plugin's entries are made once and shared by the catalogs
+	// of every Refresh that keeps the plugin (they are never modified once made), so a
+	// reload after one edit copies 10,000 pointers, not 10,000 entries. Standalone and
+	// built-in entries are made afresh, since precedence marks them.
+	entries := make([]*SkillEntry, 0, n)
+	add := func(ss []skill.Skill, layer int, src skill.Source, trusted bool) {
+		made := make([]SkillEntry, len(ss))
+		for i, sk := range ss {
+			made[i] = entryOf(sk, layer, src, trusted, nil, c.Settings)
+			entries = append(entries, &made[i])
+			c.standalone = append(c.standalone, &made[i])
 		}
 	}
-	cache := make(map[string]pluginEntries, len(plugins))
-	addPlugin := func(p *Plugin, layer int, src skill.Source) {
+	// A plugin's entries are looked for at its position in the previous list, then, when
+	// plugins were added or removed, by its folder.
+	prev, cache := s.entries, make([]pluginEntries, len(plugins))
+	var prevAt map[string]int
+	cached := func(i int, path string) (pluginEntries, bool) {
+		if i < len(prev) && prev[i].path == path {
+			return prev[i], true
+		}
+		if prevAt == nil {
+			prevAt = make(map[string]int, len(prev))
+			for j := range prev {
+				prevAt[prev[j].path] = j
+			}
+		}
+		j, ok := prevAt[path]
+		if !ok {
+			return pluginEntries{}, false
+		}
+		return prev[j], true
+	}
+	addPlugin := func(i int, p *Plugin, layer int, src skill.Source) {
 		var first *skill.Skill
 		if len(p.Skills) > 0 {
 			first = &p.Skills[0]
 		}
-		key := p.Path
-		pe, ok := s.entries[key]
-		if !ok || pe.skills != first || pe.n != len(p.Skills) || pe.name != p.Name || pe.id != p.ID || pe.source != p.Source || pe.layer != layer || pe.src != src {
-			pe = pluginEntries{skills: first, n: len(p.Skills), name: p.Name, id: p.ID, source: p.Source, layer: layer, src: src,
-				entries: make([]SkillEntry, len(p.Skills))}
+		pe, ok := cached(i, p.Path)
+		if !ok || pe.skills != first || pe.n != len(p.Skills) || pe.name != p.Name || pe.id != p.ID || pe.source != p.Source || pe.layer != layer || pe.src != src ||
+			!pe.enabledUnder(c.Settings) {
+			pe = pluginEntries{path: p.Path, skills: first, n: len(p.Skills), name: p.Name, id: p.ID, source: p.Source, layer: layer, src: src,
+				entries: make([]SkillEntry, len(p.Skills)), allEnabled: true}
 			for i, sk := range p.Skills {
-				pe.entries[i] = entryOf(sk, layer, src, false, p, Settings{})
+				pe.entries[i] = entryOf(sk, layer, src, false, p, c.Settings)
+				pe.allEnabled = pe.allEnabled && pe.entries[i].Enabled
 			}
 		}
-		cache[key] = pe
-		for _, e := range pe.entries {
-			e.Enabled = c.Settings.Enabled(e.Name, e.ID)
-			entries = append(entries, e)
+		cache[i] = pe
+		for i := range pe.entries {
+			entries = append(entries, &pe.entries[i])
 		}
 	}
 	for _, r := range s.user {
-		add(r.skills, LayerUser, r.root.source, true, nil)
+		add(r.skills, LayerUser, r.root.source, true)
 		c.Issues = append(c.Issues, r.issues...)
 	}
-	c.eachPlugin(func(p *Plugin) bool { return p.Source == SourceManaged }, func(p *Plugin) {
-		addPlugin(p, LayerManaged, skill.SourcePlugin)
+	c.eachPlugin(func(p *Plugin) bool { return p.Source == SourceManaged }, func(i int, p *Plugin) {
+		addPlugin(i, p, LayerManaged, skill.SourcePlugin)
 	})
 	for _, r := range s.project {
-		add(r.skills, LayerProject, r.root.source, false, nil)
+		add(r.skills, LayerProject, r.root.source, false)
 		c.Issues = append(c.Issues, r.issues...)
 	}
-	c.eachPlugin(func(p *Plugin) bool { return p.Source != SourceManaged }, func(p *Plugin) {
+	c.eachPlugin(func(p *Plugin) bool { return p.Source != SourceManaged }, func(i int, p *Plugin) {
 		src := skill.SourceCursorPlugin
 		if p.Source == SourcePluginPath {
 			src = skill.SourcePluginPath
 		}
-		addPlugin(p, LayerCursor, src)
+		addPlugin(i, p, LayerCursor, src)
 	})
 	s.entries = cache
-	add(s.builtin, LayerBuiltin, skill.SourceBuiltin, true, nil)
-	resolvePrecedence(entries, filepath.Join(o.PlugboardHome, ".claude", "skills"))
+	add(s.builtin, LayerBuiltin, skill.SourceBuiltin, true)
+	resolvePrecedence(c.standalone, filepath.Join(o.PlugboardHome, ".claude", "skills"))
 	c.Skills = entries
 
 	srcs := c.mcpSources(o)
@@ -297,12 +370,27 @@ func appendNew(list []string, more ...string) []string {
 	return list
 }
 
-func (c *Catalog) eachPlugin(keep func(*Plugin) bool, fn func(*Plugin)) {
+func (c *Catalog) eachPlugin(keep func(*Plugin) bool, fn func(int, *Plugin)) {
 	for i := range c.Plugins {
 		if p := &c.Plugins[i]; p.Valid && keep(p) {
-			fn(p)
+			fn(i, p)
 		}
 	}
+}
+
+// sameIdentities reports whether a and b hold, position by position, plugins of the same
+// id, name, folder, source and validity: what checkDuplicates and checkIDs read.
+func sameIdentities(a, b []Plugin) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.ID != y.ID || x.Name != y.Name || x.Path != y.Path || x.Source != y.Source || x.Valid != y.Valid {
+			return false
+		}
+	}
+	return true
 }
 
 // checkDuplicates reports two managed packages that declare the same manifest name: they
@@ -325,7 +413,8 @@ func (c *Catalog) checkDuplicates() {
 // mcpSources lists MCP files in merge order (F9).
 func (c *Catalog) mcpSources(o Options) []mcpSource {
 	userFile := userMCPFile(o)
-	srcs := []mcpSource{{source: "user", config: mcpconfig.LoadClaude(userFile, userFile)}}
+	srcs := make([]mcpSource, 1, 1+len(c.Plugins))
+	srcs[0] = mcpSource{source: "user", config: mcpconfig.LoadClaude(userFile, userFile)}
 	for i := range c.Plugins {
 		p := &c.Plugins[i]
 		if p.Valid && p.MCP != nil {
@@ -378,6 +467,6 @@ func (c *Catalog) summarise() {
 		c.Plugins = []Plugin{}
 	}
 	if c.Skills == nil {
-		c.Skills = []SkillEntry{}
+		c.Skills = []*SkillEntry{}
 	}
 }

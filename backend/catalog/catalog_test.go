@@ -102,7 +102,7 @@ func TestLoadFullHome(t *testing.T) {
 	// Precedence (issue 10): a skill is hidden only where one client reads both
 	// copies. Plugin skills are namespaced (plugin:skill) and never hide each other.
 	rel := func(p string) string { r, _ := filepath.Rel(o.Home, p); return r }
-	shadowed := map[string]SkillEntry{}
+	shadowed := map[string]*SkillEntry{}
 	for _, s := range c.Skills {
 		if s.ShadowedBy != "" && strings.HasPrefix(s.Path, "builtin:") {
 			shadowed[s.Path] = s
@@ -185,7 +185,7 @@ func TestWorkspace(t *testing.T) {
 	writeFile(t, filepath.Join(o.Workspace, ".claude", "worktrees", "wt1", ".git"), "gitdir: ../../../.git/worktrees/wt1\n")
 	writeFile(t, filepath.Join(o.Workspace, ".claude", "worktrees", "wt1", ".claude", "skills", "wt-skill", "SKILL.md"), skillOf("wt-skill"))
 	c := Load(o)
-	found := map[string]SkillEntry{}
+	found := map[string]*SkillEntry{}
 	for _, s := range c.Skills {
 		if s.Source == "project" {
 			found[s.Name] = s

@@ -298,8 +298,8 @@ func diffStandalone(a, b *Catalog) []Change {
 	index := func(c *Catalog) map[string]*SkillEntry {
 		m := map[string]*SkillEntry{}
 		if c != nil {
-			for i := range c.Skills {
-				if e := &c.Skills[i]; e.Plugin == "" && e.Source != skill.SourceBuiltin {
+			for _, e := range c.standaloneSkills() {
+				if e.Source != skill.SourceBuiltin {
 					m[e.Path] = e
 				}
 			}
@@ -359,6 +359,9 @@ func entryDetail(a, b *SkillEntry) string {
 // (only valid servers are merged: an invalid one shows as removed, with its issue in the
 // file).
 func diffOtherServers(a, b *Catalog) []Change {
+	if a != nil && b != nil && len(a.MCP) > 0 && len(a.MCP) == len(b.MCP) && &a.MCP[0] == &b.MCP[0] {
+		return nil // the same merge, which a Refresh reused
+	}
 	type key struct{ file, name string }
 	index := func(c *Catalog) map[key]ServerRef {
 		m := map[key]ServerRef{}
@@ -366,7 +369,10 @@ func diffOtherServers(a, b *Catalog) []Change {
 			return m
 		}
 		for _, s := range c.MCP {
-			for _, r := range append([]ServerRef{s.Winner}, s.Shadowed...) {
+			if s.Winner.Source != "plugin" {
+				m[key{s.Winner.File, s.Name}] = s.Winner
+			}
+			for _, r := range s.Shadowed {
 				if r.Source != "plugin" {
 					m[key{r.File, s.Name}] = r
 				}

@@ -69,13 +69,29 @@ func TestCursorEntrySurvivesAnUpdate(t *testing.T) {
 // Two packages with one id: a warning, naming both folders.
 func TestDuplicateIDWarns(t *testing.T) {
 	o, _ := fullHome(t)
-	writeFile(t, filepath.Join(o.PlugboardHome, "plugins", "tool@acme", ".claude-plugin", "plugin.json"), `{"name": "other-tool"}`)
-	c := Load(o)
-	found := false
-	for _, i := range c.Issues {
-		found = found || i.Code == CodeDuplicateID && strings.Contains(i.Message, `"tool@acme"`)
+	dup := filepath.Join(o.PlugboardHome, "plugins", "tool@acme")
+	writeFile(t, filepath.Join(dup, ".claude-plugin", "plugin.json"), `{"name": "other-tool"}`)
+	warned := func(c *Catalog) bool {
+		for _, i := range c.Issues {
+			if i.Code == CodeDuplicateID && strings.Contains(i.Message, `"tool@acme"`) {
+				return true
+			}
+		}
+		return false
 	}
-	if !found {
+	c := Load(o)
+	if !warned(c) {
 		t.Errorf("no %s issue: %v", CodeDuplicateID, c.Issues)
+	}
+	// A Refresh that changes no plugin's id keeps the warning (reused, not recomputed);
+	// one that removes the duplicate drops it.
+	edited := filepath.Join(o.PlugboardHome, "plugins", "alpha", "skills", "alpha-only", "SKILL.md")
+	writeFile(t, edited, skillOf("alpha-only")+"edited\n")
+	if c = Refresh(c, o, []string{edited}); !warned(c) {
+		t.Errorf("after a SKILL.md edit: no %s issue: %v", CodeDuplicateID, c.Issues)
+	}
+	os.RemoveAll(dup)
+	if c = Refresh(c, o, []string{dup}); warned(c) {
+		t.Errorf("after the duplicate went: %s issue still there", CodeDuplicateID)
 	}
 }

@@ -20,7 +20,7 @@ func (c *Catalog) WriteJSON(w io.Writer) error {
 	}
 	s.raw(`],"skills":[`)
 	for i := range c.Skills {
-		s.elem(&c.Skills[i], i == 0)
+		s.elem(c.Skills[i], i == 0)
 	}
 	s.raw("]")
 	s.field("mcp", c.MCP, false)

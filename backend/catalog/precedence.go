@@ -60,6 +60,7 @@ func entryOf(s skill.Skill, layer int, src skill.Source, trusted bool, p *Plugin
 			ns = p.ID
 		}
 		e.ID, e.Plugin, e.PluginSource = ns+":"+s.Name, p.ID, p.Source
+		e.Active = e.Valid // no skill hides a plugin's (see resolvePrecedence)
 		if e.Path != "" && e.Path[0] != '/' {
 			e.Path = p.Path + "/" + e.Path
 		}
@@ -97,18 +98,17 @@ func readersOf(e *SkillEntry, pbSkills string) []string {
 // Plugboard's own skills (built-in, $PLUGBOARD_HOME/.claude/skills) give way to any
 // earlier skill of the same name, as F7 orders them. Active is true for a valid skill
 // no client hides.
-func resolvePrecedence(entries []SkillEntry, pbSkills string) {
+//
+// entries are the standalone and built-in skills in F7 order: a plugin's entries, which
+// catalogs share, are active when valid from the start (entryOf) and never written here.
+func resolvePrecedence(entries []*SkillEntry, pbSkills string) {
 	type key struct{ client, name string }
 	winner := make(map[key]int)
-	for i := range entries {
-		e := &entries[i]
+	for i, e := range entries {
 		if !e.Valid {
 			continue
 		}
 		e.Active = true
-		if e.Plugin != "" {
-			continue
-		}
 		readers := readersOf(e, pbSkills)
 		if len(readers) == 1 && readers[0] == plugboardClient {
 			// Plugboard's own: any earlier standalone skill of the name wins.
@@ -131,8 +131,8 @@ func resolvePrecedence(entries []SkillEntry, pbSkills string) {
 }
 
 // shadow records that entries[w] hides entries[i] in client c.
-func shadow(entries []SkillEntry, w, i int, c string) {
-	e := &entries[i]
+func shadow(entries []*SkillEntry, w, i int, c string) {
+	e := entries[i]
 	if e.ShadowedBy == "" {
 		e.ShadowedBy = entries[w].Path
 		entries[w].Shadows = append(entries[w].Shadows, e.Path)

@@ -183,6 +183,44 @@ func TestRefreshReloadsOnlyTheChangedPlugin(t *testing.T) {
 	if !reflect.DeepEqual(got, Load(o)) {
 		t.Errorf("Refresh differs from Load")
 	}
+	// The skill entries of the plugins kept are the previous catalog's (no copy), also
+	// when a new plugin folder moves the others' positions.
+	sharedEntries(t, prev, got, filepath.Join(o.PlugboardHome, "plugins", "plugin-0007"))
+	fresh := filepath.Join(o.PlugboardHome, "plugins", "plugin-0003a")
+	writeFile(t, filepath.Join(fresh, "plugin.json"), manifestOf("plugin-0003a"))
+	writeFile(t, filepath.Join(fresh, "skills", "fresh", "SKILL.md"), skillOf("fresh"))
+	moved := Refresh(got, o, []string{fresh})
+	if moved.Plugins[4].Path != fresh {
+		t.Fatalf("the new plugin is at %s, want position 4", moved.Plugins[4].Path)
+	}
+	sharedEntries(t, got, moved, fresh)
+	if !reflect.DeepEqual(moved, Load(o)) {
+		t.Errorf("Refresh after a new plugin differs from Load")
+	}
+}
+
+// sharedEntries checks that next's plugin skill entries are prev's, except those of the
+// plugin at changed, which are new.
+func sharedEntries(t *testing.T, prev, next *Catalog, changed string) {
+	t.Helper()
+	before := map[string]*SkillEntry{}
+	for _, e := range prev.Skills {
+		before[e.Path] = e
+	}
+	n := 0
+	for _, e := range next.Skills {
+		if e.Plugin == "" {
+			continue
+		}
+		n++
+		want := !strings.HasPrefix(e.Path, changed+"/")
+		if got := before[e.Path] == e; got != want {
+			t.Errorf("entry %s is the previous catalog's = %v, want %v", e.ID, got, want)
+		}
+	}
+	if n == 0 {
+		t.Error("no plugin skill entries")
+	}
 }
 
 // TestRefreshWhilePrevIsRead: Refresh writes nothing the previous catalog holds, so

@@ -88,6 +88,7 @@ type Reloader struct {
 	noCgo  bool // this build has no SQLite (store.ErrNoCgo, said once): store no snapshot
 	rowsOf *catalog.Catalog
 	rows   []snapshot.Plugin
+	hasher snapshot.Hasher // hashes only the rows that changed since the last snapshot
 
 	notifyMu sync.Mutex // one state delivery at a time
 	primed   bool       // the first snapshot is taken (under mu)
@@ -342,7 +343,7 @@ func (r *Reloader) snapshot(ctx context.Context, c *catalog.Catalog) int64 {
 	}
 	rows := catalog.SnapshotRowsSince(r.rowsOf, r.rows, c)
 	r.rowsOf, r.rows = c, rows
-	id, stored, err := r.db.AddSnapshot(ctx, snapshot.Snapshot{Plugins: rows})
+	id, stored, err := r.db.AddSnapshot(ctx, snapshot.Snapshot{Plugins: rows, Hash: r.hasher.Hash(rows)})
 	if err != nil {
 		fmt.Fprintf(r.o.Log, "plugboard: snapshot not stored: %v\n", err)
 		return 0
@@ -440,14 +441,23 @@ func touchesSettings(b watch.Batch, o catalog.Options) bool {
 
 // newlyInvalid lists the plugins (by path) valid in a and invalid in b.
 func newlyInvalid(a, b *catalog.Catalog) []string {
-	was := make(map[string]bool, len(a.Plugins))
-	for i := range a.Plugins {
-		was[a.Plugins[i].Path] = a.Plugins[i].Valid
-	}
+	var was map[string]bool // by folder, made only when plugins moved
 	var out []string
 	for i := range b.Plugins {
 		p := &b.Plugins[i]
-		if valid, ok := was[p.Path]; ok && valid && !p.Valid {
+		var valid, ok bool
+		if i < len(a.Plugins) && a.Plugins[i].Path == p.Path {
+			valid, ok = a.Plugins[i].Valid, true
+		} else {
+			if was == nil {
+				was = make(map[string]bool, len(a.Plugins))
+				for i := range a.Plugins {
+					was[a.Plugins[i].Path] = a.Plugins[i].Valid
+				}
+			}
+			valid, ok = was[p.Path]
+		}
+		if ok && valid && !p.Valid {
 			out = append(out, p.ID)
 		}
 	}

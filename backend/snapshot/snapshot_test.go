@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,8 +36,8 @@ func TestInfo(t *testing.T) {
 func TestHash(t *testing.T) {
 	rows := []Plugin{{ID: "a", Path: "/a"}, {ID: "b", Path: "/b"}}
 	h := Hash(rows)
-	if !strings.HasPrefix(h, "sha256:") || len(h) != len("sha256:")+64 {
-		t.Errorf("Hash = %q, want sha256: and 64 hex digits", h)
+	if !strings.HasPrefix(h, HashPrefix) || len(h) != len(HashPrefix)+64 {
+		t.Errorf("Hash = %q, want %s and 64 hex digits", h, HashPrefix)
 	}
 	if Hash([]Plugin{{ID: "a", Path: "/a"}, {ID: "b", Path: "/b"}}) != h {
 		t.Error("equal rows give different hashes")
@@ -47,9 +48,28 @@ func TestHash(t *testing.T) {
 	if Hash(nil) != Hash([]Plugin{}) {
 		t.Error("nil and no rows give different hashes")
 	}
+	// One row's JSON split differently between two rows must not collide: each row is
+	// hashed on its own.
+	if Hash([]Plugin{{ID: "ab"}, {ID: ""}}) == Hash([]Plugin{{ID: "a"}, {ID: "b"}}) {
+		t.Error("rows with the same characters in other fields give the same hash")
+	}
 }
 
-// jsonHash is Hash as earlier versions computed it: the SHA-256 of json.Marshal of the rows.
+// rowsHash is Hash written out: the SHA-256 of each row's json.Marshal, then of the digests.
+func rowsHash(t testing.TB, rows []Plugin) string {
+	all := sha256.New()
+	for _, r := range rows {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		all.Write(sum[:])
+	}
+	return HashPrefix + hex.EncodeToString(all.Sum(nil))
+}
+
+// jsonHash is the hash earlier versions stored: the SHA-256 of json.Marshal of the rows.
 func jsonHash(t testing.TB, rows []Plugin) string {
 	if rows == nil {
 		rows = []Plugin{}
@@ -59,12 +79,11 @@ func jsonHash(t testing.TB, rows []Plugin) string {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return JSONHashPrefix + hex.EncodeToString(sum[:])
 }
 
-// The hash streamed row by row is the hash of the rows' JSON, so hashes stored by earlier
-// versions still compare equal; the strings cover every escape encoding/json makes.
-func TestHashIsOfTheJSON(t *testing.T) {
+// oddRows covers every escape encoding/json makes in a string.
+func oddRows() []Plugin {
 	odd := []string{"", "plain", `q"uote\back`, "<html>&", "tab\there\nline\rcr", "\x00\x01\x1f\x7f",
 		"é中文😀", "\u2028\u2029", "bad\xffutf8\xc3", strings.Repeat("long/path/", 600)}
 	var rows []Plugin
@@ -72,10 +91,48 @@ func TestHashIsOfTheJSON(t *testing.T) {
 		rows = append(rows, Plugin{ID: s, Source: "user", Path: "/p/" + s, ContentHash: "sha256:" + s,
 			Valid: i%2 == 0, Errors: i, Warnings: -i, Skills: i * 1000, Servers: 1 << 40})
 	}
+	return rows
+}
+
+// Each row is hashed as its JSON, and JSONHash is the hash of the rows' JSON, so hashes
+// stored by earlier versions still compare equal.
+func TestHashIsOfTheJSON(t *testing.T) {
+	rows := oddRows()
 	for _, set := range [][]Plugin{nil, {}, rows[:1], rows} {
-		if got, want := Hash(set), jsonHash(t, set); got != want {
-			t.Errorf("Hash(%d rows) = %s, want the hash of the JSON %s", len(set), got, want)
+		if got, want := Hash(set), rowsHash(t, set); got != want {
+			t.Errorf("Hash(%d rows) = %s, want the hash of the rows' JSON %s", len(set), got, want)
 		}
+		if got, want := JSONHash(set), jsonHash(t, set); got != want {
+			t.Errorf("JSONHash(%d rows) = %s, want the hash of the JSON %s", len(set), got, want)
+		}
+	}
+}
+
+// A Hasher fed a sequence of snapshots (rows edited, added, removed, moved) gives what
+// Hash gives each of them from scratch, and re-hashes only the rows that changed.
+func TestHasherRemembers(t *testing.T) {
+	base := oddRows()
+	edit := func(rows []Plugin, f func([]Plugin) []Plugin) []Plugin { return f(slices.Clone(rows)) }
+	steps := [][]Plugin{
+		base,
+		edit(base, func(r []Plugin) []Plugin { r[3].Errors++; return r }),
+		edit(base, func(r []Plugin) []Plugin { r[3].Errors++; return append(r, Plugin{ID: "new", Path: "/new"}) }),
+		edit(base, func(r []Plugin) []Plugin { return r[2:] }),
+		edit(base, func(r []Plugin) []Plugin { r[0], r[1] = r[1], r[0]; return r }),
+		nil,
+		base,
+	}
+	var h Hasher
+	for i, rows := range steps {
+		if got, want := h.Hash(rows), Hash(rows); got != want {
+			t.Errorf("step %d: Hasher = %s, Hash = %s", i, got, want)
+		}
+	}
+	// Rows the Hasher has seen at their positions are not hashed again.
+	h.Hash(base)
+	h.Hash(edit(base, func(r []Plugin) []Plugin { r[5].Skills++; return r }))
+	if h.hashed != 1 {
+		t.Errorf("after one edit the Hasher hashed %d rows, want 1", h.hashed)
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,8 +20,10 @@ const SnapshotRetention = 100
 
 // AddSnapshot stores sn unless its Hash equals the latest snapshot's, and returns the
 // id of the stored snapshot (stored true) or of that equal latest one (stored false).
-// An empty Hash is computed with snapshot.Hash; a zero Time becomes now. Storing removes
-// snapshots beyond SnapshotRetention.
+// An empty Hash is computed with snapshot.Hash (a caller that stores many snapshots
+// passes one from its snapshot.Hasher); a zero Time becomes now. Storing removes
+// snapshots beyond SnapshotRetention. The Store keeps sn.Plugins as the newest rows
+// (the next AddSnapshot compares with them): the caller must not modify them afterwards.
 //
 // Rows are stored as changes (migration 0008): the rows sn shares, position by position,
 // with the newest snapshot are that snapshot's rows extended to sn, and only the others
@@ -42,7 +44,9 @@ func (s *Store) AddSnapshot(ctx context.Context, sn snapshot.Snapshot) (id int64
 			latestID int64
 		)
 		err := tx.QueryRowContext(ctx, `SELECT id, hash FROM snapshots ORDER BY id DESC LIMIT 1`).Scan(&latestID, &latest)
-		if err == nil && latest == sn.Hash {
+		// A hash of the earlier form (the rows' JSON) is compared in that form, so the first
+		// scan after an upgrade stores no copy of an unchanged catalog.
+		if err == nil && (latest == sn.Hash || strings.HasPrefix(latest, snapshot.JSONHashPrefix) && latest == snapshot.JSONHash(sn.Plugins)) {
 			id = latestID
 			return nil
 		}
@@ -98,7 +102,7 @@ type lastSnapshot struct {
 }
 
 func (l *lastSnapshot) remember(id int64, rows []snapshot.Plugin) {
-	l.id, l.rows = id, slices.Clone(rows)
+	l.id, l.rows = id, rows // AddSnapshot's caller does not modify them (see AddSnapshot)
 }
 
 func (l *lastSnapshot) forget() { l.id, l.rows = 0, nil }

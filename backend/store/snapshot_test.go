@@ -42,6 +42,11 @@ func TestAddSnapshotStoresOnlyChanges(t *testing.T) {
 		{"empty again, hash computed", snapshot.Snapshot{Plugins: []snapshot.Plugin{}}, false},
 		{"rows computed", snapshot.Snapshot{Plugins: plugins(2, "c")}, true},
 		{"same rows computed", snapshot.Snapshot{Plugins: plugins(2, "c")}, false},
+		// An earlier version stored the hash of the rows' JSON: the same rows hashed the
+		// present way are the same snapshot, and other rows are not.
+		{"earlier version's hash", snapshot.Snapshot{Hash: snapshot.JSONHash(plugins(2, "d")), Plugins: plugins(2, "d")}, true},
+		{"same rows after the upgrade", snapshot.Snapshot{Plugins: plugins(2, "d")}, false},
+		{"other rows after the upgrade", snapshot.Snapshot{Plugins: plugins(2, "e")}, true},
 	}
 	ids := make([]int64, len(steps))
 	for i, s := range steps {
@@ -61,14 +66,14 @@ func TestAddSnapshotStoresOnlyChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 5 {
-		t.Fatalf("Snapshots(0) = %d snapshots, want 5", len(all))
+	if len(all) != 7 {
+		t.Fatalf("Snapshots(0) = %d snapshots, want 7", len(all))
 	}
-	if all[0].ID != ids[6] || all[4].ID != ids[0] {
-		t.Errorf("Snapshots(0) ids = %d…%d, want newest first %d…%d", all[0].ID, all[4].ID, ids[6], ids[0])
+	if all[0].ID != ids[10] || all[6].ID != ids[0] {
+		t.Errorf("Snapshots(0) ids = %d…%d, want newest first %d…%d", all[0].ID, all[6].ID, ids[10], ids[0])
 	}
-	if all[0].Hash != snapshot.Hash(plugins(2, "c")) {
-		t.Errorf("computed hash = %q, want snapshot.Hash of the rows", all[0].Hash)
+	if all[2].Hash != snapshot.Hash(plugins(2, "c")) {
+		t.Errorf("computed hash = %q, want snapshot.Hash of the rows", all[2].Hash)
 	}
 }
 
