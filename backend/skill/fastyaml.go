@@ -77,7 +77,9 @@ type slab struct{ nodes []yaml.Node }
 
 func (a *slab) node(n yaml.Node) *yaml.Node {
 	if len(a.nodes) == cap(a.nodes) {
-		return &n
+		p := new(yaml.Node) // not &n: n would then be moved to the heap on every call
+		*p = n
+		return p
 	}
 	a.nodes = append(a.nodes, n)
 	return &a.nodes[len(a.nodes)-1]
