@@ -78,9 +78,18 @@ func read(path string, max int64, flags int) ([]byte, error) {
 	if st.Size > max {
 		return nil, &TooLargeError{Max: max}
 	}
-	// Read what fstat promised and no more: a file that grows meanwhile is cut at the
-	// size it had, which stays under the cap.
-	buf := make([]byte, st.Size)
+	buf, err := ReadFD(fd, st.Size)
+	if err != nil {
+		return nil, &os.PathError{Op: "read", Path: path, Err: err}
+	}
+	return buf, nil
+}
+
+// ReadFD reads the open regular file fd, whose fstat gave size (the caller has checked
+// it against its cap): what fstat promised and no more, so a file that grows meanwhile
+// is cut at the size it had, which stays under the cap.
+func ReadFD(fd int, size int64) ([]byte, error) {
+	buf := make([]byte, size)
 	n := 0
 	for n < len(buf) {
 		var m int
@@ -89,7 +98,7 @@ func read(path string, max int64, flags int) ([]byte, error) {
 			return err
 		})
 		if err != nil {
-			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+			return nil, err
 		}
 		if m == 0 {
 			break // the file shrank

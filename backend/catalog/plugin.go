@@ -150,12 +150,23 @@ func loadSkills(root, rel, home string, issues *issue.List, listed map[string][]
 	return loadSkillEntries(root, rel, at, resolved, home, entries, issues)
 }
 
-// readDirNoFollow lists a folder that must not be a symbolic link, in one open.
+// readDirNoFollow lists a folder that must not be a symbolic link, in one open. The
+// folder is opened with the system call itself: os.OpenFile would also try to register
+// it with the network poller (four fcntl and a failing epoll_ctl a plugin); os.NewFile
+// of a blocking descriptor costs one fcntl.
 func readDirNoFollow(dir string) ([]os.DirEntry, error) {
-	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return nil, err
+	var fd int
+	var err error
+	for {
+		fd, err = syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			break
+		}
 	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), dir)
 	defer f.Close()
 	entries, err := f.ReadDir(-1)
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
@@ -166,7 +177,17 @@ func readDirNoFollow(dir string) ([]os.DirEntry, error) {
 // found at at and resolved to resolved.
 func loadSkillEntries(root, rel, at, resolved, home string, entries []os.DirEntry, issues *issue.List) []skill.Skill {
 	var out []skill.Skill
-	var tree *ctree.Root // opened at the first valid skill, for every skill folder's check
+	// The root, opened at the first skill that needs it, for every skill folder's check
+	// (what a launch would leave out is said here first).
+	var tree *ctree.Root
+	opened := false
+	open := func() *ctree.Root {
+		if !opened {
+			tree, _ = ctree.OpenRoot(root)
+			opened = true
+		}
+		return tree
+	}
 	defer func() {
 		if tree != nil {
 			tree.Close()
@@ -179,9 +200,20 @@ func loadSkillEntries(root, rel, at, resolved, home string, entries []os.DirEntr
 			continue // files beside skills (README.md) are not skills
 		}
 		shown := path.Join(rel, e.Name(), "SKILL.md")
-		// A plain folder in the resolved skills folder is resolved already.
+		// A plain folder in the resolved skills folder is resolved already: it is checked
+		// first, and the check reads its SKILL.md, which Load then does not open again.
 		plain := e.IsDir() && resolved == at
-		s := skill.Load(dir, skill.Options{Root: root, Trusted: false, Home: home, Path: shown, Resolved: plain, Keep: true})
+		o := skill.Options{Root: root, Trusted: false, Home: home, Path: shown, Resolved: plain, Keep: true}
+		var t *ctree.Tree
+		var walkErr error
+		walked := plain && open() != nil
+		if walked {
+			t, walkErr = tree.Walk(dir, skill.CheckOptions())
+			if t != nil {
+				o.Data = t.Kept
+			}
+		}
+		s := skill.Load(dir, o)
 		if !s.Valid && len(s.Issues) == 1 && s.Issues[0].Code == skill.CodeMissing {
 			// A folder without SKILL.md is not a skill (spec §7.1): say so, as a warning
 			// on the plugin, rather than listing an invalid skill.
@@ -189,11 +221,11 @@ func loadSkillEntries(root, rel, at, resolved, home string, entries []os.DirEntr
 			(*issues)[len(*issues)-1].Line = 1
 			continue
 		}
-		if s.Valid && tree == nil {
-			tree, _ = ctree.OpenRoot(root)
-		}
-		if tree != nil {
-			skill.CheckTree(&s, tree) // what a launch would leave out is said here first
+		switch {
+		case walked:
+			skill.ApplyTree(&s, t, walkErr)
+		case s.Valid && open() != nil:
+			skill.CheckTree(&s, tree)
 		}
 		out = append(out, s)
 	}

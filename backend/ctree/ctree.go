@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/plugboard/plugboard/backend/capread"
 	"github.com/plugboard/plugboard/backend/pathsafe"
 )
 
@@ -55,6 +56,13 @@ type Options struct {
 	Leave []string
 	// NoHash opens every file (an unreadable one is found) without reading it.
 	NoHash bool
+	// Keep names a file directly in the walked folder that the walk reads into Tree.Kept,
+	// when it is a regular file reached without a link, of at most KeepMax bytes: a caller
+	// that needs the listing and that one file (the catalog: a skill folder's check and
+	// its SKILL.md) opens it once. Otherwise Kept stays nil and the entry is walked as
+	// any other.
+	Keep    string
+	KeepMax int64
 }
 
 // File is one regular file of a tree.
@@ -76,7 +84,9 @@ type Tree struct {
 	Files   []File
 	Skipped []*Error // entries left out by Options.Leave, with the reason
 	// Sum hashes every file's path, execute bit and content hash ("" with NoHash).
-	Sum  string
+	Sum string
+	// Kept is the content of Options.Keep, when it was read.
+	Kept []byte
 	root string
 }
 
@@ -272,6 +282,11 @@ func (w *walker) names(fd int) ([]string, error) {
 // entry handles one name of the folder dirfd: a folder or file is opened with no link
 // followed; a link is followed by the kernel from the root, never out of it.
 func (w *walker) entry(dirfd int, name, from, rel string) error {
+	if w.o.Keep != "" && rel == w.o.Keep {
+		if done, err := w.keep(dirfd, name, from, rel); done {
+			return err
+		}
+	}
 	var st unix.Stat_t
 	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return fmt.Errorf("%s: %w", rel, ErrChanged)
@@ -373,6 +388,36 @@ func (w *walker) file(fd int, from, rel string) error {
 	}
 	f.Sum = sum
 	return nil
+}
+
+// keep reads Options.Keep through one open (open, fstat, read, close, against the
+// generic entry's fstatat and access check and the caller's own open of the file by
+// path). done is false when the entry is not a readable regular file within KeepMax,
+// reached without a link: entry then looks at it as at any other.
+func (w *walker) keep(dirfd int, name, from, rel string) (done bool, err error) {
+	fd, err := openName(dirfd, name, unix.O_RDONLY|unix.O_NONBLOCK)
+	if err != nil {
+		return false, nil
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > w.o.KeepMax {
+		return false, nil
+	}
+	data, err := capread.ReadFD(fd, st.Size)
+	if err != nil {
+		return false, nil
+	}
+	w.t.Kept = data
+	if err := w.add(&st, from, rel); err != nil || w.o.NoHash {
+		return true, err
+	}
+	if int64(len(data)) != st.Size {
+		return true, fmt.Errorf("%s: %w", rel, ErrChanged)
+	}
+	sum := sha256.Sum256(data)
+	w.t.Files[len(w.t.Files)-1].Sum = hex.EncodeToString(sum[:])
+	return true, nil
 }
 
 // add records the regular file st found at from, within the limits.

@@ -252,3 +252,47 @@ func TestSwappedFolderNeverLeaksOutsideBytes(t *testing.T) {
 		t.Errorf("the swapper did not race the walk both ways (copied %d, refused %d): the test proves nothing", copied, refused)
 	}
 }
+
+// Keep reads one top-level file during the walk, and only a regular file reached without
+// a link, within KeepMax; anything else is walked as before and Kept stays nil. The tree
+// is the same with and without Keep (hashed or not).
+func TestWalkKeep(t *testing.T) {
+	root := resolvedRoot(t, t.TempDir())
+	write(t, root, map[string]string{
+		"plain/SKILL.md":     "---\nname: plain\n---\n",
+		"plain/ref/SKILL.md": "nested: not kept",
+		"big/SKILL.md":       strings.Repeat("x", 100),
+		"linked/real.md":     "through a link",
+		"dir/SKILL.md/x":     "a folder named SKILL.md",
+	})
+	symlink(t, "real.md", filepath.Join(root, "linked/SKILL.md"))
+	cases := []struct {
+		dir, want string
+		kept      bool
+	}{
+		{"plain", "---\nname: plain\n---\n", true},
+		{"big", "", false},    // over KeepMax
+		{"linked", "", false}, // a link: walked as one
+		{"dir", "", false},    // a folder
+	}
+	for _, tc := range cases {
+		for _, noHash := range []bool{true, false} {
+			dir := filepath.Join(root, tc.dir)
+			plain, err := Walk(root, dir, Options{NoHash: noHash})
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept, err := Walk(root, dir, Options{NoHash: noHash, Keep: "SKILL.md", KeepMax: 64})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (kept.Kept != nil) != tc.kept || string(kept.Kept) != tc.want {
+				t.Errorf("%s (noHash %v): Kept = %q, want %q", tc.dir, noHash, kept.Kept, tc.want)
+			}
+			kept.Kept = nil
+			if !slices.EqualFunc(plain.Files, kept.Files, func(a, b File) bool { return a == b }) || plain.Sum != kept.Sum {
+				t.Errorf("%s (noHash %v): the walk with Keep differs:\n%+v\n%+v", tc.dir, noHash, plain.Files, kept.Files)
+			}
+		}
+	}
+}

@@ -35,7 +35,10 @@ func Load(dir string, opts Options) Skill {
 	if opts.Path == "" {
 		opts.Path = file
 	}
-	data, p := readSkill(abs, file, opts.Root, opts.Resolved)
+	data, p := opts.Data, (*readProblem)(nil)
+	if data == nil {
+		data, p = readSkill(abs, file, opts.Root, opts.Resolved)
+	}
 	if p != nil {
 		s := Skill{Name: folder, Folder: folder, Dir: abs, Path: opts.Path}
 		s.Issues.Errorf(p.code, opts.Path, "", "%s", p.msg)

@@ -95,6 +95,10 @@ type Options struct {
 	// catalog knows this of a plain folder listed in a checked skills folder), so only
 	// SKILL.md needs looking up.
 	Resolved bool
+	// Data, when not nil, is SKILL.md's content as the caller read it from the folder,
+	// resolved and inside Root, without following a link (the catalog reads it during the
+	// folder's check, CheckOptions): Load reads nothing then.
+	Data []byte
 }
 
 // finish sets the derived fields once every check has run.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path"
 
+	"github.com/plugboard/plugboard/backend/capread"
 	"github.com/plugboard/plugboard/backend/ctree"
 	"github.com/plugboard/plugboard/backend/issue"
 )
@@ -51,6 +52,15 @@ func TreeOptions(noHash bool) ctree.Options {
 		Leave: []string{ctree.KindOutside, ctree.KindSpecial, ctree.KindLoop, ctree.KindDangling, ctree.KindUnreadable}}
 }
 
+// CheckOptions is TreeOptions(true) that also reads SKILL.md (Tree.Kept), for a caller
+// that checks the folder first and hands the content to Load (Options.Data), so the
+// file is opened once.
+func CheckOptions() ctree.Options {
+	o := TreeOptions(true)
+	o.Keep, o.KeepMax = FileName, capread.SkillMax
+	return o
+}
+
 // CheckTree walks the folder of the valid skill s inside the opened plugin root and adds
 // the issues a launch would act on: a warning for each entry left out, an error (the
 // skill cannot be projected) for a folder beyond the limits. Nothing is read but the
@@ -60,6 +70,16 @@ func CheckTree(s *Skill, root *ctree.Root) {
 		return
 	}
 	t, err := root.Walk(s.Dir, TreeOptions(true))
+	ApplyTree(s, t, err)
+}
+
+// ApplyTree adds to the skill s what CheckTree would from a walk of its folder already
+// made (t, err: the result of a walk with TreeOptions(true) or CheckOptions()): nothing
+// when s is invalid.
+func ApplyTree(s *Skill, t *ctree.Tree, err error) {
+	if !s.Valid || s.Dir == "" {
+		return
+	}
 	dir := path.Dir(s.Path)
 	if code := TreeCode(err); code != "" {
 		s.Issues.Errorf(code, dir, "", "%s; the skill cannot be launched", err)
