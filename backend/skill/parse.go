@@ -244,16 +244,21 @@ func (c *checker) repeatedKeys(m *yaml.Node, reported int) int {
 	if len(m.Content) < 4 {
 		return reported
 	}
-	seen := make(map[string]int, len(m.Content)/2)
+	// A frontmatter mapping has a handful of keys: each is compared with the ones before
+	// it, without a map (a map and a key string a SKILL.md showed in the catalog's profile).
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k := m.Content[i]
 		if k.Kind != yaml.ScalarNode {
 			continue
 		}
-		id := k.Tag + ":" + k.Value
-		first, dup := seen[id]
+		first, dup := 0, false
+		for j := 0; j < i; j += 2 {
+			if p := m.Content[j]; p.Kind == yaml.ScalarNode && p.Value == k.Value && p.Tag == k.Tag {
+				first, dup = p.Line, true
+				break
+			}
+		}
 		if !dup {
-			seen[id] = k.Line
 			continue
 		}
 		if reported++; reported <= maxTreeIssues {

@@ -38,6 +38,9 @@ var treeCodes = map[string]string{
 
 // TreeCode is the issue code of a *ctree.Error of a skill folder ("" for another error).
 func TreeCode(err error) string {
+	if err == nil {
+		return ""
+	}
 	var e *ctree.Error
 	if errors.As(err, &e) {
 		return treeCodes[e.Kind]
@@ -48,9 +51,11 @@ func TreeCode(err error) string {
 // TreeOptions walks a skill folder as a launch copies it: bounded, each entry that
 // cannot be copied safely left out with its reason.
 func TreeOptions(noHash bool) ctree.Options {
-	return ctree.Options{MaxFiles: TreeMaxFiles, MaxBytes: TreeMaxBytes, NoHash: noHash,
-		Leave: []string{ctree.KindOutside, ctree.KindSpecial, ctree.KindLoop, ctree.KindDangling, ctree.KindUnreadable}}
+	return ctree.Options{MaxFiles: TreeMaxFiles, MaxBytes: TreeMaxBytes, NoHash: noHash, Leave: leftOut}
 }
+
+// leftOut are the entries a launch leaves out of a skill folder (read only).
+var leftOut = []string{ctree.KindOutside, ctree.KindSpecial, ctree.KindLoop, ctree.KindDangling, ctree.KindUnreadable}
 
 // CheckOptions is TreeOptions(true) that also reads SKILL.md (Tree.Kept), for a caller
 // that checks the folder first and hands the content to Load (Options.Data), so the
