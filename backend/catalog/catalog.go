@@ -86,10 +86,10 @@ type scan struct {
 	user, project  []rootScan     // standalone skill roots, in precedence order
 	builtin        []skill.Skill
 	// entries caches each plugin's skill entries as entryOf makes them, by position in
-	// Plugins (zero for a plugin that has none), so that a Refresh that reuses a plugin
-	// does not build its entries again. Each assemble makes a new list: a catalog's list
-	// is never written once the catalog is out.
-	entries []pluginEntries
+	// Plugins (nil for a plugin that has none), so that a Refresh that reuses a plugin
+	// does not build its entries again. Each assemble makes a new list of pointers to
+	// them, which are never written once made.
+	entries []*pluginEntries
 	// plugins are the catalog's plugins, and identIssues what checkDuplicates and checkIDs
 	// said of them, which a Refresh that changes no plugin's id, name, folder, source or
 	// validity reuses rather than indexing every plugin again.
@@ -224,33 +224,31 @@ func assemble(o Options, st Settings, s *scan, plugins []Plugin) *Catalog {
 	}
 	// A plugin's entries are looked for at its position in the previous list, then, when
 	// plugins were added or removed, by its folder.
-	prev, cache := s.entries, make([]pluginEntries, len(plugins))
-	var prevAt map[string]int
-	cached := func(i int, path string) (pluginEntries, bool) {
-		if i < len(prev) && prev[i].path == path {
-			return prev[i], true
+	prev, cache := s.entries, make([]*pluginEntries, len(plugins))
+	var prevAt map[string]*pluginEntries
+	cached := func(i int, path string) *pluginEntries {
+		if i < len(prev) && prev[i] != nil && prev[i].path == path {
+			return prev[i]
 		}
 		if prevAt == nil {
-			prevAt = make(map[string]int, len(prev))
-			for j := range prev {
-				prevAt[prev[j].path] = j
+			prevAt = make(map[string]*pluginEntries, len(prev))
+			for _, pe := range prev {
+				if pe != nil {
+					prevAt[pe.path] = pe
+				}
 			}
 		}
-		j, ok := prevAt[path]
-		if !ok {
-			return pluginEntries{}, false
-		}
-		return prev[j], true
+		return prevAt[path]
 	}
 	addPlugin := func(i int, p *Plugin, layer int, src skill.Source) {
 		var first *skill.Skill
 		if len(p.Skills) > 0 {
 			first = &p.Skills[0]
 		}
-		pe, ok := cached(i, p.Path)
-		if !ok || pe.skills != first || pe.n != len(p.Skills) || pe.name != p.Name || pe.id != p.ID || pe.source != p.Source || pe.layer != layer || pe.src != src ||
+		pe := cached(i, p.Path)
+		if pe == nil || pe.skills != first || pe.n != len(p.Skills) || pe.name != p.Name || pe.id != p.ID || pe.source != p.Source || pe.layer != layer || pe.src != src ||
 			!pe.enabledUnder(c.Settings) {
-			pe = pluginEntries{path: p.Path, skills: first, n: len(p.Skills), name: p.Name, id: p.ID, source: p.Source, layer: layer, src: src,
+			pe = &pluginEntries{path: p.Path, skills: first, n: len(p.Skills), name: p.Name, id: p.ID, source: p.Source, layer: layer, src: src,
 				entries: make([]SkillEntry, len(p.Skills)), allEnabled: true}
 			for i, sk := range p.Skills {
 				pe.entries[i] = entryOf(sk, layer, src, false, p, c.Settings)
