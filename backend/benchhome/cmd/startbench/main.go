@@ -7,7 +7,9 @@
 // GTK or WebKit linked), runs each command 51 times after 5 unmeasured runs, and prints
 // the median and the 90th percentile of the wall time and the peak resident set (from
 // the kernel's accounting of each child), with /bin/true as the floor of starting a
-// process here.
+// process here and a Go "hello world" linked with cgo, as plugboard is (for SQLite), as
+// the floor of starting a Go program of that kind; the report gives each command's
+// median as a multiple of that floor, measured in the same run.
 //
 // Usage: go run ./backend/benchhome/cmd/startbench [-runs 51] [-bin PATH]
 package main
@@ -46,12 +48,15 @@ func main() {
 	check(os.CopyFS(pbHome, os.DirFS("testdata/runtime/home")))
 	launch := []string{*bin, "launch", "--home", pbHome, "coder", "--bin", "/bin/true"}
 	run(home, launch) // makes the projection the measured launches reuse
+	hello := buildHello(home)
+	var floor float64
 	for _, c := range []struct {
 		name string
 		argv []string
 		goal string
 	}{
 		{"/bin/true", []string{"/bin/true"}, ""},
+		{"Go hello world (cgo)", []string{hello}, ""},
 		{"plugboard --help", []string{*bin, "--help"}, "goal <= 5 ms"},
 		{"plugboard inspect (small package)", []string{*bin, "inspect", pkg}, "goal <= 8 ms, <= 15 MiB"},
 		{"plugboard inspect --json", []string{*bin, "inspect", "--json", pkg}, ""},
@@ -67,9 +72,40 @@ func main() {
 			}
 		}
 		sort.Slice(ds, func(a, b int) bool { return ds[a] < ds[b] })
-		fmt.Printf("%-36s median %6.2f ms  p90 %6.2f ms  peak RSS %5.1f MiB  %s\n", c.name,
-			ms(ds[len(ds)/2]), ms(ds[len(ds)*9/10]), float64(peak)/(1<<20), c.goal)
+		med := ms(ds[len(ds)/2])
+		if c.argv[0] == hello {
+			floor = med
+		}
+		rel := ""
+		if floor > 0 && c.argv[0] != hello {
+			rel = fmt.Sprintf("%4.1fx hello", med/floor)
+		}
+		fmt.Printf("%-36s median %6.2f ms  p90 %6.2f ms  peak RSS %5.1f MiB  %-11s  %s\n", c.name,
+			med, ms(ds[len(ds)*9/10]), float64(peak)/(1<<20), rel, c.goal)
 	}
+}
+
+// buildHello builds, in dir, a Go program that prints a line and links cgo, as plugboard
+// does: what starting any such program costs on this machine.
+func buildHello(dir string) string {
+	src := filepath.Join(dir, "hello")
+	check(os.MkdirAll(src, 0o755))
+	check(os.WriteFile(filepath.Join(src, "go.mod"), []byte("module hello\n\ngo 1.22\n"), 0o644))
+	check(os.WriteFile(filepath.Join(src, "main.go"), []byte(`package main
+
+// int one(void) { return 1; }
+import "C"
+
+import "fmt"
+
+func main() { fmt.Println("hello", C.one()) }
+`), 0o644))
+	out := filepath.Join(dir, "hello-bin")
+	cmd := exec.Command("go", "build", "-ldflags", "-w -s", "-o", out, ".")
+	cmd.Dir, cmd.Stdout, cmd.Stderr = src, os.Stderr, os.Stderr
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1", "GOFLAGS=-mod=mod")
+	check(cmd.Run())
+	return out
 }
 
 // run times one process with a private HOME (an exit status other than 0 still counts:
