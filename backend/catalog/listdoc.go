@@ -10,9 +10,10 @@ import (
 
 // List is the part of a catalog document that the page's Plugins list draws: the
 // document's shape with each plugin cut to what a row shows and searches (its scalars,
-// skill names, MCP server validity, issue counts, each client's verdict without its
-// lists) and no skills, MCP merge or plugin issues. For 1,000 plugins of 10 skills it is
-// about a tenth of the document, so the page paints its first rows while the rest
+// skill names, MCP server validity, issue counts, whether each client loads it, without
+// the reason, which was two fifths of the part and waits for the document) and no skills,
+// MCP merge or plugin issues. For 1,000 plugins of 10 skills it is about a sixteenth of
+// the document, so the page paints its first rows while the rest
 // travels; "part": "list" marks it. A catalog of fewer than ListMinSkills skills is
 // small enough to send whole (about a megabyte at most): its List is the document
 // itself, and the page needs no second request.
@@ -78,13 +79,12 @@ type listClients struct {
 }
 
 type listVerdict struct {
-	Package bool   `json:"package"`
-	Loads   bool   `json:"loads"`
-	Why     string `json:"why"`
+	Package bool `json:"package"`
+	Loads   bool `json:"loads"`
 }
 
 func verdictOf(v clients.Verdict) listVerdict {
-	return listVerdict{Package: v.Package, Loads: v.Loads, Why: v.Why}
+	return listVerdict{Package: v.Package, Loads: v.Loads}
 }
 
 func listPluginOf(p *Plugin) listPlugin {

@@ -91,10 +91,26 @@ test('t picks the plural form and formats numbers for the language', () => {
   assert.equal(i18n.format('zh-CN', 'shell.scan.rescanFailed', { msg: 'x' }), '重新扫描失败：x');
 });
 
-test('the fast path for small integers (no Intl at start-up) agrees with Intl in both languages', () => {
+test('the fast path for integers (no Intl at start-up) agrees with Intl in both languages', () => {
   const numbers = [];
   for (let n = -1200; n <= 1200; n++) numbers.push(n);
-  numbers.push(0.5, 1.5, -1.5, 2.25, 999.9, 1e6, 1234567, -98765);
+  for (let d = 1; d <= 16; d++) numbers.push(10 ** d - 1, 10 ** d, 10 ** d + 1, -(10 ** d), 12345 * 10 ** (d - 1));
+  for (let i = 0; i < 2000; i++) numbers.push(Math.floor((Math.random() - 0.5) * 2 ** (1 + (i % 53))));
+  numbers.push(
+    0.5,
+    1.5,
+    -1.5,
+    2.25,
+    999.9,
+    1e6,
+    1234567,
+    -98765,
+    -0,
+    Number.MAX_SAFE_INTEGER,
+    -Number.MAX_SAFE_INTEGER,
+    2 ** 53 + 2,
+    1e21,
+  );
   for (const lang of ['en', 'zh-CN']) {
     const nf = new Intl.NumberFormat(lang);
     const pr = new Intl.PluralRules(lang);

@@ -91,6 +91,13 @@ test('a large home: the list part draws the rows first; a plugin chosen meanwhil
   assert.equal(await page.textContent('[data-testid="plugin-count"]'), '110 plugins');
   assert.equal(await page.getAttribute('[data-testid="scan-state"]', 'data-state'), 'scanning');
   assert.equal(await page.isHidden('[data-testid="loading"]'), true, 'no loading screen over the list');
+  // the client badges say whether each client loads it; the reasons come with the document
+  const badgeTitle = (id) =>
+    page.getAttribute(
+      `[data-testid="plugin-row"][data-id="${id}"] [data-testid="client-badge"][data-client="cursor"]`,
+      'title',
+    );
+  assert.equal(await badgeTitle('plugin-0000'), 'Cursor loads it');
   // search works on the list part (skill names are in it)
   await page.fill('[data-testid="search"]', 'p0042-skill-03');
   await waitFor(async () => JSON.stringify(await rowIds(page)) === '["plugin-0042"]', {
@@ -108,6 +115,11 @@ test('a large home: the list part draws the rows first; a plugin chosen meanwhil
   await page.waitForSelector('[data-testid="detail"] article[data-id="plugin-0042"]');
   assert.equal(await page.getAttribute('[data-testid="plugin-row"][aria-selected="true"]', 'data-id'), 'plugin-0042');
   assert.equal(await page.getAttribute('[data-testid="scan-state"]', 'data-state'), 'ready');
+  await waitFor(
+    async () =>
+      (await badgeTitle('plugin-0042')) === 'Cursor loads: an Agent Plugins package: Cursor loads its skills and MCP',
+    { message: 'the badge with its reason from the document' },
+  );
   await page.click('[data-testid="tab-skills"]');
   await page.waitForSelector('[data-testid="skill-row"]');
 });

@@ -49,6 +49,13 @@ const TITLE_KEY: Record<ClientState, Key> = {
   none: 'plugins.clients.title.none',
 };
 
+// Without the reason: the list part of a large catalog leaves it to the whole document.
+const SHORT_TITLE_KEY: Record<ClientState, Key> = {
+  loads: 'plugins.clients.titleShort.loads',
+  refused: 'plugins.clients.titleShort.refused',
+  none: 'plugins.clients.titleShort.none',
+};
+
 /** The compact badge of one client (the Plugins list): its name, coloured by state, why as the tooltip. */
 export function clientBadge(c: ClientName, v: ClientVerdict): HTMLElement {
   const state = clientState(v);
@@ -59,7 +66,9 @@ export function clientBadge(c: ClientName, v: ClientVerdict): HTMLElement {
       'data-testid': 'client-badge',
       'data-client': c,
       'data-state': state,
-      title: t(TITLE_KEY[state], { client: CLIENT_NAME[c], why: v.why }),
+      title: v.why
+        ? t(TITLE_KEY[state], { client: CLIENT_NAME[c], why: v.why })
+        : t(SHORT_TITLE_KEY[state], { client: CLIENT_NAME[c] }),
     },
     CLIENT_LABEL[c],
   );

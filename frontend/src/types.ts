@@ -112,8 +112,8 @@ export interface ClientVerdict {
   loads: boolean;
   /** The manifest file the client reads, relative; absent when it reads none. */
   manifest?: string;
-  /** In words: why that manifest, or why it does not load. */
-  why: string;
+  /** In words: why that manifest, or why it does not load. Absent in the list part (CatalogDoc.part). */
+  why?: string;
   /** The namespace the client gives the package; absent for a client without namespaces (PI). */
   plugin?: string;
   /** The names the client exposes, as it spells them (claude: "plugin:name"). */
