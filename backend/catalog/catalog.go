@@ -50,20 +50,6 @@ type Catalog struct {
 	standalone []*SkillEntry
 }
 
-// standaloneSkills returns the entries of c.Skills that are not a plugin's, in order.
-func (c *Catalog) standaloneSkills() []*SkillEntry {
-	if c.scan != nil {
-		return c.standalone
-	}
-	var out []*SkillEntry
-	for _, e := range c.Skills {
-		if e.Plugin == "" {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // Summary totals the catalog.
 type Summary struct {
 	Plugins        int    `json:"plugins"`

@@ -298,7 +298,7 @@ func diffStandalone(a, b *Catalog) []Change {
 	index := func(c *Catalog) map[string]*SkillEntry {
 		m := map[string]*SkillEntry{}
 		if c != nil {
-			for _, e := range c.standaloneSkills() {
+			for _, e := range c.standalone {
 				if e.Source != skill.SourceBuiltin {
 					m[e.Path] = e
 				}
