@@ -74,7 +74,7 @@ func (s *Service) SetLaunchAs(id, client string) (*catalog.Catalog, error) {
 // History lists history entries, newest first; target "" lists all.
 func (s *Service) History(target string) ([]store.HistoryEntry, error) {
 	ctx := context.Background() // a page call carries no context
-	st, _, err := store.Open(ctx, s.pbHome)
+	st, _, err := store.Open(ctx, s.pbHome, store.PartHistory)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Message: err.Error()}
 	}

@@ -175,7 +175,7 @@ func (s *Service) SnapshotDiff(a, b int64) ([]catalog.Change, error) {
 }
 
 func (s *Service) store() (*store.Store, error) {
-	st, _, err := store.Open(context.Background(), s.pbHome)
+	st, _, err := store.Open(context.Background(), s.pbHome, store.PartSnapshots)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Message: fmt.Sprintf("the Plugboard database: %v", err)}
 	}

@@ -209,7 +209,7 @@ func runHistory(env Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "usage: plugboard history [--json] [TARGET]")
 		return ExitUsage
 	}
-	st, ok := openStore(env, f, "history")
+	st, ok := openStore(env, f, "history", store.PartHistory)
 	if !ok {
 		return ExitUsage
 	}

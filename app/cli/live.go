@@ -205,7 +205,7 @@ func runSnapshots(env Env, args []string) int {
 	if _, err := f.parse(args); err != nil {
 		return ExitUsage
 	}
-	st, ok := openStore(env, f, "snapshots")
+	st, ok := openStore(env, f, "snapshots", store.PartSnapshots)
 	if !ok {
 		return ExitUsage
 	}
@@ -247,7 +247,7 @@ func runDiff(env Env, args []string) int {
 			return ExitUsage
 		}
 	}
-	st, ok := openStore(env, f, "diff")
+	st, ok := openStore(env, f, "diff", store.PartSnapshots)
 	if !ok {
 		return ExitUsage
 	}
@@ -276,13 +276,14 @@ func runDiff(env Env, args []string) int {
 	return ExitOK
 }
 
-// openStore opens the database of the command's home, printing its warnings.
-func openStore(env Env, f *flags, name string) (*store.Store, bool) {
+// openStore opens the database of the command's home, checking the tables of part (see
+// store.Part), and prints its warnings.
+func openStore(env Env, f *flags, name string, part store.Part) (*store.Store, bool) {
 	_, pbHome, err := homes(env, f)
 	if err == nil {
 		var st *store.Store
 		var warnings []string
-		st, warnings, err = store.Open(context.Background(), pbHome)
+		st, warnings, err = store.Open(context.Background(), pbHome, part)
 		for _, w := range warnings {
 			fmt.Fprintln(env.Stderr, "plugboard: warning:", w)
 		}

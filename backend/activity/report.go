@@ -305,7 +305,7 @@ func cleanEntry(d string) string { return path.Clean(filepath.ToSlash(d)) }
 // database moved aside) are returned. Records older than the retention the settings
 // give (activityRetentionDays) are removed first.
 func Load(ctx context.Context, pbHome string, cat *catalog.Catalog, since time.Time, target string) (Report, []string, error) {
-	st, warnings, err := store.Open(ctx, pbHome)
+	st, warnings, err := store.Open(ctx, pbHome, store.PartActivity, store.PartHistory)
 	if err != nil {
 		return Report{}, warnings, err
 	}

@@ -42,7 +42,7 @@ func Acknowledge(ctx context.Context, pbHome, target string, acks []Ack, actor s
 	if t == nil {
 		return 0, nil, fmt.Errorf("%s: %w", target, ErrNotFound)
 	}
-	st, warnings, err := store.Open(ctx, pbHome)
+	st, warnings, err := store.Open(ctx, pbHome, store.PartHistory)
 	if err != nil {
 		return 0, warnings, fmt.Errorf("the acknowledgment is not recorded: %w", err)
 	}
@@ -63,7 +63,7 @@ func Acknowledged(ctx context.Context, pbHome, target string) (map[string]bool, 
 	if !store.Exists(pbHome) {
 		return map[string]bool{}, nil
 	}
-	st, _, err := store.Open(ctx, pbHome)
+	st, _, err := store.Open(ctx, pbHome, store.PartAcks)
 	if err != nil {
 		return map[string]bool{}, err
 	}

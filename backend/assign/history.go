@@ -15,7 +15,7 @@ import (
 // target (see Acknowledge). The files are the source of truth, so a history that cannot
 // be opened or written gives warnings, never a failed save.
 func Record(ctx context.Context, pbHome, target string, out Outcome, revertOf int64, actor string) (int64, []string) {
-	st, warnings, err := store.Open(ctx, pbHome)
+	st, warnings, err := store.Open(ctx, pbHome, store.PartHistory)
 	if err != nil {
 		return 0, append(warnings, "the history database cannot be opened ("+err.Error()+"); the save is done but not recorded")
 	}
@@ -34,7 +34,7 @@ func Record(ctx context.Context, pbHome, target string, out Outcome, revertOf in
 // made only while the target still has the entry's after-hash, under the same rules as
 // any save (ack for MCP servers it brings back). It returns the entry it reverted.
 func Revert(ctx context.Context, pbHome string, cat *catalog.Catalog, id int64, ack bool) (Outcome, store.HistoryEntry, error) {
-	st, _, err := store.Open(ctx, pbHome)
+	st, _, err := store.Open(ctx, pbHome, store.PartHistory)
 	if err != nil {
 		return Outcome{}, store.HistoryEntry{}, err
 	}

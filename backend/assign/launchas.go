@@ -80,7 +80,7 @@ func SetLaunchAs(ctx context.Context, pbHome string, cat *catalog.Catalog, id, c
 }
 
 func recordLaunchAs(ctx context.Context, pbHome, id, before, after, beforeHash, afterHash, actor string) (int64, []string) {
-	st, warnings, err := store.Open(ctx, pbHome)
+	st, warnings, err := store.Open(ctx, pbHome, store.PartHistory)
 	if err != nil {
 		return 0, append(warnings, "the history database cannot be opened ("+err.Error()+"); the choice is saved but not recorded")
 	}

@@ -160,7 +160,7 @@ func Check(ctx context.Context, o Options) ([]Result, error) {
 	}
 	var st *store.Store
 	if len(entries) > 0 {
-		if s, _, err := store.Open(ctx, o.PlugboardHome); err == nil {
+		if s, _, err := store.Open(ctx, o.PlugboardHome, store.PartMCPHealth); err == nil {
 			st = s
 			defer st.Close()
 		}
@@ -224,7 +224,7 @@ func Known(ctx context.Context, req runtime.Request) ([]Result, error) {
 	out := make([]Result, 0, len(states))
 	var st *store.Store // opened once, for all the servers, when there is a database
 	if len(states) > 0 && store.Exists(req.PlugboardHome) {
-		if st, _, err = store.Open(ctx, req.PlugboardHome); err != nil {
+		if st, _, err = store.Open(ctx, req.PlugboardHome, store.PartMCPHealth); err != nil {
 			return nil, err
 		}
 		defer st.Close()
@@ -254,7 +254,7 @@ func Cached(ctx context.Context, pbHome, plugin, server, digest string) (*Result
 	if !store.Exists(pbHome) {
 		return nil, nil
 	}
-	st, _, err := store.Open(ctx, pbHome)
+	st, _, err := store.Open(ctx, pbHome, store.PartMCPHealth)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/plugboard/plugboard/backend/snapshot"
 )
 
 var garbage = bytes.Repeat([]byte("this is not a SQLite database \x00\xff\x13\x37 "), 300)
@@ -264,5 +266,108 @@ func TestTransientErrorsSetNothingAside(t *testing.T) {
 	}
 	if n := countHistory(t, openTestStore(t, home), "agent:kept"); n != 1 {
 		t.Errorf("after a cancelled Open: %d entries, want the 1 kept", n)
+	}
+}
+
+// damageTable overwrites the root page of table in the database at path (closed, its
+// journal checkpointed) with garbage, as a disk error there would leave it.
+func damageTable(t *testing.T, path, table string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root, size int64
+	err = db.QueryRow("SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = ?", table).Scan(&root)
+	if err == nil {
+		err = db.QueryRow("PRAGMA page_size").Scan(&size)
+	}
+	db.Close()
+	if err != nil {
+		t.Fatalf("root page of %s: %v", table, err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(garbage[:size], (root-1)*size); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An Open given parts checks their tables only: damage elsewhere leaves the file in
+// place for an Open that reads it, damage in them sets the file aside. A whole Open
+// finds damage anywhere.
+func TestOpenChecksTheTablesOfItsParts(t *testing.T) {
+	tests := []struct {
+		damaged string
+		parts   []Part
+		older   bool // the file's schema is one version behind, so Open migrates it
+		aside   bool
+	}{
+		{damaged: "activity", parts: []Part{PartAcks}, aside: false},
+		{damaged: "activity", parts: []Part{PartHistory, PartMCPHealth}, aside: false},
+		{damaged: "activity", parts: []Part{PartActivity}, aside: true},
+		{damaged: "activity", parts: nil, aside: true},
+		{damaged: "acknowledgments", parts: []Part{PartAcks}, aside: true},
+		{damaged: "acknowledgments", parts: []Part{PartHistory}, aside: true},
+		{damaged: "acknowledgments", parts: []Part{PartActivity}, aside: false},
+		{damaged: "history", parts: []Part{PartHistory}, aside: true},
+		{damaged: "snapshot_rows", parts: []Part{PartSnapshots}, aside: true},
+		{damaged: "snapshot_rows", parts: []Part{PartAcks}, aside: false},
+		{damaged: "activity", parts: []Part{PartAcks}, older: true, aside: true}, // checked whole before migrating
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/%v/older=%v", tt.damaged, tt.parts, tt.older), func(t *testing.T) {
+			ctx := context.Background()
+			home := t.TempDir()
+			st := openTestStore(t, home)
+			if _, err := st.AddHistory(ctx, HistoryEntry{Target: "agent:coder", Kind: KindAck,
+				Acks: []Ack{{Plugin: "review", Server: "lint", Digest: "sha256:1"}}}); err != nil {
+				t.Fatal(err)
+			}
+			recs := make([]Activity, 500) // several pages, so the root is an interior page
+			for i := range recs {
+				recs[i] = rec(fmt.Sprintf("k%d", i), "kit:brief", HowModel)
+			}
+			if _, err := st.AddActivity(ctx, recs...); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := st.AddSnapshot(ctx, snapshot.Snapshot{Plugins: plugins(3, "1")}); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			damageTable(t, dbPath(home), tt.damaged)
+			if tt.older {
+				rawDB(t, dbPath(home), fmt.Sprintf("PRAGMA user_version = %d", schemaVersion()-1))
+			}
+
+			st, warnings, err := Open(ctx, home, tt.parts...)
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer st.Close()
+			matches, _ := filepath.Glob(dbPath(home) + ".corrupt-*")
+			if got := len(matches) > 0; got != tt.aside {
+				t.Fatalf("set aside = %v (warnings %q), want %v", got, warnings, tt.aside)
+			}
+			if tt.aside {
+				if len(warnings) != 1 || !strings.Contains(warnings[0], "is damaged") {
+					t.Errorf("warnings = %q, want one saying the database is damaged", warnings)
+				}
+				return
+			}
+			if len(warnings) != 0 {
+				t.Errorf("warnings = %q, want none", warnings)
+			}
+			for _, p := range tt.parts { // what the parts hold still reads
+				if p == PartAcks || p == PartHistory {
+					if acks, err := st.Acknowledgments(ctx, "agent:coder"); err != nil || len(acks) != 1 {
+						t.Errorf("Acknowledgments = %v, %v; want the one recorded", acks, err)
+					}
+				}
+			}
+		})
 	}
 }

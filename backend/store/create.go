@@ -85,7 +85,7 @@ func createDatabase(ctx context.Context, path string) (created bool, err error) 
 	if err := f.Close(); err != nil {
 		return false, fmt.Errorf("create the database file: %w", err)
 	}
-	db, err := openChecked(ctx, tmp)
+	db, err := openChecked(ctx, tmp, nil)
 	if err != nil {
 		return false, fmt.Errorf("create the database file: %w", err)
 	}

@@ -40,6 +40,36 @@ const (
 	busyTimeoutMS = 5000
 )
 
+// A Part is a group of tables that one kind of caller reads and writes. Open given parts
+// checks the integrity of their tables only: a launch that reads acknowledgments then
+// pays for those, not for a year of skill activity (a database of 200,000 activity
+// records, 56 MB, takes a quarter of a second to check whole here). The whole file is
+// checked by an Open without parts, which the reloader makes for its first snapshot,
+// and before any migration.
+type Part int
+
+const (
+	PartAcks      Part = iota + 1 // MCP acknowledgments
+	PartHistory                   // the assignment history, with the acknowledgments its entries record
+	PartActivity                  // skill activity records
+	PartSnapshots                 // catalog snapshots
+	PartMCPHealth                 // MCP health results
+)
+
+func (p Part) String() string {
+	return [...]string{"whole", "acks", "history", "activity", "snapshots", "mcp-health"}[min(int(p), 5)]
+}
+
+// partTables are the tables of each part; AUTOINCREMENT keeps its counters in
+// sqlite_sequence, which every table that inserts with one needs.
+var partTables = map[Part][]string{
+	PartAcks:      {"acknowledgments"},
+	PartHistory:   {"history", "acknowledgments", "sqlite_sequence"},
+	PartActivity:  {"activity", "sqlite_sequence"},
+	PartSnapshots: {"snapshots", "snapshot_rows", "sqlite_sequence"},
+	PartMCPHealth: {"mcp_health"},
+}
+
 // Store is an open Plugboard database. It is safe for concurrent use.
 type Store struct {
 	db   *sql.DB
@@ -51,10 +81,12 @@ type Store struct {
 
 // Open opens (creating) <pbHome>/state/plugboard.db, sets it aside and starts a fresh
 // one when it is damaged or from a newer build, and migrates it to this build's
-// schema. The warnings are for a person (the CLI prints them, the app shows them);
+// schema. Damage is found by SQLite's integrity check: of the whole file, or, given
+// parts, of their tables only (see Part); damage elsewhere is left for an Open that
+// checks it. The warnings are for a person (the CLI prints them, the app shows them);
 // they are returned even when err is not nil. Open never panics. In a build without
 // cgo it returns an error wrapping ErrNoCgo and creates, moves and opens nothing.
-func Open(ctx context.Context, pbHome string) (st *Store, warnings []string, err error) {
+func Open(ctx context.Context, pbHome string, parts ...Part) (st *Store, warnings []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			st, err = nil, fmt.Errorf("open the Plugboard database: unexpected failure: %v", r)
@@ -86,7 +118,7 @@ func Open(ctx context.Context, pbHome string) (st *Store, warnings []string, err
 	if err != nil {
 		return nil, warnings, fmt.Errorf("open the Plugboard database: %w", err)
 	}
-	db, err := openChecked(ctx, path)
+	db, err := openChecked(ctx, path, parts)
 	var bad *damagedError
 	if errors.As(err, &bad) {
 		aside, aerr := setAside(path)
@@ -97,7 +129,7 @@ func Open(ctx context.Context, pbHome string) (st *Store, warnings []string, err
 			"Your agents and templates are unchanged; the assignment history and catalog snapshots recorded before now are only in the moved file.",
 			path, bad.reason, aside))
 		if _, err = createDatabase(ctx, path); err == nil {
-			db, err = openChecked(ctx, path)
+			db, err = openChecked(ctx, path, parts)
 		}
 	}
 	if err != nil {

@@ -3,7 +3,7 @@
 // to exit, with the page cache warm; and an unchanged launch, `plugboard launch` of an
 // agent of testdata/runtime/home whose projection is already made, with /bin/true as
 // the agent: its whole process bounds the time from the command to the agent's exec
-// from above. It builds the command line (as make app does: no
+// from above; that launch again with a database of 100,000 skill activity records. It builds the command line (as make app does: no
 // GTK or WebKit linked), runs each command 51 times after 5 unmeasured runs, and prints
 // the median and the 90th percentile of the wall time and the peak resident set (from
 // the kernel's accounting of each child), with /bin/true as the floor of starting a
@@ -48,6 +48,15 @@ func main() {
 	check(os.CopyFS(pbHome, os.DirFS("testdata/runtime/home")))
 	launch := []string{*bin, "launch", "--home", pbHome, "coder", "--bin", "/bin/true"}
 	run(home, launch) // makes the projection the measured launches reuse
+	// The same launch with a database of 100,000 skill activity records, which it reads
+	// none of (it reads the acknowledgments).
+	busy := filepath.Join(home, "busy")
+	check(os.CopyFS(busy, os.DirFS(pbHome)))
+	filler := exec.Command("go", "run", "./backend/benchhome/cmd/fillactivity", busy, "100000")
+	filler.Stdout, filler.Stderr = os.Stderr, os.Stderr
+	check(filler.Run())
+	launchBusy := []string{*bin, "launch", "--home", busy, "coder", "--bin", "/bin/true"}
+	run(home, launchBusy)
 	hello := buildHello(home)
 	var floor float64
 	for _, c := range []struct {
@@ -61,6 +70,7 @@ func main() {
 		{"plugboard inspect (small package)", []string{*bin, "inspect", pkg}, "goal <= 8 ms, <= 15 MiB"},
 		{"plugboard inspect --json", []string{*bin, "inspect", "--json", pkg}, ""},
 		{"plugboard launch (projection reused)", launch, "goal <= 20 ms (to the agent's exec)"},
+		{"  the same, 100,000 activity records", launchBusy, ""},
 	} {
 		var ds []time.Duration
 		var peak int64
