@@ -63,6 +63,9 @@ type Options struct {
 	// any other.
 	Keep    string
 	KeepMax int64
+	// Sums, when set, gives the hash of a file whose inode facts it remembers without
+	// reading the file, and remembers the hashes the walk takes (see Sums).
+	Sums *Sums
 }
 
 // File is one regular file of a tree.
@@ -308,6 +311,13 @@ func (w *walker) entry(dirfd int, name, from, rel string) error {
 			}
 			return w.add(&st, from, rel)
 		}
+		if sum, ok := w.o.Sums.lookup(&st); ok {
+			if err := w.add(&st, from, rel); err != nil {
+				return err
+			}
+			w.t.Files[len(w.t.Files)-1].Sum = sum
+			return nil
+		}
 		fd, err := openName(dirfd, name, unix.O_RDONLY|unix.O_NONBLOCK)
 		if err != nil {
 			return w.openFailed(rel, err)
@@ -379,6 +389,10 @@ func (w *walker) file(fd int, from, rel string) error {
 		return err
 	}
 	f := &w.t.Files[len(w.t.Files)-1]
+	if sum, ok := w.o.Sums.lookup(&st); ok {
+		f.Sum = sum
+		return nil
+	}
 	sum, n, err := hashFD(fd, w.h, w.buf)
 	if err != nil {
 		return w.openFailed(rel, err)
@@ -387,6 +401,7 @@ func (w *walker) file(fd int, from, rel string) error {
 		return fmt.Errorf("%s: %w", rel, ErrChanged)
 	}
 	f.Sum = sum
+	w.o.Sums.store(&st, sum)
 	return nil
 }
 

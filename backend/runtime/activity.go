@@ -100,7 +100,7 @@ func activityFiles(plan *Plan, l *layout, units []unit, req Request) []string {
 				}
 				for _, s := range u.p.Clients.Claude.LoadedSkills() {
 					is := IndexedSkill{Plugin: u.p.ID, Version: u.p.Version}
-					if t, err := hashTree(u.root, filepath.Join(u.root, filepath.FromSlash(s.Dir))); err == nil {
+					if t, err := u.hash(filepath.Join(u.root, filepath.FromSlash(s.Dir))); err == nil {
 						is.Hash = "sha256:" + t.Sum
 					}
 					ix.Skills[s.Name] = is

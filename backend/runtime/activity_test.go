@@ -74,7 +74,7 @@ func TestClaudeActivityHooks(t *testing.T) {
 		"review:check":           {"review", "1.2.0", filepath.Join(p.Projection, "plugins", "review", "skills", "check")},
 		"legacy-tools:grep-help": {"legacy-tools", "", filepath.Join(pb, "plugins", "legacy-tools", "skills", "grep-help")},
 	} {
-		tr, err := hashTree(filepath.Dir(filepath.Dir(want.dir)), want.dir)
+		tr, err := hashTree(filepath.Dir(filepath.Dir(want.dir)), want.dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func TestPIActivityExtension(t *testing.T) {
 	}
 	for _, name := range names {
 		dir := filepath.Join(p.Projection, "skills", name)
-		tr, err := hashTree(filepath.Dir(dir), dir)
+		tr, err := hashTree(filepath.Dir(dir), dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

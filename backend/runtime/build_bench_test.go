@@ -1,8 +1,12 @@
 package runtime
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/plugboard/plugboard/backend/benchhome/benchdb"
 )
@@ -10,16 +14,32 @@ import (
 // BenchmarkBuildReused is the work of an unchanged launch inside the process (issue 16,
 // goal 5): the plan of testdata/runtime/home's agent:coder (two plugins, MCP servers
 // acknowledged, so the launch reads the acknowledgments from the database), whose
-// projection the first Build made, so every measured Build reuses it. The database holds
-// no skill activity, or as many records as a year of heavy use leaves: a launch reads
-// only the acknowledgments, so it should not pay for the rest of the file.
+// projection the first Build made, so every measured Build reuses it. The variants: a
+// database with no skill activity, or with as many records as a year of heavy use
+// leaves (a launch reads only the acknowledgments, so it should not pay for the rest of
+// the file); and a skill with 200 reference files of 20 KB (4 MB), whose unchanged files
+// a launch should not read again (ctree.Sums).
 func BenchmarkBuildReused(b *testing.B) {
-	for _, records := range []int{0, 100_000} {
-		b.Run(fmt.Sprintf("activity=%d", records), func(b *testing.B) {
+	for _, c := range []struct {
+		name       string
+		records    int
+		references int
+	}{{"activity=0", 0, 0}, {"activity=100000", 100_000, 0}, {"references=200", 0, 200}} {
+		b.Run(c.name, func(b *testing.B) {
 			pb := home(b)
-			if err := benchdb.AddActivity(pb, records); err != nil {
+			if err := benchdb.AddActivity(pb, c.records); err != nil {
 				b.Fatal(err)
 			}
+			refs := filepath.Join(pb, "plugins", "review", "skills", "explain", "references")
+			chunk := bytes.Repeat([]byte("a line of reference text for the benchmark\n"), 480)
+			for i := range c.references {
+				if err := os.WriteFile(filepath.Join(refs, fmt.Sprintf("ref-%03d.md", i)), chunk, 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			// Launches remember the hashes of files changed more than 3 s before they
+			// start (ctree.Sums): the files are that old when a person launches again.
+			time.Sleep(3*time.Second + 100*time.Millisecond)
 			req := request(pb, "coder")
 			build(b, req)
 			b.ReportAllocs()

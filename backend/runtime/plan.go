@@ -14,6 +14,7 @@ import (
 
 	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/ctree"
 	"github.com/plugboard/plugboard/backend/manifest"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
 	"github.com/plugboard/plugboard/backend/pathsafe"
@@ -196,6 +197,7 @@ type unit struct {
 	asClaude bool
 	skills   []projSkill
 	mcp      []Server
+	sums     *ctree.Sums // the launch's remembered file hashes (see hashTree)
 }
 
 type projSkill struct {
@@ -226,6 +228,13 @@ func Build(req Request) (*Plan, error) {
 	st, _, _ := settings.Read(req.PlugboardHome)
 
 	units := readUnits(dirs, req, st, backend, drop)
+	sums := ctree.LoadSums(sumsFile(req.PlugboardHome))
+	if !req.DryRun { // a dry run writes nothing
+		defer func() { _ = sums.Save(sumsFile(req.PlugboardHome)) }() // a cache: a failed save costs a reading
+	}
+	for i := range units {
+		units[i].sums = sums
+	}
 	if cs := idCollisions(units); len(cs) > 0 {
 		plan.Collisions = cs
 		return plan, &CollisionError{Collisions: cs}
@@ -458,7 +467,7 @@ func projectableSkills(u *unit, backend string, st settings.Settings, drop func(
 			drop(Drop{Plugin: u.p.ID, What: "skill", Name: s.Name, Reason: "turned off in settings (skillsEnabled)"})
 			continue
 		}
-		t, err := hashTree(u.root, s.Dir)
+		t, err := u.hash(s.Dir)
 		if err != nil {
 			drop(Drop{Plugin: u.p.ID, What: "skill", Name: s.Name, Reason: err.Error(), Code: skill.TreeCode(err)})
 			continue
@@ -476,7 +485,7 @@ func projectableSkills(u *unit, backend string, st settings.Settings, drop func(
 func legacySkillSums(u *unit) []string {
 	var out []string
 	for _, s := range u.p.Skills {
-		if t, err := hashTree(u.root, s.Dir); err == nil {
+		if t, err := u.hash(s.Dir); err == nil {
 			out = append(out, s.Folder+":"+t.Sum)
 		}
 	}
@@ -589,7 +598,7 @@ func fingerprint(backend string, req Request, units []unit) string {
 			// Claude reads a legacy folder itself, all of it (.mcp.json, hooks, commands,
 			// agents, skills): its whole content is hashed when it is of a plugin's size;
 			// otherwise its catalog entry and its skills stand for it.
-			if t, err := hashTree(u.root, u.root); err == nil {
+			if t, err := u.hash(u.root); err == nil {
 				f.Legacy = t.Sum
 			} else {
 				b, _ := json.Marshal(u.p)

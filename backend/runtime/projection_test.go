@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/plugboard/plugboard/backend/testhome"
 )
@@ -154,5 +155,53 @@ func TestSwappedSkillFolderNeverReachesTheProjection(t *testing.T) {
 	t.Logf("60 launches under the swapper: explain projected %d times, dropped %d; 0 outside bytes", included, dropped)
 	if dropped == 0 {
 		t.Error("the swapper never won: the test proves nothing")
+	}
+}
+
+// A launch remembers the hashes of the skill files it read (runtime/sums) and a later
+// launch takes them from there; an edit that keeps the file's size still gives a new
+// fingerprint and a projection with the new content, and a dry run writes no sums.
+func TestRememberedHashesFollowEdits(t *testing.T) {
+	t.Parallel()
+	pb := home(t)
+	// Launches remember only files changed more than 3 s before they start (ctree.Sums).
+	time.Sleep(3*time.Second + 100*time.Millisecond)
+	dry := request(pb, "coder")
+	dry.DryRun = true
+	build(t, dry)
+	if _, err := os.Lstat(sumsFile(pb)); !os.IsNotExist(err) {
+		t.Fatalf("a dry run wrote %s (%v)", sumsFile(pb), err)
+	}
+	first := build(t, request(pb, "coder"))
+	data, err := os.ReadFile(sumsFile(pb))
+	if err != nil {
+		t.Fatalf("the launch remembered no hashes: %v", err)
+	}
+	style := filepath.Join(pb, "plugins", "review", "skills", "explain", "references", "style.md")
+	old, err := os.ReadFile(style)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(old)
+	if !strings.Contains(string(data), hex.EncodeToString(sum[:])) {
+		t.Fatalf("%s does not hold the hash of %s:\n%s", sumsFile(pb), style, data)
+	}
+	if again := build(t, request(pb, "coder")); !again.Reused || again.Fingerprint != first.Fingerprint {
+		t.Fatalf("the second launch: reused=%v fingerprint %s, want %s", again.Reused, again.Fingerprint, first.Fingerprint)
+	}
+	edited := bytes.ToUpper(old) // the same size
+	if bytes.Equal(edited, old) {
+		t.Fatal("the fixture's style.md has no letters to change")
+	}
+	if err := os.WriteFile(style, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := build(t, request(pb, "coder"))
+	if p.Reused || p.Fingerprint == first.Fingerprint {
+		t.Fatalf("after the edit: reused=%v fingerprint %s (was %s)", p.Reused, p.Fingerprint, first.Fingerprint)
+	}
+	got, err := os.ReadFile(filepath.Join(p.Projection, "plugins", "review", "skills", "explain", "references", "style.md"))
+	if err != nil || !bytes.Equal(got, edited) {
+		t.Errorf("the new projection's style.md = %q, %v; want the edited content", got, err)
 	}
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"io/fs"
+	"path/filepath"
 
 	"github.com/plugboard/plugboard/backend/ctree"
 	"github.com/plugboard/plugboard/backend/skill"
@@ -17,9 +18,20 @@ type tree = *ctree.Tree
 // links are followed only inside root; one that leaves it, a special file, a dangling
 // link or an unreadable file is left out (Tree.Skipped says why, and the catalog warned
 // of it with the same code); a folder beyond the limits makes the whole skill unusable.
-func hashTree(root, dir string) (tree, error) {
-	return ctree.Walk(root, dir, skill.TreeOptions(false))
+// sums (nil: none) gives the hashes of files that did not change since a launch hashed
+// them, so an unchanged launch reads no skill file (ctree.Sums).
+func hashTree(root, dir string, sums *ctree.Sums) (tree, error) {
+	o := skill.TreeOptions(false)
+	o.Sums = sums
+	return ctree.Walk(root, dir, o)
 }
+
+// sumsFile is where launches keep the hashes of the files they read
+// ($PLUGBOARD_HOME/runtime/sums, private like the projections beside it).
+func sumsFile(pbHome string) string { return filepath.Join(RuntimeDir(pbHome), "sums") }
+
+// hash is hashTree of dir in u's root, with the launch's sums.
+func (u *unit) hash(dir string) (tree, error) { return hashTree(u.root, dir, u.sums) }
 
 // copyTree writes t under dest (which must not exist yet), executable files 0700 and the
 // rest 0600, each checked against the hash the walk took: a file edited in between fails

@@ -3,7 +3,8 @@
 // to exit, with the page cache warm; and an unchanged launch, `plugboard launch` of an
 // agent of testdata/runtime/home whose projection is already made, with /bin/true as
 // the agent: its whole process bounds the time from the command to the agent's exec
-// from above; that launch again with a database of 100,000 skill activity records. It builds the command line (as make app does: no
+// from above; that launch again with a database of 100,000 skill activity records, and
+// with a skill of 200 reference files (4 MB). It builds the command line (as make app does: no
 // GTK or WebKit linked), runs each command 51 times after 5 unmeasured runs, and prints
 // the median and the 90th percentile of the wall time and the peak resident set (from
 // the kernel's accounting of each child), with /bin/true as the floor of starting a
@@ -15,6 +16,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -57,6 +59,15 @@ func main() {
 	check(filler.Run())
 	launchBusy := []string{*bin, "launch", "--home", busy, "coder", "--bin", "/bin/true"}
 	run(home, launchBusy)
+	// And with a skill of 200 reference files of 20 KB (4 MB), which an unchanged launch
+	// need not read again (ctree.Sums remembers files changed 3 s or more before).
+	big := filepath.Join(home, "big")
+	check(os.CopyFS(big, os.DirFS(pbHome)))
+	chunk := bytes.Repeat([]byte("a line of reference text for the benchmark\n"), 480)
+	for i := range 200 {
+		check(os.WriteFile(filepath.Join(big, "plugins", "review", "skills", "explain", "references", fmt.Sprintf("ref-%03d.md", i)), chunk, 0o644))
+	}
+	launchBig := []string{*bin, "launch", "--home", big, "coder", "--bin", "/bin/true"}
 	hello := buildHello(home)
 	var floor float64
 	for _, c := range []struct {
@@ -71,6 +82,7 @@ func main() {
 		{"plugboard inspect --json", []string{*bin, "inspect", "--json", pkg}, ""},
 		{"plugboard launch (projection reused)", launch, "goal <= 20 ms (to the agent's exec)"},
 		{"  the same, 100,000 activity records", launchBusy, ""},
+		{"  the same, a skill of 200 files, 4 MB", launchBig, ""},
 	} {
 		var ds []time.Duration
 		var peak int64
