@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,6 +116,15 @@ func (s *Sums) Save(path string) error {
 	s.dirty = false
 	s.mu.Unlock()
 	return jsonfile.WriteAtomic(path, b.Bytes(), 0o600)
+}
+
+// Forget empties s and removes its file at path: a hash it gave did not match the
+// content read after it (or the file was edited meanwhile), so none is trusted.
+func (s *Sums) Forget(path string) {
+	s.mu.Lock()
+	s.m, s.order, s.dirty = map[sumKey]sumVal{}, nil, false
+	s.mu.Unlock()
+	_ = os.Remove(path)
 }
 
 // Hits is how many hashes s gave instead of a reading.

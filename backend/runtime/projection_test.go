@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/plugboard/plugboard/backend/testhome"
 )
@@ -203,5 +206,35 @@ func TestRememberedHashesFollowEdits(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(p.Projection, "plugins", "review", "skills", "explain", "references", "style.md"))
 	if err != nil || !bytes.Equal(got, edited) {
 		t.Errorf("the new projection's style.md = %q, %v; want the edited content", got, err)
+	}
+
+	// A remembered hash that is wrong (the file says nothing of how) fails the copy of a
+	// new projection: the skill is left out as one that changed while it was copied
+	// (never copied with content other than its hash), the remembered hashes are
+	// forgotten, and the launch after it reads the files again.
+	time.Sleep(3*time.Second + 100*time.Millisecond) // the edit is old enough to remember
+	build(t, request(pb, "coder"))
+	var st unix.Stat_t
+	if err := unix.Stat(style, &st); err != nil {
+		t.Fatal(err)
+	}
+	wrong := fmt.Sprintf("plugboard-sums 1\n%d %d %d %d %d %d %s\n", st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Nano(), st.Mode, strings.Repeat("0", 64))
+	if err := os.WriteFile(sumsFile(pb), []byte(wrong), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(RuntimeDir(pb), Claude)); err != nil {
+		t.Fatal(err)
+	}
+	p = build(t, request(pb, "coder"))
+	if !slices.ContainsFunc(p.Dropped, func(d Drop) bool { return d.Name == "explain" && strings.Contains(d.Reason, "changed") }) {
+		t.Fatalf("a wrong remembered hash: dropped %+v, want explain left out as changed while copied", p.Dropped)
+	}
+	if data, _ := os.ReadFile(sumsFile(pb)); strings.Contains(string(data), strings.Repeat("0", 64)) {
+		t.Errorf("the remembered hashes were kept after one proved wrong:\n%s", data)
+	}
+	p = build(t, request(pb, "coder"))
+	got, err = os.ReadFile(filepath.Join(p.Projection, "plugins", "review", "skills", "explain", "references", "style.md"))
+	if err != nil || !bytes.Equal(got, edited) {
+		t.Errorf("the launch after: style.md = %q, %v; want the edited content", got, err)
 	}
 }
