@@ -317,6 +317,7 @@ func TestOpenChecksTheTablesOfItsParts(t *testing.T) {
 		{damaged: "snapshot_rows", parts: []Part{PartSnapshots}, aside: true},
 		{damaged: "snapshot_rows", parts: []Part{PartAcks}, aside: false},
 		{damaged: "activity", parts: []Part{PartAcks}, older: true, aside: true}, // checked whole before migrating
+		{damaged: "activity", parts: []Part{PartRunActivity}, aside: false},      // read through the run's index
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%v/older=%v", tt.damaged, tt.parts, tt.older), func(t *testing.T) {
@@ -330,6 +331,7 @@ func TestOpenChecksTheTablesOfItsParts(t *testing.T) {
 			recs := make([]Activity, 500) // several pages, so the root is an interior page
 			for i := range recs {
 				recs[i] = rec(fmt.Sprintf("k%d", i), "kit:brief", HowModel)
+				recs[i].Run = "run-1"
 			}
 			if _, err := st.AddActivity(ctx, recs...); err != nil {
 				t.Fatal(err)
@@ -362,9 +364,14 @@ func TestOpenChecksTheTablesOfItsParts(t *testing.T) {
 				t.Errorf("warnings = %q, want none", warnings)
 			}
 			for _, p := range tt.parts { // what the parts hold still reads
-				if p == PartAcks || p == PartHistory {
+				switch p {
+				case PartAcks, PartHistory:
 					if acks, err := st.Acknowledgments(ctx, "agent:coder"); err != nil || len(acks) != 1 {
 						t.Errorf("Acknowledgments = %v, %v; want the one recorded", acks, err)
+					}
+				case PartRunActivity: // unchecked, the damage fails the read instead of passing unseen
+					if recs, err := st.RunActivity(ctx, "run-1"); err == nil {
+						t.Errorf("RunActivity on a damaged table = %d records, no error", len(recs))
 					}
 				}
 			}

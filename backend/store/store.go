@@ -54,10 +54,15 @@ const (
 	PartActivity                  // skill activity records
 	PartSnapshots                 // catalog snapshots
 	PartMCPHealth                 // MCP health results
+	// PartRunActivity is the activity records of one run, read through the run's index:
+	// no table is checked, since checking the activity table would cost far more than
+	// the read (a try reads its run twice a turn). Damage in the pages it reads fails the
+	// read.
+	PartRunActivity
 )
 
 func (p Part) String() string {
-	return [...]string{"whole", "acks", "history", "activity", "snapshots", "mcp-health"}[min(int(p), 5)]
+	return [...]string{"whole", "acks", "history", "activity", "snapshots", "mcp-health", "run-activity"}[min(int(p), 6)]
 }
 
 // partTables are the tables of each part; AUTOINCREMENT keeps its counters in

@@ -176,7 +176,7 @@ func (r *Runner) Try(ctx context.Context, prompt string) (*Result, error) {
 
 // records reads the run's records (opening the store imports what recorders spooled).
 func (r *Runner) records(ctx context.Context) ([]store.Activity, error) {
-	st, _, err := store.Open(ctx, r.opts.Request.PlugboardHome, store.PartActivity)
+	st, _, err := store.Open(ctx, r.opts.Request.PlugboardHome, store.PartRunActivity)
 	if err != nil {
 		return nil, fmt.Errorf("read the try's activity: %w", err)
 	}
