@@ -38,11 +38,15 @@ var (
 // load compiles the embedded schemas, on first use: a command that reads no package pays
 // nothing for them.
 func load() {
+	docs := map[string]*compiler{} // each file parsed once, its $refs compiled once
 	compile := func(path, pointer string) *Schema {
-		data, err := files.ReadFile(path)
-		var c *compiler
-		if err == nil {
-			c, err = compileDoc(data)
+		c, err := docs[path], error(nil)
+		if c == nil {
+			var data []byte
+			if data, err = files.ReadFile(path); err == nil {
+				c, err = compileDoc(data)
+			}
+			docs[path] = c
 		}
 		var s *Schema
 		if err == nil {
