@@ -27,15 +27,19 @@ import (
 // not remembered, as git's index does for "racily clean" entries: a second write within
 // the file system's timestamp granularity could leave every fact as it was.
 //
-// Sums is safe for concurrent use. Its file holds one line per file; a file that cannot
-// be read or parsed is an empty Sums (it is a cache: the worst it costs is a reading).
+// Sums is safe for concurrent use. Its file holds one line per file, and Save keeps
+// only the files this Sums was asked about, so a file kept for one launch set holds that
+// set's files and no more: an edited file's old inode, or a skill taken out of the set,
+// is gone after the next launch. A file that cannot be read or parsed is an empty Sums
+// (it is a cache: the worst it costs is a reading).
 type Sums struct {
-	mu    sync.Mutex
-	m     map[sumKey]sumVal
-	order []sumKey // oldest first, for maxSums
-	since int64    // ns: files with a time after this are not remembered
-	dirty bool
-	hits  int
+	mu      sync.Mutex
+	m       map[sumKey]sumVal
+	order   []sumKey        // as loaded or learned, for a stable file
+	used    map[sumKey]bool // asked about since loaded
+	since   int64           // ns: files with a time after this are not remembered
+	learned bool            // a hash was stored
+	hits    int
 }
 
 type sumKey struct{ dev, ino uint64 }
@@ -48,14 +52,12 @@ type sumVal struct {
 
 const (
 	sumsHeader = "plugboard-sums 1"
-	// maxSums bounds the file: past it the oldest entries go, down to three quarters.
-	maxSums    = 50_000
 	racyWindow = 3 * time.Second
 )
 
 // NewSums returns an empty Sums that remembers files last changed before now - 3 s.
 func NewSums() *Sums {
-	return &Sums{m: map[sumKey]sumVal{}, since: time.Now().Add(-racyWindow).UnixNano()}
+	return &Sums{m: map[sumKey]sumVal{}, used: map[sumKey]bool{}, since: time.Now().Add(-racyWindow).UnixNano()}
 }
 
 // LoadSums reads the Sums saved at path; a missing, unreadable or malformed file gives
@@ -99,30 +101,42 @@ func parseSum(line string) (sumKey, sumVal, bool) {
 	return sumKey{n[0], n[1]}, sumVal{size: int64(n[2]), mtime: int64(n[3]), ctime: int64(n[4]), mode: uint32(n[5]), sum: f[6]}, true
 }
 
-// Save writes s to path (atomically, private) when it learned something since it was
-// loaded; otherwise it writes nothing.
+// Save writes to path (atomically, private) the files s was asked about since it was
+// loaded, when that differs from what it loaded: it learned a hash, or a file it holds
+// was not asked about (gone from the launch set, or an edited file's old inode).
+// Otherwise it writes nothing.
 func (s *Sums) Save(path string) error {
 	s.mu.Lock()
-	if !s.dirty {
+	if !s.changed() {
 		s.mu.Unlock()
 		return nil
 	}
 	var b bytes.Buffer
 	b.WriteString(sumsHeader + "\n")
 	for _, k := range s.order {
-		v := s.m[k]
-		fmt.Fprintf(&b, "%d %d %d %d %d %d %s\n", k.dev, k.ino, v.size, v.mtime, v.ctime, v.mode, v.sum)
+		if v, ok := s.m[k]; ok && s.used[k] {
+			fmt.Fprintf(&b, "%d %d %d %d %d %d %s\n", k.dev, k.ino, v.size, v.mtime, v.ctime, v.mode, v.sum)
+		}
 	}
-	s.dirty = false
+	s.learned = false
 	s.mu.Unlock()
 	return jsonfile.WriteAtomic(path, b.Bytes(), 0o600)
 }
+
+// Changed says whether Save would write.
+func (s *Sums) Changed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed()
+}
+
+func (s *Sums) changed() bool { return s.learned || len(s.used) != len(s.m) }
 
 // Forget empties s and removes its file at path: a hash it gave did not match the
 // content read after it (or the file was edited meanwhile), so none is trusted.
 func (s *Sums) Forget(path string) {
 	s.mu.Lock()
-	s.m, s.order, s.dirty = map[sumKey]sumVal{}, nil, false
+	s.m, s.order, s.used, s.learned = map[sumKey]sumVal{}, nil, map[sumKey]bool{}, false
 	s.mu.Unlock()
 	_ = os.Remove(path)
 }
@@ -141,10 +155,12 @@ func (s *Sums) lookup(st *unix.Stat_t) (string, bool) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.m[sumKey{uint64(st.Dev), st.Ino}]
+	k := sumKey{uint64(st.Dev), st.Ino}
+	v, ok := s.m[k]
 	if !ok || v.size != st.Size || v.mtime != st.Mtim.Nano() || v.ctime != st.Ctim.Nano() || v.mode != st.Mode {
 		return "", false
 	}
+	s.used[k] = true
 	s.hits++
 	return v.sum, true
 }
@@ -159,6 +175,7 @@ func (s *Sums) store(st *unix.Stat_t, sum string) {
 	defer s.mu.Unlock()
 	k := sumKey{uint64(st.Dev), st.Ino}
 	v := sumVal{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), mode: st.Mode, sum: sum}
+	s.used[k] = true
 	if old, ok := s.m[k]; ok {
 		if old == v {
 			return
@@ -167,12 +184,5 @@ func (s *Sums) store(st *unix.Stat_t, sum string) {
 		s.order = append(s.order, k)
 	}
 	s.m[k] = v
-	s.dirty = true
-	if len(s.order) > maxSums {
-		drop := len(s.order) - maxSums*3/4
-		for _, old := range s.order[:drop] {
-			delete(s.m, old)
-		}
-		s.order = append(s.order[:0], s.order[drop:]...)
-	}
+	s.learned = true
 }

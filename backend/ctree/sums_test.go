@@ -148,20 +148,57 @@ func TestSumsSaveAndLoad(t *testing.T) {
 	}
 }
 
-// Past maxSums entries the oldest go, down to three quarters.
-func TestSumsAreBounded(t *testing.T) {
+// Save keeps the files the Sums was asked about: those of a folder no longer walked go,
+// and a Sums whose every file was asked about and that learned nothing writes nothing.
+func TestSumsKeepOnlyTheFilesAskedAbout(t *testing.T) {
+	root := resolvedRoot(t, t.TempDir())
+	write(t, root, map[string]string{"a/SKILL.md": "a", "a/x.md": "x", "b/SKILL.md": "b"})
+	path := filepath.Join(t.TempDir(), "sums")
+	walk := func(s *Sums, dirs ...string) {
+		t.Helper()
+		for _, d := range dirs {
+			if _, err := Walk(root, filepath.Join(root, d), Options{Sums: s}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	load := func() *Sums { s := LoadSums(path); s.since = trusting().since; return s }
 	s := trusting()
-	sum := string(make([]byte, 64))
-	for i := range maxSums + 1 {
-		s.store(&unix.Stat_t{Dev: 1, Ino: uint64(i), Size: 1}, sum)
+	walk(s, "a", "b")
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
 	}
-	if len(s.m) != maxSums*3/4 || len(s.order) != len(s.m) {
-		t.Fatalf("%d entries (%d in order), want %d", len(s.m), len(s.order), maxSums*3/4)
+	s = load()
+	walk(s, "a", "b")
+	if s.Hits() != 3 {
+		t.Fatalf("hits = %d, want 3", s.Hits())
 	}
-	if _, ok := s.m[sumKey{1, 0}]; ok {
-		t.Error("the oldest entry is still there")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
 	}
-	if _, ok := s.lookup(&unix.Stat_t{Dev: 1, Ino: maxSums, Size: 1}); !ok {
-		t.Error("the newest entry is gone")
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(path); !os.IsNotExist(err) {
+		t.Fatalf("a Sums that learned nothing and was asked about every file wrote %s (%v)", path, err)
+	}
+	s.learned = true // as if it had learned something: written again, whole
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	s = load()
+	walk(s, "a") // b is no longer walked
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	s = load()
+	walk(s, "b")
+	if s.Hits() != 0 {
+		t.Errorf("hits in b = %d after a save that walked only a, want 0", s.Hits())
+	}
+	s = load()
+	walk(s, "a")
+	if s.Hits() != 2 {
+		t.Errorf("hits in a = %d, want 2", s.Hits())
 	}
 }

@@ -228,9 +228,10 @@ func Build(req Request) (*Plan, error) {
 	st, _, _ := settings.Read(req.PlugboardHome)
 
 	units := readUnits(dirs, req, st, backend, drop)
-	sums := ctree.LoadSums(sumsFile(req.PlugboardHome))
+	sumsAt := sumsFile(req.PlugboardHome, backend, t.ID)
+	sums := ctree.LoadSums(sumsAt)
 	if !req.DryRun { // a dry run writes nothing
-		defer func() { _ = sums.Save(sumsFile(req.PlugboardHome)) }() // a cache: a failed save costs a reading
+		defer func() { _ = saveSums(sums, sumsAt) }()
 	}
 	for i := range units {
 		units[i].sums = sums

@@ -64,7 +64,7 @@ func project(plan *Plan, units []unit, req Request, backend string) (layout, err
 		if errors.As(err, &ce) && units[0].sums != nil {
 			// A file's content differed from its hash while it was copied: it was edited
 			// meanwhile, or a remembered hash is wrong. The next launch reads every file.
-			units[0].sums.Forget(sumsFile(req.PlugboardHome))
+			units[0].sums.Forget(sumsFile(req.PlugboardHome, backend, plan.Target))
 		}
 		if !errors.As(err, &ce) || attempt == maxChangedRetries {
 			return l, err

@@ -169,14 +169,15 @@ func TestRememberedHashesFollowEdits(t *testing.T) {
 	pb := home(t)
 	// Launches remember only files changed more than 3 s before they start (ctree.Sums).
 	time.Sleep(3*time.Second + 100*time.Millisecond)
+	sums := sumsFile(pb, Claude, "agent:coder")
 	dry := request(pb, "coder")
 	dry.DryRun = true
 	build(t, dry)
-	if _, err := os.Lstat(sumsFile(pb)); !os.IsNotExist(err) {
-		t.Fatalf("a dry run wrote %s (%v)", sumsFile(pb), err)
+	if _, err := os.Lstat(sums); !os.IsNotExist(err) {
+		t.Fatalf("a dry run wrote %s (%v)", sums, err)
 	}
 	first := build(t, request(pb, "coder"))
-	data, err := os.ReadFile(sumsFile(pb))
+	data, err := os.ReadFile(sums)
 	if err != nil {
 		t.Fatalf("the launch remembered no hashes: %v", err)
 	}
@@ -187,10 +188,17 @@ func TestRememberedHashesFollowEdits(t *testing.T) {
 	}
 	sum := sha256.Sum256(old)
 	if !strings.Contains(string(data), hex.EncodeToString(sum[:])) {
-		t.Fatalf("%s does not hold the hash of %s:\n%s", sumsFile(pb), style, data)
+		t.Fatalf("%s does not hold the hash of %s:\n%s", sums, style, data)
+	}
+	before, err := os.Stat(sums)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if again := build(t, request(pb, "coder")); !again.Reused || again.Fingerprint != first.Fingerprint {
 		t.Fatalf("the second launch: reused=%v fingerprint %s, want %s", again.Reused, again.Fingerprint, first.Fingerprint)
+	}
+	if after, err := os.Stat(sums); err != nil || !os.SameFile(before, after) {
+		t.Errorf("the unchanged launch wrote %s again (%v)", sums, err)
 	}
 	edited := bytes.ToUpper(old) // the same size
 	if bytes.Equal(edited, old) {
@@ -219,7 +227,7 @@ func TestRememberedHashesFollowEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	wrong := fmt.Sprintf("plugboard-sums 1\n%d %d %d %d %d %d %s\n", st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Nano(), st.Mode, strings.Repeat("0", 64))
-	if err := os.WriteFile(sumsFile(pb), []byte(wrong), 0o600); err != nil {
+	if err := os.WriteFile(sums, []byte(wrong), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.RemoveAll(filepath.Join(RuntimeDir(pb), Claude)); err != nil {
@@ -229,7 +237,7 @@ func TestRememberedHashesFollowEdits(t *testing.T) {
 	if !slices.ContainsFunc(p.Dropped, func(d Drop) bool { return d.Name == "explain" && strings.Contains(d.Reason, "changed") }) {
 		t.Fatalf("a wrong remembered hash: dropped %+v, want explain left out as changed while copied", p.Dropped)
 	}
-	if data, _ := os.ReadFile(sumsFile(pb)); strings.Contains(string(data), strings.Repeat("0", 64)) {
+	if data, _ := os.ReadFile(sums); strings.Contains(string(data), strings.Repeat("0", 64)) {
 		t.Errorf("the remembered hashes were kept after one proved wrong:\n%s", data)
 	}
 	p = build(t, request(pb, "coder"))

@@ -1,7 +1,10 @@
 package runtime
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/plugboard/plugboard/backend/ctree"
@@ -26,9 +29,26 @@ func hashTree(root, dir string, sums *ctree.Sums) (tree, error) {
 	return ctree.Walk(root, dir, o)
 }
 
-// sumsFile is where launches keep the hashes of the files they read
-// ($PLUGBOARD_HOME/runtime/sums, private like the projections beside it).
-func sumsFile(pbHome string) string { return filepath.Join(RuntimeDir(pbHome), "sums") }
+// sumsFile is where the launches of target with backend keep the hashes of the files
+// they read: $PLUGBOARD_HOME/runtime/sums/<hash of the two>, private like the projections
+// beside it. One file a launch set, holding that set's files only (ctree.Sums.Save), so
+// a launch reads no more than its own.
+func sumsFile(pbHome, backend, target string) string {
+	h := sha256.Sum256([]byte(backend + "\x00" + target))
+	return filepath.Join(RuntimeDir(pbHome), "sums", hex.EncodeToString(h[:8]))
+}
+
+// saveSums writes sums to path, making its folder first (a cache: the caller ignores a
+// failure, which costs the next launch a reading).
+func saveSums(sums *ctree.Sums, path string) error {
+	if !sums.Changed() {
+		return nil // a launch refused before it hashed anything makes no folder
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return sums.Save(path)
+}
 
 // hash is hashTree of dir in u's root, with the launch's sums.
 func (u *unit) hash(dir string) (tree, error) { return hashTree(u.root, dir, u.sums) }
