@@ -140,7 +140,9 @@ func materialise(dir string, l layout) (reused bool, rebuilt string, err error) 
 		}
 		return false, "", err
 	}
-	prune(parent, dir, time.Now())
+	now := time.Now()
+	prune(parent, dir, now)
+	pruneSums(filepath.Join(filepath.Dir(parent), "sums"), now)
 	return false, rebuilt, nil
 }
 
@@ -170,6 +172,20 @@ func prune(parent, keep string, now time.Time) {
 		age := now.Sub(info.ModTime())
 		if strings.HasPrefix(e.Name(), ".tmp-") && age > pruneTmpAge || !strings.HasPrefix(e.Name(), ".") && age > pruneAge {
 			_ = os.RemoveAll(p)
+		}
+	}
+}
+
+// pruneSums removes the remembered hashes (sumsFile) of launch sets nobody launched for
+// pruneAge: a launch touches its file when it writes nothing to it.
+func pruneSums(dir string, now time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > pruneAge {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
 }

@@ -647,6 +647,19 @@ func TestPruneOldProjections(t *testing.T) {
 	}
 	long := time.Now().Add(-pruneAge - time.Hour)
 	os.Chtimes(old, long, long)
+	// Remembered hashes: another set's, not launched for a month, go; this set's (here
+	// with no file in it, since the fixture's files are too new to remember) is touched
+	// by the launch that reuses the projection, so it stays.
+	oldSums, ownSums := sumsFile(pb, Claude, "agent:gone"), sumsFile(pb, Claude, "agent:coder")
+	if err := os.MkdirAll(filepath.Dir(oldSums), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{oldSums, ownSums} {
+		if err := os.WriteFile(f, []byte("plugboard-sums 1\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(f, long, long)
+	}
 	os.Chtimes(tmp, time.Now().Add(-2*pruneTmpAge), time.Now().Add(-2*pruneTmpAge))
 	os.Chtimes(first.Projection, long, long) // reused below: touched, so kept
 	if again := build(t, request(pb, "coder")); !again.Reused {
@@ -655,7 +668,7 @@ func TestPruneOldProjections(t *testing.T) {
 	req := request(pb, "coder")
 	req.Mode = ModeBenchmark // a new projection: prunes
 	build(t, req)
-	for d, want := range map[string]bool{old: false, tmp: false, recentTmp: true, first.Projection: true} {
+	for d, want := range map[string]bool{old: false, tmp: false, recentTmp: true, first.Projection: true, oldSums: false, ownSums: true} {
 		if _, err := os.Stat(d); (err == nil) != want {
 			t.Errorf("%s exists = %v, want %v", filepath.Base(d), err == nil, want)
 		}

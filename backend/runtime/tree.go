@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/plugboard/plugboard/backend/ctree"
 	"github.com/plugboard/plugboard/backend/skill"
@@ -42,7 +43,11 @@ func sumsFile(pbHome, backend, target string) string {
 // failure, which costs the next launch a reading).
 func saveSums(sums *ctree.Sums, path string) error {
 	if !sums.Changed() {
-		return nil // a launch refused before it hashed anything makes no folder
+		// In use: pruneSums keeps it. (A launch refused before it hashed anything
+		// touches nothing and makes no folder.)
+		now := time.Now()
+		_ = os.Chtimes(path, now, now)
+		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
