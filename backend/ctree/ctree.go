@@ -311,12 +311,8 @@ func (w *walker) entry(dirfd int, name, from, rel string) error {
 			}
 			return w.add(&st, from, rel)
 		}
-		if sum, ok := w.o.Sums.lookup(&st); ok {
-			if err := w.add(&st, from, rel); err != nil {
-				return err
-			}
-			w.t.Files[len(w.t.Files)-1].Sum = sum
-			return nil
+		if done, err := w.remembered(&st, from, rel); done {
+			return err
 		}
 		fd, err := openName(dirfd, name, unix.O_RDONLY|unix.O_NONBLOCK)
 		if err != nil {
@@ -372,10 +368,31 @@ func (w *walker) link(from, rel string) error {
 		w.t.Dirs = append(w.t.Dirs, rel)
 		return w.dir(fd, realFrom, rel, true)
 	case unix.S_IFREG:
+		if done, err := w.remembered(&st, realFrom, rel); done {
+			unix.Close(fd)
+			return err
+		}
 		return w.file(fd, realFrom, rel)
 	}
 	unix.Close(fd)
 	return w.special(rel, st.Mode)
+}
+
+// remembered records the regular file st describes with the hash Options.Sums remembers
+// for it, when it does (done): the file is then not read.
+func (w *walker) remembered(st *unix.Stat_t, from, rel string) (done bool, err error) {
+	if w.o.NoHash {
+		return false, nil
+	}
+	sum, ok := w.o.Sums.lookup(st)
+	if !ok {
+		return false, nil
+	}
+	if err := w.add(st, from, rel); err != nil {
+		return true, err
+	}
+	w.t.Files[len(w.t.Files)-1].Sum = sum
+	return true, nil
 }
 
 // file records the open regular file fd (closed here), hashing it unless NoHash.
@@ -389,10 +406,6 @@ func (w *walker) file(fd int, from, rel string) error {
 		return err
 	}
 	f := &w.t.Files[len(w.t.Files)-1]
-	if sum, ok := w.o.Sums.lookup(&st); ok {
-		f.Sum = sum
-		return nil
-	}
 	sum, n, err := hashFD(fd, w.h, w.buf)
 	if err != nil {
 		return w.openFailed(rel, err)

@@ -45,9 +45,18 @@ type Sums struct {
 type sumKey struct{ dev, ino uint64 }
 
 type sumVal struct {
+	facts
+	sum string
+}
+
+// facts are what moves whenever a file's content does.
+type facts struct {
 	size, mtime, ctime int64
 	mode               uint32
-	sum                string
+}
+
+func factsOf(st *unix.Stat_t) facts {
+	return facts{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), mode: st.Mode}
 }
 
 const (
@@ -98,7 +107,7 @@ func parseSum(line string) (sumKey, sumVal, bool) {
 		}
 		n[i] = x
 	}
-	return sumKey{n[0], n[1]}, sumVal{size: int64(n[2]), mtime: int64(n[3]), ctime: int64(n[4]), mode: uint32(n[5]), sum: f[6]}, true
+	return sumKey{n[0], n[1]}, sumVal{facts{size: int64(n[2]), mtime: int64(n[3]), ctime: int64(n[4]), mode: uint32(n[5])}, f[6]}, true
 }
 
 // Save writes to path (atomically, private) the files s was asked about since it was
@@ -157,7 +166,7 @@ func (s *Sums) lookup(st *unix.Stat_t) (string, bool) {
 	defer s.mu.Unlock()
 	k := sumKey{uint64(st.Dev), st.Ino}
 	v, ok := s.m[k]
-	if !ok || v.size != st.Size || v.mtime != st.Mtim.Nano() || v.ctime != st.Ctim.Nano() || v.mode != st.Mode {
+	if !ok || v.facts != factsOf(st) {
 		return "", false
 	}
 	s.used[k] = true
@@ -174,7 +183,7 @@ func (s *Sums) store(st *unix.Stat_t, sum string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := sumKey{uint64(st.Dev), st.Ino}
-	v := sumVal{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), mode: st.Mode, sum: sum}
+	v := sumVal{factsOf(st), sum}
 	s.used[k] = true
 	if old, ok := s.m[k]; ok {
 		if old == v {
