@@ -140,8 +140,13 @@ func integrityProblems(ctx context.Context, db *sql.DB, parts []Part) (string, e
 		found, err := integrityRun(ctx, db, "PRAGMA integrity_check(3)", nil)
 		return strings.Join(found, "; "), err
 	}
+	checked := map[string]bool{} // parts share tables (sqlite_sequence, acknowledgments)
 	for _, p := range parts {
 		for _, table := range partTables[p] {
+			if checked[table] {
+				continue
+			}
+			checked[table] = true
 			// PRAGMA takes no bound parameters; the table names are this package's.
 			var err error
 			if found, err = integrityRun(ctx, db, "PRAGMA integrity_check("+table+")", found); err != nil {
