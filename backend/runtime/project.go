@@ -142,7 +142,7 @@ func materialise(dir string, l layout) (reused bool, rebuilt string, err error) 
 	}
 	now := time.Now()
 	prune(parent, dir, now)
-	pruneSums(filepath.Join(filepath.Dir(parent), "sums"), now)
+	prune(filepath.Join(filepath.Dir(parent), "sums"), "", now) // remembered hashes (sumsFile): a launch touches its own
 	return false, rebuilt, nil
 }
 
@@ -156,8 +156,8 @@ const (
 	pruneTmpAge = time.Hour
 )
 
-// prune removes the projections in parent (one backend's folder) older than pruneAge,
-// never keep.
+// prune removes the projections in parent (one backend's folder), or the files of
+// remembered hashes (runtime/sums), older than pruneAge, never keep.
 func prune(parent, keep string, now time.Time) {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
@@ -166,26 +166,12 @@ func prune(parent, keep string, now time.Time) {
 	for _, e := range entries {
 		p := filepath.Join(parent, e.Name())
 		info, err := e.Info()
-		if err != nil || p == keep || !e.IsDir() {
+		if err != nil || p == keep || !e.IsDir() && !info.Mode().IsRegular() {
 			continue
 		}
 		age := now.Sub(info.ModTime())
 		if strings.HasPrefix(e.Name(), ".tmp-") && age > pruneTmpAge || !strings.HasPrefix(e.Name(), ".") && age > pruneAge {
 			_ = os.RemoveAll(p)
-		}
-	}
-}
-
-// pruneSums removes the remembered hashes (sumsFile) of launch sets nobody launched for
-// pruneAge: a launch touches its file when it writes nothing to it.
-func pruneSums(dir string, now time.Time) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > pruneAge {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
 }

@@ -43,7 +43,7 @@ func sumsFile(pbHome, backend, target string) string {
 // failure, which costs the next launch a reading).
 func saveSums(sums *ctree.Sums, path string) error {
 	if !sums.Changed() {
-		// In use: pruneSums keeps it. (A launch refused before it hashed anything
+		// In use: prune keeps it. (A launch refused before it hashed anything
 		// touches nothing and makes no folder.)
 		now := time.Now()
 		_ = os.Chtimes(path, now, now)
