@@ -13,6 +13,10 @@ import (
 )
 
 func main() {
+	if len(os.Args) < 2 || len(os.Args) > 3 {
+		fmt.Fprintln(os.Stderr, "usage: fillactivity PLUGBOARD_HOME [RECORDS]")
+		os.Exit(2)
+	}
 	n := 100_000
 	if len(os.Args) == 3 {
 		var err error
@@ -20,10 +24,6 @@ func main() {
 			fmt.Fprintln(os.Stderr, "fillactivity: RECORDS is a number:", err)
 			os.Exit(2)
 		}
-	}
-	if len(os.Args) < 2 || len(os.Args) > 3 {
-		fmt.Fprintln(os.Stderr, "usage: fillactivity PLUGBOARD_HOME [RECORDS]")
-		os.Exit(2)
 	}
 	if err := benchdb.AddActivity(os.Args[1], n); err != nil {
 		fmt.Fprintln(os.Stderr, "fillactivity:", err)
