@@ -4,6 +4,7 @@
 package benchhome
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -105,4 +106,17 @@ func Time(env []string, argv ...string) (time.Duration, int64, error) {
 		return d, 0, err
 	}
 	return d, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024, nil
+}
+
+// AddReferences writes n reference files of 20 KB (ref-000.md, …) into the references
+// folder of the skill folder skillDir: a skill whose unchanged files a launch should not
+// read again.
+func AddReferences(skillDir string, n int) error {
+	chunk := bytes.Repeat([]byte("a line of reference text for the benchmark\n"), 480)
+	for i := range n {
+		if err := os.WriteFile(filepath.Join(skillDir, "references", fmt.Sprintf("ref-%03d.md", i)), chunk, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,13 +1,11 @@
 package runtime
 
 import (
-	"bytes"
-	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/plugboard/plugboard/backend/benchhome"
 	"github.com/plugboard/plugboard/backend/benchhome/benchdb"
 )
 
@@ -30,12 +28,8 @@ func BenchmarkBuildReused(b *testing.B) {
 			if err := benchdb.AddActivity(pb, c.records); err != nil {
 				b.Fatal(err)
 			}
-			refs := filepath.Join(pb, "plugins", "review", "skills", "explain", "references")
-			chunk := bytes.Repeat([]byte("a line of reference text for the benchmark\n"), 480)
-			for i := range c.references {
-				if err := os.WriteFile(filepath.Join(refs, fmt.Sprintf("ref-%03d.md", i)), chunk, 0o644); err != nil {
-					b.Fatal(err)
-				}
+			if err := benchhome.AddReferences(filepath.Join(pb, "plugins", "review", "skills", "explain"), c.references); err != nil {
+				b.Fatal(err)
 			}
 			// Launches remember the hashes of files changed more than 3 s before they
 			// start (ctree.Sums): the files are that old when a person launches again.

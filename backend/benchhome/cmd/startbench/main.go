@@ -16,7 +16,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -63,10 +62,7 @@ func main() {
 	// need not read again (ctree.Sums remembers files changed 3 s or more before).
 	big := filepath.Join(home, "big")
 	check(os.CopyFS(big, os.DirFS(pbHome)))
-	chunk := bytes.Repeat([]byte("a line of reference text for the benchmark\n"), 480)
-	for i := range 200 {
-		check(os.WriteFile(filepath.Join(big, "plugins", "review", "skills", "explain", "references", fmt.Sprintf("ref-%03d.md", i)), chunk, 0o644))
-	}
+	check(benchhome.AddReferences(filepath.Join(big, "plugins", "review", "skills", "explain"), 200))
 	launchBig := []string{*bin, "launch", "--home", big, "coder", "--bin", "/bin/true"}
 	hello := buildHello(home)
 	var floor float64
