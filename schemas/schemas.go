@@ -6,6 +6,7 @@ package schemas
 import (
 	"embed"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -66,6 +67,10 @@ func load() {
 	versions = map[string]*Version{PluginV1: v, MCPV1: v}
 }
 
+// Warm compiles the schemas now: go Warm() lets a caller that will need them do its
+// other work meanwhile (compiling them in a fresh process takes 0.5–1 ms).
+func Warm() { once.Do(load) }
+
 // ByID returns the supported version whose plugin or MCP schema identifier is id.
 func ByID(id string) (*Version, bool) {
 	once.Do(load)
@@ -74,6 +79,21 @@ func ByID(id string) (*Version, bool) {
 	}
 	v, ok := versions[id]
 	return v, ok
+}
+
+// VersionOf returns the Agent Plugins version an identifier of the canonical form
+// https://agent-plugins.org/schemas/VERSION/KIND.schema.json names, whether this build
+// supports it or not, when KIND is kind ("plugin" or "mcp").
+func VersionOf(id, kind string) (string, bool) {
+	rest, ok := strings.CutPrefix(id, "https://agent-plugins.org/schemas/")
+	if !ok {
+		return "", false
+	}
+	version, ok := strings.CutSuffix(rest, "/"+kind+".schema.json")
+	if !ok || version == "" || strings.Contains(version, "/") {
+		return "", false
+	}
+	return version, true
 }
 
 // Supported lists the supported plugin schema identifiers, for messages.

@@ -6,9 +6,11 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -31,9 +33,10 @@ type Schema struct {
 	hasConst      bool
 	constVal      any
 	enum          []any
-	minLen        int // -1: none
-	maxLen        int // -1: none
-	pattern       *regexp.Regexp
+	minLen        int                   // -1: none
+	maxLen        int                   // -1: none
+	pattern       func() *regexp.Regexp // compiled on first use: a valid document needs no regexp
+	patternSrc    string
 	additional    *Schema // nil: any; see noAdditional
 	noAdditional  bool    // additionalProperties: false
 	propertyNames *Schema
@@ -122,8 +125,8 @@ func (s *Schema) validate(v any, inst string, out *[]*ValidationError) {
 		if s.maxLen >= 0 && n > s.maxLen {
 			s.fail(out, "maxLength", inst, "length must be <= %d, but got %d", s.maxLen, n)
 		}
-		if s.pattern != nil && !s.pattern.MatchString(str) {
-			s.fail(out, "pattern", inst, "does not match pattern %s", strconv.Quote(s.pattern.String()))
+		if s.pattern != nil && !s.pattern().MatchString(str) {
+			s.fail(out, "pattern", inst, "does not match pattern %s", strconv.Quote(s.patternSrc))
 		}
 	}
 	if obj, ok := v.(map[string]any); ok {
@@ -347,7 +350,12 @@ func (c *compiler) compile(node any, loc string) (*Schema, error) {
 			s.maxLen, err = length(kw, v)
 		case "pattern":
 			p, _ := v.(string)
-			s.pattern, err = regexp.Compile(p)
+			// The syntax is checked now, so a broken schema fails to compile; the
+			// matcher is built when a value first reaches the keyword.
+			if _, err = syntax.Parse(p, syntax.Perl); err == nil {
+				s.patternSrc = p
+				s.pattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
+			}
 		case "properties":
 			props, ok := v.(map[string]any)
 			if !ok {

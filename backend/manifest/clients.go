@@ -3,16 +3,28 @@ package manifest
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/jsondoc"
 )
 
-// kebab is the name form Claude Code and Cursor expect of their plugins.
-var kebab = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(?:[-.][a-z0-9]+)*$`) })
+// kebab reports whether name has the form Claude Code and Cursor expect of their
+// plugins: runs of a-z and 0-9 joined by single hyphens or dots.
+func kebab(name string) bool {
+	sep := true // at the start, as after a separator: a run must come first
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+			sep = false
+		case (c == '-' || c == '.') && !sep:
+			sep = true
+		default:
+			return false
+		}
+	}
+	return !sep
+}
 
 // LoadLegacy reads .claude-plugin/plugin.json. Claude's own format is open-ended, so only
 // what Plugboard relies on is an error (an object with a string name); the rest are
@@ -107,7 +119,7 @@ func clientCommon(m *Manifest, data []byte, obj map[string]any) bool {
 		valid = false
 	case string:
 		m.Name = name
-		if !kebab().MatchString(name) {
+		if !kebab(name) {
 			msg := fmt.Sprintf("plugin name %q should be kebab-case (a-z, 0-9, single hyphens)", name)
 			if s := SuggestName(name); s != "" {
 				msg += fmt.Sprintf("; try %q", s)

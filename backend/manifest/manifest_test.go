@@ -3,6 +3,7 @@ package manifest
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -216,6 +217,19 @@ func BenchmarkParsePortable(b *testing.B) {
 	for b.Loop() {
 		ParsePortable(data)
 	}
+}
+
+// FuzzKebab: the legacy name check says what the regular expression it replaced says.
+func FuzzKebab(f *testing.F) {
+	for _, s := range []string{"my-plugin", "a.b-c9", "a--b", "a-.b", "-a", "a-", ".", "", "A", "é", "ab12.cd"} {
+		f.Add(s)
+	}
+	re := regexp.MustCompile(`^[a-z0-9]+(?:[-.][a-z0-9]+)*$`)
+	f.Fuzz(func(t *testing.T, name string) {
+		if got, want := kebab(name), re.MatchString(name); got != want {
+			t.Fatalf("kebab(%q) = %v, the expression says %v", name, got, want)
+		}
+	})
 }
 
 // FuzzPlainManifest is the differential check of the plainManifest fast path: whenever it

@@ -28,10 +28,6 @@ var componentHints = map[string]string{
 	"hooks":      "hooks are not a portable component; put client data under \"extensions\" (spec §8)",
 }
 
-var schemaVersionRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^https://agent-plugins\.org/schemas/([^/]+)/plugin\.schema\.json$`)
-})
-
 // LoadPortable reads and validates root plugin.json (root resolved by pathsafe.Root).
 func LoadPortable(root string) Manifest {
 	m := Manifest{Format: FormatPortable, Path: PortablePath}
@@ -205,8 +201,8 @@ func selectVersion(obj map[string]any, add func(issue.Severity, string, string, 
 	ver, ok := schemas.ByID(id)
 	if !ok || id != ver.PluginID {
 		what := fmt.Sprintf("%q is not an Agent Plugins manifest schema", id)
-		if mm := schemaVersionRE().FindStringSubmatch(id); mm != nil {
-			what = fmt.Sprintf("Agent Plugins version %s is not supported", mm[1])
+		if v, named := schemas.VersionOf(id, "plugin"); named {
+			what = fmt.Sprintf("Agent Plugins version %s is not supported", v)
 		}
 		add(issue.Error, CodeSchemaUnsupported, "/$schema", fmt.Sprintf("%s; this build supports %s (\"$schema\": %q)", what, "1.0.0", schemas.PluginV1))
 		return nil, false

@@ -5,9 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/plugboard/plugboard/backend/capread"
 	"github.com/plugboard/plugboard/backend/issue"
@@ -144,20 +142,6 @@ func (r report) serversObject(l *issue.List, top map[string]any) map[string]any 
 	return m
 }
 
-// idPattern splits a canonical Agent Plugins schema identifier into version and kind.
-var idPattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^https://agent-plugins\.org/schemas/([^/]+)/(plugin|mcp)\.schema\.json$`)
-})
-
-// versionOf returns the Agent Plugins version named by a schema identifier of kind.
-func versionOf(id, kind string) (string, bool) {
-	m := idPattern().FindStringSubmatch(id)
-	if m == nil || m[2] != kind {
-		return "", false
-	}
-	return m[1], true
-}
-
 // supportedMCP lists the MCP schema identifiers this build understands, for messages.
 func supportedMCP() string {
 	var ids []string
@@ -181,8 +165,8 @@ func (r report) schemaVersion(l *issue.List, top map[string]any, manifestSchema 
 		r.errorf(l, CodeSchemaMissing, "/$schema", "\"$schema\" is %s; it must be the string %s", jsondoc.Kind(raw), supportedMCP())
 		return nil
 	}
-	found, named := versionOf(id, "mcp")
-	manifest, manifestNamed := versionOf(manifestSchema, "plugin")
+	found, named := schemas.VersionOf(id, "mcp")
+	manifest, manifestNamed := schemas.VersionOf(manifestSchema, "plugin")
 	if mv, ok := schemas.ByID(manifestSchema); ok {
 		manifest, manifestNamed = mv.Name, true
 	}
