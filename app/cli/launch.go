@@ -48,6 +48,14 @@ func runLaunch(env Env, args []string) int {
 		return ExitUsage
 	}
 	self, _ := env.Executable()
+	var st *runtime.Starter
+	var rl *activity.Listener
+	if !f.dryRun {
+		// Readied on the other core while the plan is built (both say what they save).
+		st, rl = runtime.NewStarter(), activity.Listen()
+		defer st.Stop()
+		defer rl.Close()
+	}
 	req := runtime.Request{Home: home, PlugboardHome: pbHome, Target: pos[0], Backend: f.backend,
 		NoPlugins: f.plugins == "none", Mode: f.mode, Bin: f.bin, Self: self, Args: agentArgs, RequireAck: f.requireAck, DryRun: f.dryRun}
 	req.FromEnv(env.Getenv)
@@ -77,13 +85,13 @@ func runLaunch(env Env, args []string) int {
 	// This process waits for the agent, so it hosts the agent's recorder: a skill use then
 	// costs a POST, not a plugboard process (backend/activity, server.go). When it cannot
 	// listen, the plan's own recorder (a process per use) stays.
-	if rec, err := activity.ServeActivity(plan, pbHome, home, env.Getenv(runtime.ActivityRunEnv)); err != nil {
+	if rec, err := rl.Serve(plan, pbHome, home, env.Getenv(runtime.ActivityRunEnv)); err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard launch: %v; skill uses are recorded by a process each\n", err)
 	} else {
 		defer rec.Close()
 		plan.UseActivityServer(rec.URL, rec.Token)
 	}
-	code, err := runtime.Run(context.Background(), plan, env.Stdin, env.Stdout, env.Stderr)
+	code, err := runtime.Run(context.Background(), plan, st, env.Stdin, env.Stdout, env.Stderr)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard launch: %v\n", err)
 	}

@@ -48,10 +48,45 @@ type Server struct {
 // activity index gives the plugins' ids, versions and hashes), for the user home home.
 // run is the try run of the launch, if any.
 func ServeActivity(p *runtime.Plan, pbHome, home, run string) (*Server, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("the activity recorder cannot listen on loopback: %w", err)
+	return Listen().Serve(p, pbHome, home, run)
+}
+
+// Listener is a recorder's loopback socket being opened. A launch opens it while its
+// plan is built: the first listen of a process also probes which IP stacks the machine
+// has, a few sockets of its own (together 0.3–0.5 ms on this project's machine).
+type Listener struct {
+	done chan struct{}
+	l    net.Listener
+	err  error
+}
+
+// Listen starts opening the socket on another goroutine.
+func Listen() *Listener {
+	x := &Listener{done: make(chan struct{})}
+	go func() {
+		defer close(x.done)
+		x.l, x.err = net.Listen("tcp", "127.0.0.1:0")
+	}()
+	return x
+}
+
+// Close closes the socket unless Serve took it: for a launch that ends before its agent.
+func (x *Listener) Close() {
+	<-x.done
+	if x.l != nil {
+		x.l.Close()
+		x.l = nil
 	}
+}
+
+// Serve starts the recorder of a launch whose plan is p on the socket (see ServeActivity).
+func (x *Listener) Serve(p *runtime.Plan, pbHome, home, run string) (*Server, error) {
+	<-x.done
+	if x.err != nil {
+		return nil, fmt.Errorf("the activity recorder cannot listen on loopback: %w", x.err)
+	}
+	l := x.l
+	x.l = nil // the server closes it
 	tok := make([]byte, 24)
 	if _, err := rand.Read(tok); err != nil {
 		l.Close()

@@ -46,7 +46,7 @@ func TestRunForeground(t *testing.T) {
 	p := build(t, req)
 	out := &strings.Builder{}
 	t.Setenv("STANDIN_EXIT", "7")
-	code, err := Run(context.Background(), p, strings.NewReader(""), out, out)
+	code, err := Run(context.Background(), p, nil, strings.NewReader(""), out, out)
 	if err != nil || code != 7 {
 		t.Fatalf("Run = %d, %v", code, err)
 	}
@@ -55,7 +55,7 @@ func TestRunForeground(t *testing.T) {
 	if !slices.Equal(got, p.Argv[1:]) {
 		t.Errorf("the agent got %q\nwant %q", got, p.Argv[1:])
 	}
-	if _, err := Run(context.Background(), &Plan{Argv: []string{filepath.Join(t.TempDir(), "missing")}}, nil, out, out); err == nil {
+	if _, err := Run(context.Background(), &Plan{Argv: []string{filepath.Join(t.TempDir(), "missing")}}, nil, nil, out, out); err == nil {
 		t.Error("a missing agent is not an error")
 	}
 }
