@@ -67,10 +67,6 @@ func load() {
 	versions = map[string]*Version{PluginV1: v, MCPV1: v}
 }
 
-// Warm compiles the schemas now: go Warm() lets a caller that will need them do its
-// other work meanwhile (compiling them in a fresh process takes 0.5–1 ms).
-func Warm() { once.Do(load) }
-
 // ByID returns the supported version whose plugin or MCP schema identifier is id.
 func ByID(id string) (*Version, bool) {
 	once.Do(load)

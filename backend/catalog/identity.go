@@ -76,16 +76,6 @@ func LoadEntry(entry string, o Options, st Settings) Plugin {
 	return loadLocation(locateEntry(entry, o, st), o.Home)
 }
 
-// LoadEntries is LoadEntry of each entry, read concurrently (a launch reads its set's
-// packages this way), in the entries' order.
-func LoadEntries(entries []string, o Options, st Settings) []Plugin {
-	locs := make([]location, len(entries))
-	for i, e := range entries {
-		locs[i] = locateEntry(e, o, st)
-	}
-	return loadAll(locs, o)
-}
-
 // locateEntry finds the package folder of an entry and its identity.
 func locateEntry(entry string, o Options, st Settings) location {
 	full := EntryPath(entry, o.Home, o.PlugboardHome)

@@ -20,7 +20,6 @@ import (
 	"github.com/plugboard/plugboard/backend/pathsafe"
 	"github.com/plugboard/plugboard/backend/settings"
 	"github.com/plugboard/plugboard/backend/skill"
-	"github.com/plugboard/plugboard/schemas"
 )
 
 // Backends.
@@ -211,7 +210,6 @@ type projSkill struct {
 // under $PLUGBOARD_HOME/runtime. It starts nothing. On a collision it returns the plan
 // (with Collisions) and a *CollisionError, and projects nothing.
 func Build(req Request) (*Plan, error) {
-	go schemas.Warm() // on the other core, while the target is read
 	t, dirs, backend, err := resolveTarget(req)
 	if err != nil {
 		return nil, err
@@ -390,8 +388,8 @@ func readUnits(dirs []string, req Request, st settings.Settings, backend string,
 	var out []unit
 	seen := map[string]bool{}
 	o := catalog.Options{Home: req.Home, PlugboardHome: req.PlugboardHome}
-	for i, p := range catalog.LoadEntries(dirs, o, st) {
-		d := dirs[i]
+	for _, d := range dirs {
+		p := catalog.LoadEntry(d, o, st)
 		root, err := pathsafe.Root(p.Path)
 		if err == nil && seen[root] {
 			drop(Drop{Plugin: p.ID, What: "plugin", Reason: d + " is the same folder as an entry before it; it is launched once"})
