@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 const pluginJSON = `{
@@ -106,6 +108,14 @@ func Time(env []string, argv ...string) (time.Duration, int64, error) {
 		return d, 0, err
 	}
 	return d, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024, nil
+}
+
+// Monotonic is CLOCK_MONOTONIC in ns, the clock a program started by Time can stamp its
+// own progress with, for a caller to compare with one taken before.
+func Monotonic() int64 {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return ts.Nano()
 }
 
 // AddReferences writes n reference files of 20 KB (ref-000.md, …) into the references

@@ -1,16 +1,17 @@
 // Command startbench measures what a plugin author's pre-commit hook feels: the whole
 // process of `plugboard --help` and of `plugboard inspect` on a small package, from exec
 // to exit, with the page cache warm; and an unchanged launch, `plugboard launch` of an
-// agent of testdata/runtime/home whose projection is already made, with /bin/true as
-// the agent: its whole process bounds the time from the command to the agent's exec
-// from above; that launch again with a database of 100,000 skill activity records, and
-// with a skill of 200 reference files (4 MB). It builds the command line (as make app does: no
-// GTK or WebKit linked), runs each command 51 times after 5 unmeasured runs, and prints
-// the median and the 90th percentile of the wall time and the peak resident set (from
-// the kernel's accounting of each child), with /bin/true as the floor of starting a
-// process here and a Go "hello world" linked with cgo, as plugboard is (for SQLite), as
-// the floor of starting a Go program of that kind; the report gives each command's
-// median as a multiple of that floor, measured in the same run.
+// agent of testdata/runtime/home whose projection is already made, whose agent is a
+// static C program that stamps the time it starts (buildStamp): the row gives the time
+// from the command to the agent's start, what issue 16 bounds, and the whole process;
+// that launch again with a database of 100,000 skill activity records, and with a skill
+// of 200 reference files (4 MB). It builds the command line (as make app does: no GTK or
+// WebKit linked), runs each command 51 times after 5 unmeasured runs, and prints the
+// median and the 90th percentile of the wall time and the peak resident set (from the
+// kernel's accounting of each child), with /bin/true as the floor of starting a process
+// here and a Go "hello world" linked with cgo, as plugboard is (for SQLite), as the floor
+// of starting a Go program of that kind; the report gives each command's median as a
+// multiple of that floor, measured in the same run.
 //
 // Usage: go run ./backend/benchhome/cmd/startbench [-runs 51] [-bin PATH]
 package main
@@ -22,6 +23,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/plugboard/plugboard/backend/benchhome"
@@ -47,7 +50,8 @@ func main() {
 	defer os.RemoveAll(home)
 	pbHome := filepath.Join(home, ".plugboard")
 	check(os.CopyFS(pbHome, os.DirFS("testdata/runtime/home")))
-	launch := []string{*bin, "launch", "--home", pbHome, "coder", "--bin", "/bin/true"}
+	stamp := buildStamp(home)
+	launch := []string{*bin, "launch", "--home", pbHome, "coder", "--bin", stamp}
 	run(home, launch) // makes the projection the measured launches reuse
 	// The same launch with a database of 100,000 skill activity records, which it reads
 	// none of (it reads the acknowledgments).
@@ -56,19 +60,20 @@ func main() {
 	filler := exec.Command("go", "run", "./backend/benchhome/cmd/fillactivity", busy, "100000")
 	filler.Stdout, filler.Stderr = os.Stderr, os.Stderr
 	check(filler.Run())
-	launchBusy := []string{*bin, "launch", "--home", busy, "coder", "--bin", "/bin/true"}
+	launchBusy := []string{*bin, "launch", "--home", busy, "coder", "--bin", stamp}
 	run(home, launchBusy)
 	// And with a skill of 200 reference files of 20 KB (4 MB), which an unchanged launch
 	// need not read again (ctree.Sums remembers files changed 3 s or more before).
 	big := filepath.Join(home, "big")
 	check(os.CopyFS(big, os.DirFS(pbHome)))
 	check(benchhome.AddReferences(filepath.Join(big, "plugins", "review", "skills", "explain"), 200))
-	launchBig := []string{*bin, "launch", "--home", big, "coder", "--bin", "/bin/true"}
+	launchBig := []string{*bin, "launch", "--home", big, "coder", "--bin", stamp}
 	// Launches remember only files changed 3 s or more before they start: the runs wait
 	// until the files are that old, however few runs each row makes.
 	time.Sleep(3*time.Second + 100*time.Millisecond)
 	hello := buildHello(home)
 	var floor float64
+	stampFile := filepath.Join(home, "stamp.out")
 	for _, c := range []struct {
 		name string
 		argv []string
@@ -83,17 +88,24 @@ func main() {
 		{"  the same, 100,000 activity records", launchBusy, ""},
 		{"  the same, a skill of 200 files, 4 MB", launchBig, ""},
 	} {
-		var ds []time.Duration
+		var ds, toAgent []time.Duration
 		var peak int64
 		for i := 0; i < 5+*runs; i++ {
-			d, rss := run(home, c.argv)
-			if i >= 5 {
-				ds = append(ds, d)
-				peak = max(peak, rss)
+			os.Remove(stampFile)
+			t0 := benchhome.Monotonic()
+			d, rss := run(home, c.argv, "STAMP_FILE="+stampFile)
+			if i < 5 {
+				continue
+			}
+			ds = append(ds, d)
+			peak = max(peak, rss)
+			if c.argv[len(c.argv)-1] == stamp {
+				t1, err := readStamp(stampFile)
+				check(err)
+				toAgent = append(toAgent, time.Duration(t1-t0))
 			}
 		}
-		sort.Slice(ds, func(a, b int) bool { return ds[a] < ds[b] })
-		med := ms(ds[len(ds)/2])
+		med := ms(median(ds))
 		if c.argv[0] == hello {
 			floor = med
 		}
@@ -101,9 +113,56 @@ func main() {
 		if floor > 0 && c.argv[0] != hello {
 			rel = fmt.Sprintf("%4.1fx hello", med/floor)
 		}
-		fmt.Printf("%-36s median %6.2f ms  p90 %6.2f ms  peak RSS %5.1f MiB  %-11s  %s\n", c.name,
-			med, ms(ds[len(ds)*9/10]), float64(peak)/(1<<20), rel, c.goal)
+		agent := ""
+		if len(toAgent) > 0 {
+			agent = fmt.Sprintf("to the agent's start: median %.2f ms, p90 %.2f ms; ", ms(median(toAgent)), ms(toAgent[len(toAgent)*9/10]))
+		}
+		fmt.Printf("%-36s median %6.2f ms  p90 %6.2f ms  peak RSS %5.1f MiB  %-11s  %s%s\n", c.name,
+			med, ms(ds[len(ds)*9/10]), float64(peak)/(1<<20), rel, agent, c.goal)
 	}
+}
+
+// median sorts ds and returns its middle.
+func median(ds []time.Duration) time.Duration {
+	sort.Slice(ds, func(a, b int) bool { return ds[a] < ds[b] })
+	return ds[len(ds)/2]
+}
+
+// buildStamp builds, in dir, the agent the launch rows start: a static C program that
+// writes CLOCK_MONOTONIC in ns to $STAMP_FILE as its first act, so that a row measures
+// from the command to the agent's start (its exec and a static program's few hundred
+// microseconds to main) as well as the whole process. A C compiler is there wherever
+// plugboard builds (cgo, for SQLite).
+func buildStamp(dir string) string {
+	src := filepath.Join(dir, "stamp.c")
+	check(os.WriteFile(src, []byte(`#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+int main(void) {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	const char *path = getenv("STAMP_FILE");
+	FILE *f = path ? fopen(path, "w") : NULL;
+	if (!f)
+		return 1;
+	fprintf(f, "%lld\n", (long long)t.tv_sec * 1000000000LL + t.tv_nsec);
+	return fclose(f) != 0;
+}
+`), 0o644))
+	out := filepath.Join(dir, "stamp")
+	cmd := exec.Command("cc", "-O2", "-static", "-o", out, src)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	check(cmd.Run())
+	return out
+}
+
+func readStamp(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("the agent wrote no stamp (did the launch start it?): %w", err)
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 }
 
 // buildHello builds, in dir, a Go program that prints a line and links cgo, as plugboard
@@ -131,8 +190,8 @@ func main() { fmt.Println("hello", C.one()) }
 
 // run times one process with a private HOME (an exit status other than 0 still counts:
 // inspect exits 1 on a package with errors).
-func run(home string, argv []string) (time.Duration, int64) {
-	d, rss, err := benchhome.Time([]string{"HOME=" + home, "PATH=/usr/bin:/bin"}, argv...)
+func run(home string, argv []string, env ...string) (time.Duration, int64) {
+	d, rss, err := benchhome.Time(append([]string{"HOME=" + home, "PATH=/usr/bin:/bin"}, env...), argv...)
 	check(err)
 	return d, rss
 }
