@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/plugboard/plugboard/backend/version"
@@ -14,13 +15,14 @@ import (
 // The manual page and the shell completions are made from the command table, so they
 // say what --help says and cannot drift from it (make package ships them).
 
-// flagRe finds the long and short flags of a usage line.
-var flagRe = regexp.MustCompile(`(?:^|[\s\[(|])(--?[a-z][a-z-]*)`)
+// flagRe finds the long and short flags of a usage line (made when man or completion
+// first asks: every other command would pay for it at start).
+var flagRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\s\[(|])(--?[a-z][a-z-]*)`) })
 
 // commandFlags are the flags a command's usage line names, sorted.
 func commandFlags(c command) []string {
 	var out []string
-	for _, m := range flagRe.FindAllStringSubmatch(c.args, -1) {
+	for _, m := range flagRe().FindAllStringSubmatch(c.args, -1) {
 		if !slices.Contains(out, m[1]) {
 			out = append(out, m[1])
 		}
