@@ -110,6 +110,22 @@ func Time(env []string, argv ...string) (time.Duration, int64, error) {
 	return d, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024, nil
 }
 
+// How make app builds the command line (Makefile: CLI_TAGS, CLI_LDFLAGS): statically
+// linked, with Go's resolver and user lookup. make bench passes its own values to the
+// benchmarks that build plugboard; these are their defaults, for a run by hand.
+const (
+	CLITags    = "netgo,osusergo,sqlite_omit_load_extension"
+	CLILDFlags = "-linkmode external -extldflags -static"
+)
+
+// Build builds the Go package pkg (run from the module's root for plugboard: ".") into
+// out, stripped, with tags and ldflags (CLITags and CLILDFlags to build it as shipped).
+func Build(out, pkg, tags, ldflags string) error {
+	cmd := exec.Command("go", "build", "-tags", tags, "-ldflags", "-w -s "+ldflags, "-o", out, pkg)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
+}
+
 // Monotonic is CLOCK_MONOTONIC in ns, the clock a program started by Time can stamp its
 // own progress with, for a caller to compare with one taken before.
 func Monotonic() int64 {

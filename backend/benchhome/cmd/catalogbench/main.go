@@ -7,14 +7,13 @@
 // median wall time of 11 runs of each, their ratios (measured in the same run), and the
 // catalog's peak resident memory.
 //
-// Usage: go run ./backend/benchhome/cmd/catalogbench [-plugins 1000] [-skills 10] [-runs 11]
+// Usage: go run ./backend/benchhome/cmd/catalogbench [-plugins 1000] [-skills 10] [-runs 11] [-tags T] [-ldflags F]
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"syscall"
@@ -29,6 +28,8 @@ func main() {
 	// Eleven: with the page cache dropped, one run varies by ±15% on a shared machine,
 	// and the median of five moved by almost as much between invocations.
 	runs := flag.Int("runs", 11, "runs of each program")
+	tags := flag.String("tags", benchhome.CLITags, "build tags of plugboard (as make app builds it)")
+	ldflags := flag.String("ldflags", benchhome.CLILDFlags, "linker flags of plugboard and readfloor (as make app builds plugboard)")
 	flag.Parse()
 
 	work, err := os.MkdirTemp("", "plugboard-bench-")
@@ -38,8 +39,8 @@ func main() {
 	pbHome := filepath.Join(home, ".plugboard")
 	check(benchhome.Generate(pbHome, *plugins, *skills))
 	bin := filepath.Join(work, "bin")
-	build(filepath.Join(bin, "plugboard"), ".")
-	build(filepath.Join(bin, "readfloor"), "./backend/benchhome/cmd/readfloor")
+	check(benchhome.Build(filepath.Join(bin, "plugboard"), ".", *tags, *ldflags))
+	check(benchhome.Build(filepath.Join(bin, "readfloor"), "./backend/benchhome/cmd/readfloor", *tags, *ldflags))
 
 	cold := dropCaches()
 	var cat, floor, wcat, wfloor []time.Duration
@@ -71,12 +72,6 @@ func main() {
 	fmt.Printf("warm plugboard catalog  median %8.1f ms  runs %v\n", ms(wc), msList(wcat))
 	fmt.Printf("warm ratio catalog/floor: %.2fx (goal <= 1.50x)\n", float64(wc)/float64(wf))
 	fmt.Printf("catalog peak RSS: %.1f MB (goal < 150 MB)\n", float64(maxRSS)/1e6)
-}
-
-func build(out, pkg string) {
-	cmd := exec.Command("go", "build", "-tags", "nogui", "-o", out, pkg)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	check(cmd.Run())
 }
 
 // run times one process with HOME set and returns its wall time and peak resident set.

@@ -13,7 +13,7 @@
 // of starting a Go program of that kind; the report gives each command's median as a
 // multiple of that floor, measured in the same run.
 //
-// Usage: go run ./backend/benchhome/cmd/startbench [-runs 51] [-bin PATH]
+// Usage: go run ./backend/benchhome/cmd/startbench [-runs 51] [-bin PATH] [-tags T] [-ldflags F]
 package main
 
 import (
@@ -33,15 +33,15 @@ import (
 func main() {
 	runs := flag.Int("runs", 51, "measured runs of each command")
 	bin := flag.String("bin", "", "the plugboard to measure (default: build it into a temporary folder)")
+	tags := flag.String("tags", benchhome.CLITags, "build tags of plugboard (as make app builds it)")
+	ldflags := flag.String("ldflags", benchhome.CLILDFlags, "linker flags of plugboard and of the hello world (as make app builds it)")
 	flag.Parse()
 	if *bin == "" {
 		dir, err := os.MkdirTemp("", "startbench-")
 		check(err)
 		defer os.RemoveAll(dir)
 		*bin = filepath.Join(dir, "plugboard")
-		cmd := exec.Command("go", "build", "-ldflags", "-w -s", "-o", *bin, ".")
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		check(cmd.Run())
+		check(benchhome.Build(*bin, ".", *tags, *ldflags))
 	}
 	pkg, err := filepath.Abs("testdata/runtime/home/plugins/review")
 	check(err)
@@ -71,7 +71,7 @@ func main() {
 	// Launches remember only files changed 3 s or more before they start: the runs wait
 	// until the files are that old, however few runs each row makes.
 	time.Sleep(3*time.Second + 100*time.Millisecond)
-	hello := buildHello(home)
+	hello := buildHello(home, *ldflags)
 	var floor float64
 	stampFile := filepath.Join(home, "stamp.out")
 	for _, c := range []struct {
@@ -166,8 +166,9 @@ func readStamp(path string) (int64, error) {
 }
 
 // buildHello builds, in dir, a Go program that prints a line and links cgo, as plugboard
-// does: what starting any such program costs on this machine.
-func buildHello(dir string) string {
+// does, with plugboard's linker flags: what starting any such program costs on this
+// machine.
+func buildHello(dir, ldflags string) string {
 	src := filepath.Join(dir, "hello")
 	check(os.MkdirAll(src, 0o755))
 	check(os.WriteFile(filepath.Join(src, "go.mod"), []byte("module hello\n\ngo 1.22\n"), 0o644))
@@ -181,7 +182,7 @@ import "fmt"
 func main() { fmt.Println("hello", C.one()) }
 `), 0o644))
 	out := filepath.Join(dir, "hello-bin")
-	cmd := exec.Command("go", "build", "-ldflags", "-w -s", "-o", out, ".")
+	cmd := exec.Command("go", "build", "-ldflags", "-w -s "+ldflags, "-o", out, ".")
 	cmd.Dir, cmd.Stdout, cmd.Stderr = src, os.Stderr, os.Stderr
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=1", "GOFLAGS=-mod=mod")
 	check(cmd.Run())
