@@ -13,7 +13,10 @@
 // of starting a Go program of that kind; the report gives each command's median as a
 // multiple of that floor, measured in the same run.
 //
-// Usage: go run ./backend/benchhome/cmd/startbench [-runs 51] [-bin PATH] [-tags T] [-ldflags F]
+// With -before PATH, every plugboard row also measures that program (an earlier build), its
+// runs alternating with the other's, and gives the ratio of the medians.
+//
+// Usage: go run ./backend/benchhome/cmd/startbench [-runs 51] [-bin PATH] [-before PATH] [-tags T] [-ldflags F]
 package main
 
 import (
@@ -33,6 +36,7 @@ import (
 func main() {
 	runs := flag.Int("runs", 51, "measured runs of each command")
 	bin := flag.String("bin", "", "the plugboard to measure (default: build it into a temporary folder)")
+	before := flag.String("before", "", "another plugboard (an earlier build) to measure beside it, run for run")
 	tags := flag.String("tags", benchhome.CLITags, "build tags of plugboard (as make app builds it)")
 	ldflags := flag.String("ldflags", benchhome.CLILDFlags, "linker flags of plugboard and of the hello world (as make app builds it)")
 	flag.Parse()
@@ -88,38 +92,75 @@ func main() {
 		{"  the same, 100,000 activity records", launchBusy, ""},
 		{"  the same, a skill of 200 files, 4 MB", launchBig, ""},
 	} {
-		var ds, toAgent []time.Duration
-		var peak int64
+		// With -before, each run measures both programs, in alternating order, so that the
+		// machine's drift (±30% over minutes here) falls on both alike.
+		progs := []string{c.argv[0]}
+		if *before != "" && c.argv[0] == *bin {
+			progs = []string{*before, *bin}
+		}
+		ms := make([]measured, len(progs))
 		for i := 0; i < 5+*runs; i++ {
-			os.Remove(stampFile)
-			t0 := benchhome.Monotonic()
-			d, rss := run(home, c.argv, "STAMP_FILE="+stampFile)
-			if i < 5 {
-				continue
-			}
-			ds = append(ds, d)
-			peak = max(peak, rss)
-			if c.argv[len(c.argv)-1] == stamp {
-				t1, err := readStamp(stampFile)
-				check(err)
-				toAgent = append(toAgent, time.Duration(t1-t0))
+			for k := range progs {
+				if i%2 == 1 {
+					k = len(progs) - 1 - k
+				}
+				argv := append([]string{progs[k]}, c.argv[1:]...)
+				os.Remove(stampFile)
+				t0 := benchhome.Monotonic()
+				d, rss := run(home, argv, "STAMP_FILE="+stampFile)
+				if i < 5 {
+					continue
+				}
+				m := &ms[k]
+				m.whole = append(m.whole, d)
+				m.peak = max(m.peak, rss)
+				if c.argv[len(c.argv)-1] == stamp {
+					t1, err := readStamp(stampFile)
+					check(err)
+					m.toAgent = append(m.toAgent, time.Duration(t1-t0))
+				}
 			}
 		}
-		med := ms(median(ds))
 		if c.argv[0] == hello {
-			floor = med
+			floor = msOf(median(ms[0].whole))
 		}
-		rel := ""
-		if floor > 0 && c.argv[0] != hello {
-			rel = fmt.Sprintf("%4.1fx hello", med/floor)
+		for k, m := range ms {
+			name, goal := c.name, c.goal
+			if len(progs) > 1 {
+				name, goal = "  "+[]string{"before", "after"}[k], ""
+				if k == 0 {
+					fmt.Println(c.name)
+				} else {
+					goal = fmt.Sprintf("after/before: %.2f", msOf(median(m.whole))/msOf(median(ms[0].whole)))
+					if len(m.toAgent) > 0 {
+						goal += fmt.Sprintf(", to the agent's start %.2f", msOf(median(m.toAgent))/msOf(median(ms[0].toAgent)))
+					}
+					goal += "; " + c.goal
+				}
+			}
+			m.print(name, floor, c.argv[0] == hello, goal)
 		}
-		agent := ""
-		if len(toAgent) > 0 {
-			agent = fmt.Sprintf("to the agent's start: median %.2f ms, p90 %.2f ms; ", ms(median(toAgent)), ms(toAgent[len(toAgent)*9/10]))
-		}
-		fmt.Printf("%-36s median %6.2f ms  p90 %6.2f ms  peak RSS %5.1f MiB  %-11s  %s%s\n", c.name,
-			med, ms(ds[len(ds)*9/10]), float64(peak)/(1<<20), rel, agent, c.goal)
 	}
+}
+
+// measured is one program's runs of one row.
+type measured struct {
+	whole, toAgent []time.Duration
+	peak           int64
+}
+
+func (m measured) print(name string, floor float64, isFloor bool, goal string) {
+	med := msOf(median(m.whole))
+	rel := ""
+	if floor > 0 && !isFloor {
+		rel = fmt.Sprintf("%4.1fx hello", med/floor)
+	}
+	agent := ""
+	if len(m.toAgent) > 0 {
+		agent = fmt.Sprintf("to the agent's start: median %.2f ms, p90 %.2f ms; ", msOf(median(m.toAgent)), msOf(m.toAgent[len(m.toAgent)*9/10]))
+	}
+	fmt.Printf("%-36s median %6.2f ms  p90 %6.2f ms  peak RSS %5.1f MiB  %-11s  %s%s\n", name,
+		med, msOf(m.whole[len(m.whole)*9/10]), float64(m.peak)/(1<<20), rel, agent, goal)
 }
 
 // median sorts ds and returns its middle.
@@ -197,7 +238,7 @@ func run(home string, argv []string, env ...string) (time.Duration, int64) {
 	return d, rss
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func check(err error) {
 	if err != nil {
