@@ -7,7 +7,10 @@
 // median wall time of 11 runs of each, their ratios (measured in the same run), and the
 // catalog's peak resident memory.
 //
-// Usage: go run ./backend/benchhome/cmd/catalogbench [-plugins 1000] [-skills 10] [-runs 11] [-tags T] [-ldflags F]
+// With -before PATH, each run also measures the catalog of that program (an earlier
+// build) under the same conditions, and the report gives its ratio to the same floor.
+//
+// Usage: go run ./backend/benchhome/cmd/catalogbench [-plugins 1000] [-skills 10] [-runs 11] [-before PATH] [-tags T] [-ldflags F]
 package main
 
 import (
@@ -30,6 +33,7 @@ func main() {
 	runs := flag.Int("runs", 11, "runs of each program")
 	tags := flag.String("tags", benchhome.CLITags, "build tags of plugboard (as make app builds it)")
 	ldflags := flag.String("ldflags", benchhome.CLILDFlags, "linker flags of plugboard and readfloor (as make app builds plugboard)")
+	before := flag.String("before", "", "another plugboard (an earlier build) whose catalog is measured beside, in every run")
 	flag.Parse()
 
 	work, err := os.MkdirTemp("", "plugboard-bench-")
@@ -43,23 +47,35 @@ func main() {
 	check(benchhome.Build(filepath.Join(bin, "readfloor"), "./backend/benchhome/cmd/readfloor", *tags, *ldflags))
 
 	cold := dropCaches()
-	var cat, floor, wcat, wfloor []time.Duration
+	var cat, floor, wcat, wfloor, bcat, bwcat []time.Duration
 	var maxRSS int64
+	catalog := func(prog string) (time.Duration, int64) {
+		return run(home, prog, "catalog", "--json", "--home", pbHome)
+	}
 	for i := 0; i < *runs; i++ {
 		dropCaches()
 		d, _ := run(home, filepath.Join(bin, "readfloor"), pbHome)
 		floor = append(floor, d)
 		dropCaches()
-		d, rss := run(home, filepath.Join(bin, "plugboard"), "catalog", "--json", "--home", pbHome)
+		d, rss := catalog(filepath.Join(bin, "plugboard"))
 		cat = append(cat, d)
 		maxRSS = max(maxRSS, rss)
+		if *before != "" {
+			dropCaches()
+			d, _ = catalog(*before)
+			bcat = append(bcat, d)
+		}
 	}
-	run(home, filepath.Join(bin, "plugboard"), "catalog", "--json", "--home", pbHome) // warm the cache
+	catalog(filepath.Join(bin, "plugboard")) // warm the cache
 	for i := 0; i < *runs; i++ {
 		d, _ := run(home, filepath.Join(bin, "readfloor"), pbHome)
 		wfloor = append(wfloor, d)
-		d, _ = run(home, filepath.Join(bin, "plugboard"), "catalog", "--json", "--home", pbHome)
+		d, _ = catalog(filepath.Join(bin, "plugboard"))
 		wcat = append(wcat, d)
+		if *before != "" {
+			d, _ = catalog(*before)
+			bwcat = append(bwcat, d)
+		}
 	}
 	mc, mf := median(cat), median(floor)
 	wc, wf := median(wcat), median(wfloor)
@@ -68,9 +84,17 @@ func main() {
 	fmt.Printf("cold readfloor          median %8.1f ms  runs %v\n", ms(mf), msList(floor))
 	fmt.Printf("cold plugboard catalog  median %8.1f ms  runs %v\n", ms(mc), msList(cat))
 	fmt.Printf("cold ratio catalog/floor: %.2fx (goal <= 1.20x)\n", float64(mc)/float64(mf))
+	if *before != "" {
+		mb := median(bcat)
+		fmt.Printf("cold before's catalog   median %8.1f ms  runs %v  ratio to floor %.2fx\n", ms(mb), msList(bcat), float64(mb)/float64(mf))
+	}
 	fmt.Printf("warm readfloor          median %8.1f ms  runs %v\n", ms(wf), msList(wfloor))
 	fmt.Printf("warm plugboard catalog  median %8.1f ms  runs %v\n", ms(wc), msList(wcat))
 	fmt.Printf("warm ratio catalog/floor: %.2fx (goal <= 1.50x)\n", float64(wc)/float64(wf))
+	if *before != "" {
+		mb := median(bwcat)
+		fmt.Printf("warm before's catalog   median %8.1f ms  runs %v  ratio to floor %.2fx\n", ms(mb), msList(bwcat), float64(mb)/float64(wf))
+	}
 	fmt.Printf("catalog peak RSS: %.1f MB (goal < 150 MB)\n", float64(maxRSS)/1e6)
 }
 
