@@ -4,6 +4,9 @@
 // the first plugin row is painted, and a search keystroke to the painted result in the Plugins list
 // (which searches 10,000 skill names too) and in the Skills list (10,000 rows), and prints
 //   BENCH first-contentful-paint-ms=<median> first-row-ms=<median> search-ms=<median> skill-search-ms=<median> plugins=1000
+// It then reloads the page LOADS times in one tab (BENCH-reload), and opens it LOADS times in a new
+// tab of that window (BENCH-new-tab): the loads above each start a new window, and with it
+// Chromium's own window UI beside the page, on two cores.
 // Nothing is asserted about time; e2e/scale.test.mjs checks what the page does at that size.
 //
 // Run: PLUGBOARD_BIN=build/bin/plugboard-nogui node e2e/scale.bench.mjs
@@ -69,10 +72,17 @@ generate(join(home, '.plugboard'), PLUGINS, SKILLS);
 const browser = await launchBrowser(); // first, so the first load meets serve's startup scan
 const srv = await startServe({ home, pbHome: join(home, '.plugboard') });
 try {
-  const load = async () => {
-    const page = await newPage(browser);
-    await page.addInitScript(instrument);
-    await page.goto(srv.url);
+  // at.page: a tab to load the page in again (a reload); at.context: an open browser window to
+  // load it in a new tab of; neither: a new window
+  const load = async (at = {}) => {
+    let page = at.page;
+    if (page) {
+      await page.reload();
+    } else {
+      page = at.context ? await at.context.newPage() : await newPage(browser);
+      await page.addInitScript(instrument);
+      await page.goto(srv.url);
+    }
     await page.waitForSelector('[data-testid="plugin-row"]', { timeout: 60000 });
     await page.waitForFunction(() => window.__pb.firstRow !== null);
     const m = await page.evaluate(() => {
@@ -116,6 +126,19 @@ try {
     skillSearches.push(await keystroke(page, '[data-testid="skill-search"]', '[data-testid="skill-row"]', q));
     await page.context().close();
   }
+  // The same page reloaded in one tab: a browser that is already open, where a new window also
+  // starts Chromium's own window UI (its omnibox pop-up renderer) beside the page on two cores.
+  // And in a new tab of that window each time (its HTTP cache warm, as a reload's is).
+  const reloads = [];
+  const tabs = [];
+  const tab = (await load()).page;
+  for (let i = 0; i < LOADS; i++) reloads.push((await load({ page: tab })).m.firstRow);
+  for (let i = 0; i < LOADS; i++) {
+    const { page, m } = await load({ context: tab.context() });
+    tabs.push(m.firstRow);
+    await page.close();
+  }
+  await tab.context().close();
   console.log(
     `BENCH first-contentful-paint-ms=${Math.round(median(fcps))} first-row-ms=${Math.round(median(rows))} ` +
       `search-ms=${median(searches).toFixed(1)} skill-search-ms=${median(skillSearches).toFixed(1)} plugins=${PLUGINS}`,
@@ -138,6 +161,14 @@ try {
       `search-ms=${searches.map((x) => x.toFixed(1)).join(',')} skill-search-ms=${skillSearches.map((x) => x.toFixed(1)).join(',')} ` +
       `first-load-first-row-ms=${Math.round(cold.m.firstRow)} first-load-progress-max=${cold.m.progress} ` +
       `(search: the last key of the query to the painted list of one row, timed in the page)`,
+  );
+  console.log(
+    `BENCH-reload first-row-ms=${Math.round(median(reloads))} loads-first-row-ms=${reloads.map(Math.round).join(',')} ` +
+      `(the page reloaded in one tab, after a first load there)`,
+  );
+  console.log(
+    `BENCH-new-tab first-row-ms=${Math.round(median(tabs))} loads-first-row-ms=${tabs.map(Math.round).join(',')} ` +
+      `(the page in a new tab of that window each time)`,
   );
 } finally {
   await browser.close();
