@@ -126,6 +126,22 @@ func Build(out, pkg, tags, ldflags string) error {
 	return cmd.Run()
 }
 
+// Uncache writes the file at path to disk and drops it from the page cache, so that the
+// next start reads it back as it reads an installed program. A program just written (by
+// the linker) is held in the page cache in large pieces, which its start maps whole: the
+// same executable then shows 15.2 MB of peak resident set instead of 12.2 MB.
+func Uncache(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
+}
+
 // Monotonic is CLOCK_MONOTONIC in ns, the clock a program started by Time can stamp its
 // own progress with, for a caller to compare with one taken before.
 func Monotonic() int64 {

@@ -76,6 +76,12 @@ func main() {
 	// until the files are that old, however few runs each row makes.
 	time.Sleep(3*time.Second + 100*time.Millisecond)
 	hello := buildHello(home, *ldflags)
+	// Every program measured is read back from disk, as an installed one is (see Uncache).
+	for _, prog := range []string{*bin, *before, hello, stamp} {
+		if prog != "" {
+			check(benchhome.Uncache(prog))
+		}
+	}
 	var floor float64
 	stampFile := filepath.Join(home, "stamp.out")
 	for _, c := range []struct {
