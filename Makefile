@@ -15,9 +15,9 @@ LDFLAGS  := -w -s -X github.com/plugboard/plugboard/backend/version.Version=$(VE
             -X github.com/plugboard/plugboard/backend/version.Commit=$(shell git rev-parse HEAD 2>/dev/null) \
             -X github.com/plugboard/plugboard/backend/version.BuildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 
-# The command line is linked statically (SQLite and the C library inside): a dynamically
-# linked cgo program spends 1.5–2.5 ms of every start in the dynamic loader on this
-# project's machine (README, Performance). Go's own DNS resolver and user lookup keep
+# The command line is linked statically (SQLite and the C library inside): linked
+# dynamically, every start took about 1 ms more on this project's machine (the dynamic
+# loader and its page faults; README, Performance). Go's own DNS resolver and user lookup keep
 # glibc's NSS out; SQLite's extension loading (dlopen) is left out, and nothing uses it.
 CLI_TAGS    := netgo,osusergo,sqlite_omit_load_extension
 CLI_LDFLAGS := -linkmode external -extldflags -static
