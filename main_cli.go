@@ -17,8 +17,12 @@ func desktopRunner() cli.DesktopFunc { return nil }
 // windowProgram is the window build (make desktop) this command line hands `plugboard`
 // with no command to: $PLUGBOARD_WINDOW, else plugboard-window beside this executable or
 // in ../lib/plugboard (make install). "" when there is none.
-func windowProgram() string {
-	if p := os.Getenv("PLUGBOARD_WINDOW"); p != "" {
+func windowProgram() string { return sibling("plugboard-window", "PLUGBOARD_WINDOW") }
+
+// sibling is the program name that env names, else the one beside this executable or in
+// ../lib/plugboard; "" when there is none.
+func sibling(name, env string) string {
+	if p := os.Getenv(env); p != "" {
 		return p
 	}
 	self, err := os.Executable()
@@ -29,7 +33,7 @@ func windowProgram() string {
 		self = real
 	}
 	dir := filepath.Dir(self)
-	for _, p := range []string{filepath.Join(dir, "plugboard-window"), filepath.Join(dir, "..", "lib", "plugboard", "plugboard-window")} {
+	for _, p := range []string{filepath.Join(dir, name), filepath.Join(dir, "..", "lib", "plugboard", name)} {
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
 			return p
 		}
@@ -41,11 +45,22 @@ func windowProgram() string {
 // window as `plugboard` with no command would; it returns only on failure. The program
 // is looked for only then: other commands pay nothing for it.
 func windowRunner() func(args []string) error {
+	return handTo("plugboard-window", "PLUGBOARD_WINDOW", "make desktop builds it")
+}
+
+// fullRunner replaces this process with plugboard-full (the command line with the
+// commands a lean build leaves out: see app/cli/lean.go), running args.
+func fullRunner() func(args []string) error {
+	return handTo("plugboard-full", "PLUGBOARD_FULL", "make app builds it")
+}
+
+// handTo replaces this process with the program sibling finds, with args.
+func handTo(name, env, hint string) func(args []string) error {
 	return func(args []string) error {
-		prog := windowProgram()
+		prog := sibling(name, env)
 		if prog == "" {
 			self, _ := os.Executable()
-			return fmt.Errorf("no plugboard-window beside %s or in ../lib/plugboard (make desktop builds it; PLUGBOARD_WINDOW names another)", self)
+			return fmt.Errorf("no %s beside %s or in ../lib/plugboard (%s; %s names another)", name, self, hint, env)
 		}
 		if err := syscall.Exec(prog, append([]string{prog}, args...), os.Environ()); err != nil {
 			return fmt.Errorf("%s: %w", prog, err)

@@ -1,94 +1,21 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
-
-	"github.com/plugboard/plugboard/app"
 )
 
 // DesktopFunc opens the desktop window and blocks until it closes. When a window of the
 // same Plugboard home is open already, it hands the request to that window (which comes
-// to the front unless Hidden) and returns app.ErrHandedOver.
+// to the front unless Hidden) and returns app.ErrHandedOver (errHandedOver here).
 type DesktopFunc func(home, pbHome string, o DesktopOptions, assets fs.FS) error
 
 // DesktopOptions are how the window starts.
 type DesktopOptions struct {
 	Open   string // a folder for Local development to show ("" for none)
 	Hidden bool   // start in the tray, the window hidden (--hidden: the autostart entry)
-}
-
-func runServe(env Env, args []string) int {
-	f := newFlags(env, "serve", true)
-	addr := f.fs.String("addr", "127.0.0.1:0", "address to listen on (loopback unless you mean otherwise)")
-	pos, err := f.parse(args)
-	if err != nil {
-		return ExitUsage
-	}
-	if len(pos) != 0 {
-		fmt.Fprintf(env.Stderr, "plugboard serve: unexpected argument %q\n", pos[0])
-		return ExitUsage
-	}
-	home, pbHome, err := homes(env, f)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard serve: %v\n", err)
-		return ExitUsage
-	}
-	return serve(env, home, pbHome, f.workspace, *addr)
-}
-
-// serve runs the HTTP door until SIGINT or SIGTERM.
-func serve(env Env, home, pbHome, workspace, addr string) int {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard serve: --addr %s: %v\n", addr, err)
-		return ExitUsage
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		fmt.Fprintf(env.Stderr, "plugboard serve: warning: listening on %s, not loopback: anyone who can reach it and has the token can read this catalog\n", addr)
-	}
-	broker := app.NewBroker()
-	svc := app.NewService(home, pbHome, broker.Emit)
-	svc.SetActor("http")
-	if workspace != "" {
-		if _, err := svc.OpenWorkspace(absPath(workspace)); err != nil {
-			fmt.Fprintf(env.Stderr, "plugboard serve: %v\n", err)
-			return ExitUsage
-		}
-	}
-	if workspace == "" {
-		go svc.Rescan() // the first scan starts now; the page's first Catalog call waits for it
-	}
-	srv, err := app.NewServer(svc, broker, env.Assets)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard serve: %v\n", err)
-		return ExitUsage
-	}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard serve: %v\n", err)
-		return ExitUsage
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	defer svc.Close() // the page's warm agents (its tries) stop with it
-	go func() {       // live reload (U4), once the first scan is in
-		if err := app.StartLive(ctx, svc, nil, nil, env.Stderr); err != nil {
-			fmt.Fprintf(env.Stderr, "plugboard serve: not watching files: %v\n", err)
-		}
-	}()
-	if err := srv.Serve(ctx, l, env.Stdout); err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard serve: %v\n", err)
-		return ExitUsage
-	}
-	return ExitOK
 }
 
 // runDefault is what `plugboard` with no command does: the window when there is one to
@@ -130,7 +57,7 @@ func openWindow(env Env, o DesktopOptions) int {
 	default:
 		err := env.Desktop(home, pbHome, o, env.Assets)
 		switch {
-		case errors.Is(err, app.ErrHandedOver):
+		case errors.Is(err, errHandedOver):
 			if folder != "" {
 				fmt.Fprintf(env.Stdout, "plugboard: the running window shows %s in Local development\n", folder)
 			} else {
