@@ -6,6 +6,7 @@ FUZZTIME ?= 20s
 DESKTOP_TAGS := desktop,production,webkit2_41
 BIN      := build/bin/plugboard
 WINDOW   := build/bin/plugboard-window
+FULL     := build/bin/plugboard-full
 NOGUI    := build/bin/plugboard-nogui
 STATIC   := build/bin/plugboard-static
 PREFIX   ?= $(HOME)/.local
@@ -21,6 +22,8 @@ LDFLAGS  := -w -s -X github.com/plugboard/plugboard/backend/version.Version=$(VE
 # glibc's NSS out; SQLite's extension loading (dlopen) is left out, and nothing uses it.
 CLI_TAGS    := netgo,osusergo,sqlite_omit_load_extension
 CLI_LDFLAGS := -linkmode external -extldflags -static
+# plugboard itself also leaves out what plugboard-full has (app/cli/lean.go).
+LEAN_TAGS   := lean,$(CLI_TAGS)
 
 # Debian packages: GTK/WebKit headers for the window, Xvfb and friends for its test,
 # Chromium for the page's end-to-end tests, a D-Bus session bus for the tray's, strace for
@@ -50,15 +53,18 @@ nogui:
 desktop: frontend
 	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "$(LDFLAGS)" -o $(WINDOW) .
 
-## app: plugboard, the command line with the page embedded, which hands `plugboard` with no
-## command to plugboard-window beside it: every other command starts without loading GTK
-## and WebKit (about 110 ms and 50 MB)
+## app: plugboard, the command line, which hands `plugboard` with no command to
+## plugboard-window beside it (every other command starts without loading GTK and WebKit,
+## about 110 ms and 50 MB), and mcp check, mcp-proxy, budget and serve to plugboard-full, the
+## command line with everything and the page embedded (the build tag lean leaves those out of
+## plugboard: the MCP SDK and the page's server cost every other start about 2 ms)
 app: desktop
-	$(GO) build -tags $(CLI_TAGS) -ldflags "$(LDFLAGS) $(CLI_LDFLAGS)" -o $(BIN) .
+	$(GO) build -tags $(LEAN_TAGS) -ldflags "$(LDFLAGS) $(CLI_LDFLAGS)" -o $(BIN) .
+	$(GO) build -tags $(CLI_TAGS) -ldflags "$(LDFLAGS) $(CLI_LDFLAGS)" -o $(FULL) .
 
 ## package: the .deb and a portable .tar.gz of the same files, in build/dist
 package: app
-	build/linux/package.sh $(BIN) $(WINDOW) $(VERSION) build/dist
+	build/linux/package.sh $(BIN) $(WINDOW) $(FULL) $(VERSION) build/dist
 
 ## frontend: the TypeScript page into frontend/dist
 frontend: deps-node
@@ -97,6 +103,7 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './frontend/*'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 	$(GO) vet -tags $(DESKTOP_TAGS) . ./app/desktop/
+	$(GO) vet -tags lean . ./app/cli/
 	cd frontend && npm run typecheck
 
 unit:
@@ -149,14 +156,15 @@ fuzz:
 ## bench: micro-benchmarks, start-up, the catalog cold and warm against the read-only floor, then the page
 bench: frontend nogui
 	$(GO) test -run '^$$' -bench . -benchmem ./backend/... ./app/cli/
-	$(GO) run ./backend/benchhome/cmd/startbench -tags $(CLI_TAGS) -ldflags "$(CLI_LDFLAGS)"
-	$(GO) run ./backend/benchhome/cmd/catalogbench -tags $(CLI_TAGS) -ldflags "$(CLI_LDFLAGS)"
+	$(GO) run ./backend/benchhome/cmd/startbench -tags $(LEAN_TAGS) -ldflags "$(CLI_LDFLAGS)"
+	$(GO) run ./backend/benchhome/cmd/catalogbench -tags $(LEAN_TAGS) -ldflags "$(CLI_LDFLAGS)"
 	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(NOGUI) node e2e/scale.bench.mjs
 
 ## install: the desktop app for this user, started by double-click (no terminal)
 install: app
 	install -Dm755 $(BIN) $(PREFIX)/bin/plugboard
 	install -Dm755 $(WINDOW) $(PREFIX)/lib/plugboard/plugboard-window
+	install -Dm755 $(FULL) $(PREFIX)/lib/plugboard/plugboard-full
 	install -Dm644 build/appicon.png $(PREFIX)/share/icons/hicolor/512x512/apps/plugboard.png
 	sed 's|^Exec=.*|Exec=$(PREFIX)/bin/plugboard|' build/linux/plugboard.desktop > build/bin/plugboard.desktop
 	install -Dm644 build/bin/plugboard.desktop $(PREFIX)/share/applications/plugboard.desktop
