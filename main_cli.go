@@ -19,8 +19,8 @@ func desktopRunner() cli.DesktopFunc { return nil }
 // in ../lib/plugboard (make install). "" when there is none.
 func windowProgram() string { return sibling("plugboard-window", "PLUGBOARD_WINDOW") }
 
-// sibling is the program name that env names, else the one beside this executable or in
-// ../lib/plugboard; "" when there is none.
+// sibling is the program the environment variable env names, else the program called
+// name beside this executable or in ../lib/plugboard; "" when there is none.
 func sibling(name, env string) string {
 	if p := os.Getenv(env); p != "" {
 		return p
