@@ -88,7 +88,14 @@ test('an unacknowledged server stops the launch with the dialog; acknowledged, i
 
 test('a server whose command changed after it was acknowledged is asked about again', async () => {
   const mcp = join(fx.pbHome, 'plugins', 'review', 'mcp.json');
+  // The edit reloads the catalog live, and the assignment view with it: let that land before
+  // the click, so that the view is not redrawn under it.
+  const mark = page.locator('[data-testid="reloaded"]');
+  const seq = await mark.getAttribute('data-seq');
+  const redrawn = page.waitForResponse((r) => r.url().endsWith('/api/Targets'));
   writeFileSync(mcp, readFileSync(mcp, 'utf8').replace('"./bin/lint"', '"sh"'));
+  await waitFor(async () => (await mark.getAttribute('data-seq')) !== seq, { message: 'the live reload of the edit' });
+  await redrawn;
   await selectTarget(page, 'agent:coder');
   await launchButton().click();
   await page.waitForSelector('[data-testid="ack-dialog"]');
