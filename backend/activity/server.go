@@ -5,15 +5,14 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/plugboard/plugboard/backend/hookhttp"
 	"github.com/plugboard/plugboard/backend/runtime"
 	"github.com/plugboard/plugboard/backend/store"
 )
@@ -35,8 +34,7 @@ type Server struct {
 	URL   string // http://127.0.0.1:PORT
 	Token string
 
-	srv    *http.Server
-	done   chan struct{}
+	srv    *hookhttp.Server
 	ix     *runtime.ActivityIndex // nil: the projection has none
 	target string
 	run    string
@@ -92,8 +90,7 @@ func (x *Listener) Serve(p *runtime.Plan, pbHome, home, run string) (*Server, er
 		l.Close()
 		return nil, err
 	}
-	s := &Server{URL: "http://" + l.Addr().String(), Token: hex.EncodeToString(tok), done: make(chan struct{}),
-		target: p.Target, run: run, home: home}
+	s := &Server{URL: "http://" + l.Addr().String(), Token: hex.EncodeToString(tok), target: p.Target, run: run, home: home}
 	if ix, err := runtime.ReadActivityIndex(filepath.Join(p.Projection, runtime.ActivityIndexFile)); err == nil {
 		s.ix = ix
 		if ix.Home != "" {
@@ -101,55 +98,49 @@ func (x *Listener) Serve(p *runtime.Plan, pbHome, home, run string) (*Server, er
 		}
 	}
 	s.w = store.NewWriter(pbHome)
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /claude", s.handle(runtime.Claude))
-	mux.HandleFunc("POST /pi", s.handle(runtime.PI))
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second}
-	go func() {
-		defer close(s.done)
-		_ = s.srv.Serve(l)
-	}()
+	lim := hookhttp.DefaultLimits
+	lim.Body = maxHookInput
+	s.srv = hookhttp.Serve(l, s.handle, lim)
 	return s, nil
 }
 
-func (s *Server) handle(backend string) http.HandlerFunc {
-	from := FromClaudeHook
-	if backend == runtime.PI {
-		from = FromPIEvent
+// handle answers POST /claude (a Claude Code hook input) and POST /pi (an event of PI's
+// extension): 204 whatever it does with the input, 403 without the token.
+func (s *Server) handle(ctx context.Context, r *hookhttp.Request) int {
+	backend, from := runtime.Claude, FromClaudeHook
+	switch r.Path {
+	case "/claude":
+	case "/pi":
+		backend, from = runtime.PI, FromPIEvent
+	default:
+		return 404
 	}
-	return func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get(runtime.ActivityTokenHeader)), []byte(s.Token)) != 1 {
-			w.WriteHeader(http.StatusForbidden)
-			return
-		}
-		data, err := io.ReadAll(io.LimitReader(r.Body, maxHookInput+1))
-		w.WriteHeader(http.StatusNoContent)
-		if err != nil || len(data) > maxHookInput {
-			return
-		}
-		a, ok := from(data, s.ix, Where{Target: s.target, Home: s.home, Now: time.Now()})
-		if !ok {
-			return
-		}
-		if s.ix == nil {
-			a.Backend = backend
-		}
-		a.Run = s.run
-		if _, err := s.w.Record(r.Context(), a); err != nil {
-			fmt.Fprintf(os.Stderr, "plugboard: a skill invocation could not be recorded: %v\n", err)
-		}
+	if r.Method != "POST" {
+		return 405
 	}
+	if subtle.ConstantTimeCompare([]byte(r.Header[strings.ToLower(runtime.ActivityTokenHeader)]), []byte(s.Token)) != 1 {
+		return 403
+	}
+	if r.TooLarge {
+		return 204
+	}
+	a, ok := from(r.Body, s.ix, Where{Target: s.target, Home: s.home, Now: time.Now()})
+	if !ok {
+		return 204
+	}
+	if s.ix == nil {
+		a.Backend = backend
+	}
+	a.Run = s.run
+	if _, err := s.w.Record(ctx, a); err != nil {
+		fmt.Fprintf(os.Stderr, "plugboard: a skill invocation could not be recorded: %v\n", err)
+	}
+	return 204
 }
 
 // Close stops taking hooks, waits (at most a few seconds) for those in flight, and
 // closes the database connection.
 func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
-	<-s.done
-	if errors.Is(err, context.DeadlineExceeded) {
-		s.srv.Close()
-	}
+	_ = s.srv.Shutdown(3 * time.Second)
 	return s.w.Close()
 }
