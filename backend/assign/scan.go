@@ -45,6 +45,8 @@ type home struct {
 	agents  map[string]*located // by agent name
 	targets []*located
 	issues  issue.List
+	// quiet: the entries are not checked (Lookup, whose caller shows no issues).
+	quiet bool
 }
 
 // Targets lists every assignment target of the home, sorted by id. Files that cannot be
@@ -58,8 +60,56 @@ func Targets(pbHome string, cat *catalog.Catalog) ([]Target, issue.List) {
 	return out, h.issues.NonNil()
 }
 
-// scan reads every assignment file of the home once.
+// Lookup returns the target id of the home and, for a slot or shell binding, the agent
+// it runs (nil when none is declared; for an agent, the agent itself), as Targets would
+// list them for the catalog cat: every assignment file is read, because a target is named
+// by the name inside its file and the first file of a name wins, but only these two are
+// worked out, and no issue is made. A launch needs no more; Targets' cost grows with
+// every target of the home. ok is false when the home has no target id.
+func Lookup(pbHome, id string, cat *catalog.Catalog) (t, agent *Target, ok bool) {
+	h := read(pbHome, indexPlugins(cat))
+	h.quiet = true
+	var found *located
+	for _, x := range h.targets {
+		if x.ID == id {
+			found = x
+			break
+		}
+	}
+	if found == nil {
+		return nil, nil, false
+	}
+	h.finish(found)
+	a := found
+	if found.Kind != KindAgent {
+		a = nil
+		for _, x := range h.targets {
+			if x.Kind == KindAgent && x.Name == found.Ref {
+				a = x
+				h.finish(a)
+				break
+			}
+		}
+	}
+	if a == nil {
+		return &found.Target, nil, true
+	}
+	return &found.Target, &a.Target, true
+}
+
+// scan reads every assignment file of the home once and works out every target.
 func scan(pbHome string, ps plugins) *home {
+	h := read(pbHome, ps)
+	for _, t := range h.targets {
+		h.finish(t)
+	}
+	sort.Slice(h.targets, func(a, b int) bool { return h.targets[a].ID < h.targets[b].ID })
+	return h
+}
+
+// read reads every assignment file of the home once: the targets they declare, in the
+// order of the files, not yet worked out (finish).
+func read(pbHome string, ps plugins) *home {
 	h := &home{dir: pbHome, plugins: ps, agents: map[string]*located{}}
 	for _, f := range h.files("agents") {
 		if t := h.readAgent(f); t != nil {
@@ -75,10 +125,6 @@ func scan(pbHome string, ps plugins) *home {
 	for _, t := range h.readBindings() {
 		h.add(t)
 	}
-	for _, t := range h.targets {
-		h.finish(t)
-	}
-	sort.Slice(h.targets, func(a, b int) bool { return h.targets[a].ID < h.targets[b].ID })
 	return h
 }
 

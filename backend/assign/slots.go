@@ -133,6 +133,9 @@ func (h *home) finish(t *located) {
 	if a := h.agents[t.Ref]; t.Kind != KindAgent && a != nil {
 		t.Backend = a.Backend // a slot or binding runs its agent
 	}
+	if h.quiet {
+		return
+	}
 	if t.Kind != KindAgent && t.Ref != ActiveRef && h.agents[t.Ref] == nil {
 		h.issues.Warnf(CodeUnknownAgent, t.File, t.ptr+"/ref", "%s refers to agent %q, which no file in agents/ declares; it inherits nothing", t.ID, t.Ref)
 		h.issues[len(h.issues)-1].Line = jsondoc.Line(t.data, t.ptr)

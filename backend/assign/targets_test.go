@@ -3,10 +3,12 @@ package assign
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/testhome"
 )
 
@@ -219,5 +221,39 @@ func TestTargetBackend(t *testing.T) {
 	os.WriteFile(rewrite, []byte(strings.Replace(string(b), `"profile": "default"`, `"profile": "default", "backend": "pi"`, 1)), 0o644)
 	if got := target(t, pb, cat, "template:team/coder").Backend; got != "pi" {
 		t.Errorf("slot backend = %q, want its agent's", got)
+	}
+}
+
+// Lookup gives every target as Targets lists it, and the agent a slot or binding runs,
+// whatever the catalog (a launch passes an empty one), in a home of templates, slots and
+// shell bindings and in one of duplicate, nameless and broken files.
+func TestLookupAgreesWithTargets(t *testing.T) {
+	for _, name := range []string{"home", "broken-files"} {
+		pb := fixture(t, name)
+		for _, cat := range []*catalog.Catalog{loadCatalog(t, pb), {PlugboardHome: pb}} {
+			all, _ := Targets(pb, cat)
+			if len(all) == 0 {
+				t.Fatalf("%s: no targets", name)
+			}
+			for _, want := range all {
+				got, agent, ok := Lookup(pb, want.ID, cat)
+				if !ok || !reflect.DeepEqual(*got, want) {
+					t.Errorf("%s: Lookup(%s) = %+v, %v; Targets lists %+v", name, want.ID, got, ok, want)
+					continue
+				}
+				var wantAgent *Target
+				for i := range all {
+					if all[i].Kind == KindAgent && (want.Kind == KindAgent && all[i].ID == want.ID || want.Kind != KindAgent && all[i].Name == want.Ref) {
+						wantAgent = &all[i]
+					}
+				}
+				if (agent == nil) != (wantAgent == nil) || agent != nil && !reflect.DeepEqual(*agent, *wantAgent) {
+					t.Errorf("%s: Lookup(%s)'s agent = %+v, want %+v", name, want.ID, agent, wantAgent)
+				}
+			}
+			if _, _, ok := Lookup(pb, "agent:nobody-declares-this", cat); ok {
+				t.Errorf("%s: Lookup found a target no file declares", name)
+			}
+		}
 	}
 }

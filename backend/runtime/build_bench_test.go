@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,17 +18,25 @@ import (
 // database with no skill activity, or with as many records as a year of heavy use
 // leaves (a launch reads only the acknowledgments, so it should not pay for the rest of
 // the file); and a skill with 200 reference files of 20 KB (4 MB), whose unchanged files
-// a launch should not read again (ctree.Sums).
+// a launch should not read again (ctree.Sums); and a home of 100 more agents, which a
+// launch of one should not pay for (assign.Lookup).
 func BenchmarkBuildReused(b *testing.B) {
 	for _, c := range []struct {
 		name       string
 		records    int
 		references int
-	}{{"activity=0", 0, 0}, {"activity=100000", 100_000, 0}, {"references=200", 0, 200}} {
+		agents     int
+	}{{"activity=0", 0, 0, 0}, {"activity=100000", 100_000, 0, 0}, {"references=200", 0, 200, 0}, {"agents=100", 0, 0, 100}} {
 		b.Run(c.name, func(b *testing.B) {
 			pb := home(b)
 			if err := benchdb.AddActivity(pb, c.records); err != nil {
 				b.Fatal(err)
+			}
+			for i := range c.agents {
+				agent := fmt.Sprintf(`{"name": "agent-%03d", "pluginDirs": ["plugins/review", "plugins/legacy-tools"]}`, i)
+				if err := os.WriteFile(filepath.Join(pb, "agents", fmt.Sprintf("agent-%03d.json", i)), []byte(agent), 0o644); err != nil {
+					b.Fatal(err)
+				}
 			}
 			if err := benchhome.AddReferences(filepath.Join(pb, "plugins", "review", "skills", "explain"), c.references); err != nil {
 				b.Fatal(err)

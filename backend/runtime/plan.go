@@ -328,26 +328,12 @@ func resolveTarget(req Request) (assign.Target, []string, string, error) {
 	if !strings.Contains(id, ":") {
 		id = "agent:" + id
 	}
-	targets, _ := assign.Targets(req.PlugboardHome, &catalog.Catalog{PlugboardHome: req.PlugboardHome})
-	var t, agent *assign.Target
-	for i := range targets {
-		if targets[i].ID == id {
-			t = &targets[i]
-		}
-	}
-	if t == nil {
+	t, agent, ok := assign.Lookup(req.PlugboardHome, id, &catalog.Catalog{PlugboardHome: req.PlugboardHome})
+	if !ok {
 		return assign.Target{}, nil, "", fmt.Errorf("%w: no target %q in %s (see plugboard targets)", ErrTarget, id, req.PlugboardHome)
 	}
 	if t.Kind == assign.KindActive {
 		return *t, nil, "", fmt.Errorf("%w: %s runs whichever agent is active, which only the agent host knows; launch that agent instead", ErrTarget, t.ID)
-	}
-	for i := range targets {
-		if targets[i].Kind == assign.KindAgent && targets[i].Name == t.Ref {
-			agent = &targets[i]
-		}
-	}
-	if t.Kind == assign.KindAgent {
-		agent = t
 	}
 	backend := req.Backend
 	if backend == "" && agent != nil {
