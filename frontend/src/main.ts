@@ -54,20 +54,20 @@ on('catalog:progress', (p) => onProgress(p));
 on('catalog:updated', (ev) => {
   feed.updated(ev);
   // targets may have changed on disk too: a dirty draft whose target moved goes stale
-  if (shown.assign) void assign.refresh();
+  if (shown.assign) void assign().refresh();
 });
 on('catalog:reloaded', (ev) => {
   live.reloaded(ev);
   // the views that read more than the catalog document read again when they are on screen
-  if (tab === 'dev') dev.reloaded();
-  if (tab === 'timeline') timeline.reloaded();
+  if (tab === 'dev') dev().reloaded();
+  if (tab === 'timeline') timeline().reloaded();
 });
 on('watch:state', (st) => live.set(st));
 // the app was asked to open a folder (plugboard FOLDER, or a second start of the window)
 on('app:open', () => void takeOpen());
 // an agent or template file changed on disk (A5): a dirty draft whose target moved goes stale
 on('targets:changed', () => {
-  if (shown.assign) void assign.refresh();
+  if (shown.assign) void assign().refresh();
 });
 // The list part first (a tenth of the document for a large home): the Plugins list draws its
 // first rows from it while the whole document travels, asked for once the list has arrived so
@@ -98,23 +98,38 @@ const ctx: Ctx = {
   },
   showSkill: (entry) => {
     switchTab('skills');
-    skills.select(entry);
+    skills().select(entry);
   },
   docCall: (fn) => feed.call(fn),
   showTab: (x) => switchTab(x, true),
 };
 
+type View = { el: HTMLElement; setIndex(ix: CatalogIndex): void; activate?(): void };
+// The Plugins view is what the page opens on; the others are built when first needed (their tab
+// opened, or something shown in them), so a page load does not spend the main thread, before the
+// first rows, on tabs nobody has looked at (the settings read local storage and ask the backend
+// for the version and autostart; the assignment view builds its launch, try and budget panels).
+function lazy<V extends View>(id: Tab, make: () => V): () => V {
+  let v: V | undefined;
+  return () => {
+    if (!v) {
+      v = make();
+      panels[TABS.findIndex((x) => x.id === id)].append(v.el);
+    }
+    return v;
+  };
+}
 const plugins = new PluginsView(ctx);
-const skills = new SkillsView(ctx);
-const mcp = new McpView(ctx);
-const settingsView = new SettingsView(ctx);
-const assign = new AssignView(ctx);
-const dev = new DevView(ctx);
-const timeline = new TimelineView();
-const activity = new ActivityView();
+const skills = lazy('skills', () => new SkillsView(ctx));
+const mcp = lazy('mcp', () => new McpView(ctx));
+const settingsView = lazy('settings', () => new SettingsView(ctx));
+const assign = lazy('assign', () => new AssignView(ctx));
+const dev = lazy('dev', () => new DevView(ctx));
+const timeline = lazy('timeline', () => new TimelineView());
+const activity = lazy('activity', () => new ActivityView());
 const live = new LiveStatus();
-const views: Record<Tab, { el: HTMLElement; setIndex(ix: CatalogIndex): void; activate?(): void }> = {
-  plugins,
+const views: Record<Tab, () => View> = {
+  plugins: () => plugins,
   skills,
   mcp,
   assign,
@@ -139,7 +154,7 @@ const shown: Record<Tab, CatalogIndex | null> = {
 function refreshView(v: Tab): void {
   if (index && shown[v] !== index) {
     shown[v] = index;
-    views[v].setIndex(index);
+    views[v]().setIndex(index);
   }
 }
 
@@ -199,7 +214,7 @@ const panels = TABS.map((x) =>
       'data-testid': `panel-${x.id}`,
       hidden: true,
     },
-    views[x.id].el,
+    x.id === 'plugins' ? plugins.el : null,
   ),
 );
 const screen = h('div', { class: 'state-screen' });
@@ -272,9 +287,11 @@ function renderTheme(): void {
 }
 
 function switchTab(next: Tab, focus = false): void {
-  if (tab === 'assign' && next !== 'assign' && assign.dirty) {
+  if (tab === 'assign' && next !== 'assign' && assign().dirty) {
     // a dirty assignment draft is not left without asking
-    void assign.leave().then((ok) => ok && switchTab(next, focus));
+    void assign()
+      .leave()
+      .then((ok) => ok && switchTab(next, focus));
     if (focus) tabButtons[TABS.findIndex((x) => x.id === tab)].focus();
     return;
   }
@@ -290,7 +307,7 @@ function switchTab(next: Tab, focus = false): void {
   const rendered = shown[next] !== index;
   refreshView(next);
   // a view that reads more than the catalog reads it again when opened (unless it just did)
-  if (opened && !rendered && index) views[next].activate?.();
+  if (opened && !rendered && index) views[next]().activate?.();
   if (focus) tabButtons[TABS.findIndex((x) => x.id === next)].focus();
 }
 
@@ -328,7 +345,7 @@ async function takeOpen(): Promise<void> {
   }
   if (!dir) return;
   switchTab('dev');
-  dev.offer(dir);
+  dev().offer(dir);
   setTitle(t('shell.title.dev', { dir }));
 }
 
@@ -435,8 +452,8 @@ document.addEventListener('keydown', (e) => {
     if (tab !== 'plugins' && tab !== 'skills' && tab !== 'mcp') switchTab('plugins');
     if (tab === 'assign') return;
     if (tab === 'plugins') plugins.focusSearch();
-    else if (tab === 'skills') skills.focusSearch();
-    else mcp.focusSearch();
+    else if (tab === 'skills') skills().focusSearch();
+    else mcp().focusSearch();
   }
 });
 
@@ -445,7 +462,7 @@ settings.onChange(() => {
   renderSavebar();
   if (!index) return;
   // skill switches show the draft: redraw the visible view, let the others redraw when opened
-  if (tab === 'skills') skills.refresh();
+  if (tab === 'skills') skills().refresh();
   else shown.skills = null;
   if (tab === 'plugins') plugins.refreshDetail();
   else shown.plugins = null;
