@@ -71,10 +71,16 @@ func TestServerRecords(t *testing.T) {
 		{"/claude", "", skillInput("beta:translate", "beta:translate"), http.StatusForbidden},
 		{"/claude", s.Token, submit, http.StatusNoContent}, // the prompt itself: not an invocation
 		{"/claude", s.Token, "not json", http.StatusNoContent},
+		{"/nope", s.Token, skillInput("beta:translate", "beta:translate"), http.StatusNotFound},
 	} {
 		if got := post(t, s, c.path, c.token, c.body); got != c.want {
 			t.Errorf("POST %s (token %q) = %d, want %d", c.path, c.token, got, c.want)
 		}
+	}
+	if res, err := http.Get(s.URL + "/claude"); err != nil || res.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /claude = %v, %v; want 405", res, err)
+	} else {
+		res.Body.Close()
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)

@@ -39,7 +39,8 @@ type Request struct {
 	TooLarge bool
 }
 
-// Handler answers a request with a status code (the answer has no body).
+// Handler answers a request with a status code (the answer has no body; a 405 says
+// "Allow: POST").
 type Handler func(ctx context.Context, r *Request) int
 
 // Limits bound what a connection may cost.
@@ -198,6 +199,9 @@ func answer(status int, now time.Time) []byte {
 	fmt.Fprintf(&b, "HTTP/1.1 %03d %s\r\nDate: %s\r\nConnection: close\r\n", status, reason(status), now.UTC().Format("Mon, 02 Jan 2006 15:04:05 GMT"))
 	if status != 204 && status >= 200 { // a 204 has no Content-Length (RFC 9110 §8.6)
 		b.WriteString("Content-Length: 0\r\n")
+	}
+	if status == 405 {
+		b.WriteString("Allow: POST\r\n") // RFC 9110 §15.5.6; this server takes POSTs
 	}
 	b.WriteString("\r\n")
 	return b.Bytes()

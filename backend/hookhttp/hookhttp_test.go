@@ -277,6 +277,19 @@ func errString(err error) string {
 	return err.Error()
 }
 
+// A 405 names the method the server takes.
+func TestMethodNotAllowedSaysAllow(t *testing.T) {
+	_, url := serve(t, func(context.Context, *Request) int { return 405 }, DefaultLimits)
+	res, err := http.Get(url + "/claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 405 || res.Header.Get("Allow") != "POST" {
+		t.Errorf("answer %d, Allow %q", res.StatusCode, res.Header.Get("Allow"))
+	}
+}
+
 // A panic in the handler is that request's 500, and the server goes on.
 func TestHandlerPanic(t *testing.T) {
 	_, url := serve(t, func(_ context.Context, r *Request) int {
