@@ -51,6 +51,10 @@ type Limits struct {
 	Timeout       time.Duration // from accept to the end of the body
 }
 
+// silentGrace is how long Shutdown waits for the first byte of a connection that has
+// sent none: one whose request is already on its way is still answered.
+const silentGrace = 50 * time.Millisecond
+
 // DefaultLimits are a recorder's: a hook's input is under a kilobyte, and its client
 // is on the same machine.
 var DefaultLimits = Limits{Header: 64 << 10, Body: 1 << 20, HeaderTimeout: 5 * time.Second, Timeout: 10 * time.Second}
@@ -64,15 +68,15 @@ type Server struct {
 	stop context.CancelFunc
 
 	mu    sync.Mutex
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup // the accept loop and every connection
+	conns map[net.Conn]bool // open connections: whether a request has begun on it
+	wg    sync.WaitGroup    // the accept loop and every connection
 	down  bool
 }
 
 // Serve starts serving l with h on other goroutines.
 func Serve(l net.Listener, h Handler, lim Limits) *Server {
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{l: l, h: h, lim: lim, ctx: ctx, stop: stop, conns: map[net.Conn]struct{}{}}
+	s := &Server{l: l, h: h, lim: lim, ctx: ctx, stop: stop, conns: map[net.Conn]bool{}}
 	s.wg.Add(1)
 	go s.accept()
 	return s
@@ -102,19 +106,25 @@ func (s *Server) accept() {
 			c.Close()
 			return
 		}
-		s.conns[c] = struct{}{}
+		s.conns[c] = false
+		_ = c.SetReadDeadline(time.Now().Add(s.lim.HeaderTimeout))
 		s.wg.Add(1)
 		s.mu.Unlock()
 		go s.serve(c)
 	}
 }
 
-// Shutdown stops taking connections and waits for those open to be answered; after
-// wait it closes them and cancels their handlers' context, and returns
-// context.DeadlineExceeded.
+// Shutdown stops taking connections, gives those on which no request has begun a moment
+// for its first byte, and waits for the others to be answered; after wait it closes them
+// and cancels their handlers' context, and returns context.DeadlineExceeded.
 func (s *Server) Shutdown(wait time.Duration) error {
 	s.mu.Lock()
 	s.down = true
+	for c, begun := range s.conns {
+		if !begun {
+			_ = c.SetReadDeadline(time.Now().Add(silentGrace))
+		}
+	}
 	s.mu.Unlock()
 	err := s.l.Close()
 	done := make(chan struct{})
@@ -148,9 +158,14 @@ func (s *Server) serve(c net.Conn) {
 		c.Close()
 		s.wg.Done()
 	}()
-	start := time.Now()
-	_ = c.SetReadDeadline(start.Add(s.lim.HeaderTimeout))
+	start := time.Now() // the header timeout runs from the accept (its deadline is set)
 	br := bufio.NewReaderSize(c, 4096)
+	if _, err := br.Peek(1); err != nil {
+		return // closed, or silent until the header timeout or a shutdown: nothing to answer
+	}
+	s.mu.Lock()
+	s.conns[c] = true
+	s.mu.Unlock()
 	req, status := readHead(br, s.lim.Header)
 	if status == 0 && req.Header["expect"] != "" {
 		if strings.EqualFold(req.Header["expect"], "100-continue") {

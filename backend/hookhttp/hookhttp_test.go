@@ -210,6 +210,52 @@ func TestHeaderTimeout(t *testing.T) {
 	}
 }
 
+// A connection that says nothing is closed without an answer when it closes or when the
+// header timeout passes.
+func TestSilentConnectionIsClosed(t *testing.T) {
+	var got seen
+	lim := DefaultLimits
+	lim.HeaderTimeout = 50 * time.Millisecond
+	_, url := serve(t, got.handler(204), lim)
+	c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if b, err := io.ReadAll(c); err != nil || len(b) != 0 {
+		t.Errorf("a silent connection got %q, %v; want it closed without an answer", b, err)
+	}
+}
+
+// Shutdown does not wait for a connection that has sent nothing (a client's spare one):
+// with a header timeout of an hour it still returns at once.
+func TestShutdownClosesSilentConnections(t *testing.T) {
+	lim := DefaultLimits
+	lim.HeaderTimeout = time.Hour
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Serve(l, func(context.Context, *Request) int { return 204 }, lim)
+	silent, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	// Connections are accepted in order: once a later one is answered, the silent one is open.
+	res, err := http.Post("http://"+l.Addr().String()+"/claude", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if err := s.Shutdown(10 * time.Second); err != nil {
+		t.Errorf("Shutdown = %v, want it not to wait for the silent connection", err)
+	}
+	if b, err := io.ReadAll(silent); err != nil || len(b) != 0 {
+		t.Errorf("the silent connection got %q, %v; want it closed", b, err)
+	}
+}
+
 // Shutdown lets a request in flight finish; past its wait it closes the connection and
 // cancels the handler's context.
 func TestShutdown(t *testing.T) {
