@@ -112,9 +112,8 @@ func scan(pbHome string, ps plugins) *home {
 func read(pbHome string, ps plugins) *home {
 	h := &home{dir: pbHome, plugins: ps, agents: map[string]*located{}}
 	for _, f := range h.files("agents") {
-		if t := h.readAgent(f); t != nil {
-			h.add(t)
-			h.agents[t.Name] = t
+		if t := h.readAgent(f); t != nil && h.add(t) {
+			h.agents[t.Name] = t // the first file of a name, as the target list keeps
 		}
 	}
 	for _, f := range h.files("templates") {
@@ -148,14 +147,17 @@ func (h *home) files(sub string) []string {
 	return out
 }
 
-func (h *home) add(t *located) {
+// add lists t unless a target of its id is listed already (then it is an issue, and add
+// returns false).
+func (h *home) add(t *located) bool {
 	for _, o := range h.targets {
 		if o.ID == t.ID {
 			h.issues.Errorf(CodeDuplicate, t.File, "", "target %s is declared by %s and again by %s; the second is ignored — rename one", t.ID, o.File, t.File)
-			return
+			return false
 		}
 	}
 	h.targets = append(h.targets, t)
+	return true
 }
 
 // load reads a file of the home, or returns nil after an issue.

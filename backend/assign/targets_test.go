@@ -257,3 +257,34 @@ func TestLookupAgreesWithTargets(t *testing.T) {
 		}
 	}
 }
+
+// Of two agent files declaring one name, the first is the agent (the second is a
+// duplicate-target issue), for the slots and bindings that run it as much as for the
+// target list: a slot that inherits takes the first file's backend and plugins.
+func TestDuplicateAgentFirstFileWinsForSlots(t *testing.T) {
+	pb := t.TempDir()
+	files := map[string]string{
+		"agents/a-first.json":  `{"name": "twin", "backend": "pi", "pluginDirs": ["plugins/first"]}`,
+		"agents/b-second.json": `{"name": "twin", "backend": "claude", "pluginDirs": ["plugins/second"]}`,
+		"templates/team.json":  `{"name": "team", "agents": [{"ref": "twin"}]}`,
+	}
+	for rel, body := range files {
+		if err := os.MkdirAll(filepath.Join(pb, filepath.Dir(rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(pb, rel), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cat := &catalog.Catalog{PlugboardHome: pb}
+	agent, slot := target(t, pb, cat, "agent:twin"), target(t, pb, cat, "template:team/twin")
+	if agent.Backend != "pi" || !eq(agent.Effective, []string{"first"}) {
+		t.Errorf("agent:twin = backend %q, plugins %v; want the first file's", agent.Backend, agent.Effective)
+	}
+	if slot.Backend != "pi" || !eq(slot.Effective, []string{"first"}) {
+		t.Errorf("template:team/twin = backend %q, plugins %v; want the first file's agent's", slot.Backend, slot.Effective)
+	}
+	if _, a, _ := Lookup(pb, "template:team/twin", cat); a == nil || a.File != filepath.Join(pb, "agents", "a-first.json") {
+		t.Errorf("Lookup's agent of the slot = %+v; want the first file's", a)
+	}
+}
