@@ -273,10 +273,7 @@ func readHead(br *bufio.Reader, max int) (*Request, int) {
 			if errors.Is(err, bufio.ErrBufferFull) {
 				continue
 			}
-			if isTimeout(err) {
-				return nil, 408
-			}
-			return nil, 400
+			return nil, readFailed(err)
 		}
 		buf = buf[:len(buf)-1]
 		return bytes.TrimSuffix(buf, []byte("\r")), 0
@@ -364,10 +361,7 @@ func readBody(br *bufio.Reader, r *Request, max int) int {
 		r.Body = make([]byte, n)
 		if _, err := io.ReadFull(br, r.Body); err != nil {
 			r.Body = nil
-			if isTimeout(err) {
-				return 408
-			}
-			return 400
+			return readFailed(err)
 		}
 	}
 	return 0
@@ -378,10 +372,7 @@ func readChunked(br *bufio.Reader, r *Request, max int) int {
 	for {
 		line, err := br.ReadSlice('\n')
 		if err != nil {
-			if isTimeout(err) {
-				return 408
-			}
-			return 400
+			return readFailed(err)
 		}
 		size, _, _ := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte(";")) // chunk extensions are ignored
 		size = bytes.TrimRight(size, " \t")
@@ -399,10 +390,7 @@ func readChunked(br *bufio.Reader, r *Request, max int) int {
 		at := len(body)
 		body = append(body, make([]byte, n)...)
 		if _, err := io.ReadFull(br, body[at:]); err != nil {
-			if isTimeout(err) {
-				return 408
-			}
-			return 400
+			return readFailed(err)
 		}
 		if crlf, err := br.ReadSlice('\n'); err != nil || string(crlf) != "\r\n" && string(crlf) != "\n" {
 			return 400
@@ -434,7 +422,11 @@ func isToken(b []byte) bool {
 	return true
 }
 
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
+// readFailed is the status of a request whose reading failed with err: 408 when the
+// deadline passed, else 400.
+func readFailed(err error) int {
+	if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
+		return 408
+	}
+	return 400
 }
