@@ -82,13 +82,8 @@ func Lookup(pbHome, id string, cat *catalog.Catalog) (t, agent *Target, ok bool)
 	h.finish(found)
 	a := found
 	if found.Kind != KindAgent {
-		a = nil
-		for _, x := range h.targets {
-			if x.Kind == KindAgent && x.Name == found.Ref {
-				a = x
-				h.finish(a)
-				break
-			}
+		if a = h.agents[found.Ref]; a != nil {
+			h.finish(a)
 		}
 	}
 	if a == nil {
