@@ -96,9 +96,7 @@ func TestDebPackage(t *testing.T) {
 	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", cmd.Process.Pid)); found && (err != nil || exe != "/usr/lib/plugboard/plugboard-window") {
 		t.Errorf("the window runs %q (%v), want /usr/lib/plugboard/plugboard-window", exe, err)
 	}
-	cmd.Process.Kill() // remove() must not meet a running window
-	<-exited
-	exited <- nil // for startApp's cleanup
+	stopApp(t, cmd, exited) // remove() must not meet a running window
 	if !found {
 		log, _ := os.ReadFile(logf.Name())
 		t.Fatalf("the installed window showed no window titled %q within 60 s; log:\n%s", want, log)
