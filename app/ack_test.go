@@ -44,6 +44,7 @@ func TestLaunchAsksForAcknowledgment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	terminalArgv(t, record)
 	var acks int
 	for _, d := range res.Plan.Dropped {
 		if d.Ack != nil && strings.HasPrefix(d.Reason, runtime.NotAcknowledged) {
@@ -81,6 +82,7 @@ func TestLaunchAsksForAcknowledgment(t *testing.T) {
 	if err != nil || !slices.Contains(res.Plan.Servers, "lint") || !slices.Contains(res.Plan.Servers, "docs") {
 		t.Fatalf("after acknowledging both: %+v, %v", res.Plan, err)
 	}
+	terminalArgv(t, record)
 	if _, err := svc.Acknowledge("agent:coder", []runtime.AckRef{{Plugin: "review", Server: "nope"}}); !errors.As(err, &e) || e.Code != CodeRefused {
 		t.Errorf("Acknowledge(unknown server) = %v", err)
 	}

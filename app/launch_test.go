@@ -19,6 +19,22 @@ func standInTerminal(t *testing.T) (bin, record string) {
 	return bin, record
 }
 
+// terminalArgv waits for the stand-in terminal a launch opened to write its record, and
+// returns the arguments and removes the record. A test waits for it after every launch
+// that opens one: the stand-in runs on its own (the launch does not wait for a terminal)
+// and must be done writing before the test's folders are removed.
+func terminalArgv(t *testing.T, record string) []string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(record); err == nil {
+			os.Remove(record)
+			return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		}
+	}
+	t.Fatalf("the stand-in terminal wrote no %s within 10 s", record)
+	return nil
+}
+
 func TestLaunchOpensTheTerminal(t *testing.T) {
 	pb := testhome.CopyTestdata(t, filepath.Join("runtime", "home"))
 	term, record := standInTerminal(t)
@@ -35,14 +51,7 @@ func TestLaunchOpensTheTerminal(t *testing.T) {
 	}
 	self, _ := os.Executable()
 	want := []string{"-e", self, "launch", "agent:coder", "--backend", "claude", "--home", pb}
-	var got []string
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if b, err := os.ReadFile(record); err == nil {
-			got = strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-			break
-		}
-	}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
+	if got := terminalArgv(t, record); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("terminal argv = %q\nwant %q", got, want)
 	}
 	if !strings.HasPrefix(res.Terminal, term+" -e ") {
@@ -50,7 +59,6 @@ func TestLaunchOpensTheTerminal(t *testing.T) {
 	}
 
 	// A colliding set is refused before any terminal opens, naming the names.
-	os.Remove(record)
 	_, err = svc.Launch("agent:clash", "pi", false)
 	var e *Error
 	if !errors.As(err, &e) || e.Code != CodeRefused || len(e.Collisions) != 1 || e.Names[0] != "check" {
