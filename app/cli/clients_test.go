@@ -51,6 +51,16 @@ func offline(ctx context.Context, t *testing.T, argv []string, extraEnv ...strin
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = env
+	// The agent starts others (MCP servers through plugboard, a shell), which may outlive
+	// it for a moment and write under its HOME: the context's end kills them all, and
+	// the test ends when none is left, before its folders are removed (so a folder the
+	// caller makes for the command must be made before this).
+	testhome.OwnGroup(cmd)
+	t.Cleanup(func() {
+		if cmd.Process != nil {
+			testhome.StopGroup(t, cmd.Process.Pid)
+		}
+	})
 	return cmd
 }
 
@@ -105,8 +115,9 @@ func TestClaudeLoadsTheProjection(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	work := t.TempDir()
 	cmd := offline(ctx, t, append(plan.Argv, "-p", "hi", "--output-format", "stream-json", "--verbose"))
-	cmd.Dir = t.TempDir()
+	cmd.Dir = work
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -271,8 +282,9 @@ func TestClaudeLaunchAsClaudeLoadsIt(t *testing.T) {
 	plan := dryRun(t, pb, []string{"PLUGBOARD_CLAUDE_BIN=" + claude}, "solo")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	work := t.TempDir()
 	cmd := offline(ctx, t, append(plan.Argv, "-p", "hi", "--output-format", "stream-json", "--verbose"))
-	cmd.Dir = t.TempDir()
+	cmd.Dir = work
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

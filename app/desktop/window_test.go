@@ -12,9 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -259,7 +257,7 @@ func startApp(t *testing.T, argv []string, home, display, bus string, env ...str
 		t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	testhome.OwnGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -270,52 +268,13 @@ func startApp(t *testing.T, argv []string, home, display, bus string, env ...str
 }
 
 // stopApp kills the app started by startApp together with WebKit's network and web
-// processes, and returns once none of them can write anything more. Killing the app alone
-// is not enough: its WebKit processes outlive it for a moment and go on writing their
-// caches under HOME (.cache/plugboard-window, .local/share/plugboard-window), which then
-// races the removal of the test's home ("directory not empty"). A killed process has
-// finished its last write once it is a zombie; orphans are reparented to a PID 1 that
-// may never reap them, so a zombie counts as gone. Calling it twice is harmless.
+// processes (its process group) and returns once none of them can write anything more
+// into the test's home. Calling it twice is harmless.
 func stopApp(t *testing.T, cmd *exec.Cmd, exited chan error) {
 	t.Helper()
-	pgid := cmd.Process.Pid
-	syscall.Kill(-pgid, syscall.SIGKILL)
+	testhome.StopGroup(t, cmd.Process.Pid)
 	err := <-exited
 	exited <- err // for a later call
-	var alive []string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if alive = liveInGroup(pgid); len(alive) == 0 {
-			return
-		}
-	}
-	t.Errorf("processes of the app's group %d still running 10 s after SIGKILL: %v", pgid, alive)
-}
-
-// liveInGroup lists the processes of process group pgid that are not zombies, from
-// /proc/PID/stat (state is the field after the command's closing parenthesis, the
-// process group the third after it).
-func liveInGroup(pgid int) []string {
-	dirs, _ := os.ReadDir("/proc")
-	var alive []string
-	for _, d := range dirs {
-		if d.Name()[0] < '0' || d.Name()[0] > '9' {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
-		if err != nil {
-			continue // gone meanwhile
-		}
-		i := strings.LastIndexByte(string(stat), ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) < 3 || f[2] != strconv.Itoa(pgid) || f[0] == "Z" || f[0] == "X" {
-			continue
-		}
-		alive = append(alive, d.Name()+" "+string(stat[:i+1]))
-	}
-	return alive
 }
 
 // waitTrayShowsIssues waits for the tray item to show the first scan of the full home,
