@@ -20,12 +20,12 @@ import {
   waitFor,
 } from './harness.mjs';
 
-let fx, srv, browser, page, record;
+let fx, srv, browser, page, record, opened;
 
 before(async () => {
   fx = makeRuntimeFixture();
   let stand;
-  ({ stand, record } = terminalStandIn(fx.dir));
+  ({ stand, record, opened } = terminalStandIn(fx.dir));
   srv = await startServe({ ...fx, env: { TERMINAL: stand, PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' } });
   browser = await launchBrowser();
   page = await newPage(browser);
@@ -63,7 +63,7 @@ test('an unacknowledged server stops the launch with the dialog; acknowledged, i
   await page.waitForSelector('[data-testid="launch-started"]');
   const servers = await serversShown();
   assert.ok(servers.includes('lint') && servers.includes('docs'), servers);
-  await waitFor(() => existsSync(record), { message: 'the terminal stand-in to be started' });
+  await opened();
 
   // The history shows the acknowledgment with its digests.
   await page.waitForSelector('[data-testid="history-ack"][data-server="lint"]');
@@ -83,6 +83,7 @@ test('an unacknowledged server stops the launch with the dialog; acknowledged, i
   await launchButton().click();
   assert.equal((await again).status(), 200);
   await page.waitForSelector('[data-testid="launch-started"]');
+  await opened();
   assert.equal(await page.locator('[data-testid="ack-dialog"]').count(), 0);
 });
 
@@ -113,6 +114,7 @@ test('"Launch without them" leaves them out, lists them, and offers the dialog f
   assert.deepEqual(await dialogServers(), ['review/docs', 'review/lint']);
   await page.click('[data-testid="ack-without"]');
   await page.waitForSelector('[data-testid="launch-started"]');
+  await opened();
   assert.ok(!(await serversShown()).includes('lint'), 'lint was left out');
   assert.match(await page.textContent('[data-testid="launch-dropped"]'), /lint.*not acknowledged/s);
   assert.match(await page.textContent('[data-testid="launch-unacked"]'), /review\/docs, review\/lint/);
@@ -129,6 +131,7 @@ test('"Launch without them" leaves them out, lists them, and offers the dialog f
   // The card refreshes with the next launch: now it lists them, and nothing is asked.
   await launchButton().click();
   await page.waitForSelector('[data-testid="launch-started"]');
+  await opened();
   await waitFor(async () => (await serversShown()).includes('lint'), { message: 'lint in the launch card' });
   assert.ok((await serversShown()).includes('docs'));
   assert.equal(await page.locator('[data-testid="ack-dialog"]').count(), 0);

@@ -17,11 +17,12 @@ import {
   terminalStandIn,
 } from './harness.mjs';
 
-let fx, srv, browser, page;
+let fx, srv, browser, page, opened;
 
 before(async () => {
   fx = makeRuntimeFixture('grants');
-  const { stand } = terminalStandIn(fx.dir);
+  let stand;
+  ({ stand, opened } = terminalStandIn(fx.dir));
   srv = await startServe({ ...fx, env: { TERMINAL: stand, PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' } });
   browser = await launchBrowser();
   page = await newPage(browser);
@@ -40,6 +41,7 @@ async function launch(target) {
   await page.getByRole('button', { name: 'Launch', exact: true }).click();
   assert.equal((await answer).status(), 200);
   await page.waitForSelector('[data-testid="launch-started"]');
+  await opened();
 }
 
 const refusedEntries = async () =>

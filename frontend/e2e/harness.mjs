@@ -2,7 +2,17 @@
 // (`$PLUGBOARD_BIN serve`), and Debian's Chromium driven by playwright-core.
 
 import { spawn } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -77,13 +87,22 @@ export function makeRuntimeFixture(name = 'home') {
 /**
  * A stand-in for a terminal emulator in dir: it writes the arguments it was started with, one a
  * line, to record (atomically, so a reader never sees half of them) and exits. It runs nothing.
+ * opened() waits for the record, removes it and returns its lines: a test awaits it after every
+ * launch that opens the terminal, which runs on its own (a launch does not wait for it), so that
+ * it is done writing before the next launch and before the fixture is removed.
  */
 export function terminalStandIn(dir) {
   const record = join(dir, 'terminal-argv.txt');
   const stand = join(dir, 'terminal-stand-in.sh');
   writeFileSync(stand, `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}.tmp' && mv '${record}.tmp' '${record}'\n`);
   chmodSync(stand, 0o755);
-  return { stand, record };
+  const opened = async () => {
+    await waitFor(() => existsSync(record), { message: 'the terminal stand-in to be started' });
+    const lines = readFileSync(record, 'utf8').trimEnd().split('\n');
+    rmSync(record);
+    return lines;
+  };
+  return { stand, record, opened };
 }
 
 /**
@@ -117,11 +136,15 @@ export async function startServe({ home, pbHome, args = [], env: extra = {} }) {
     });
   });
   if (!/^http:\/\/127\.0\.0\.1:\d+\/\?token=\w+/.test(url)) throw new Error(`unexpected first line from serve: ${url}`);
+  // serve's own shutdown is bounded: requests in flight get 2 s, then each warm agent of
+  // the page's tries 2 s to exit on SIGTERM before serve kills its group. The test waits
+  // for all of it, so no agent is left writing under HOME while the fixture is removed;
+  // SIGKILL only ends a serve that hangs past that.
   const stop = async () => {
     if (proc.exitCode !== null) return;
     const done = new Promise((r) => proc.once('exit', r));
     proc.kill('SIGTERM');
-    const t = setTimeout(() => proc.kill('SIGKILL'), 3000);
+    const t = setTimeout(() => proc.kill('SIGKILL'), 15000);
     await done;
     clearTimeout(t);
   };

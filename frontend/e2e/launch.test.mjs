@@ -22,7 +22,7 @@ import {
   waitReady,
 } from './harness.mjs';
 
-let fx, srv, browser, page, stand, record;
+let fx, srv, browser, page, stand, record, terminalArgv;
 
 // The agents' own executables are not what is tested: keep argv[0] the backend's name.
 const noBins = { PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' };
@@ -34,7 +34,8 @@ before(async () => {
   for (const target of ['agent:coder', 'agent:pi-coder', 'template:team/coder']) {
     execFileSync(pluginBin(), ['ack', target, '--home', fx.pbHome], { env: { ...process.env, HOME: fx.home } });
   }
-  ({ stand, record } = terminalStandIn(fx.dir));
+  // terminalArgv: the lines the terminal stand-in was started with (awaited after each launch).
+  ({ stand, record, opened: terminalArgv } = terminalStandIn(fx.dir));
   srv = await startServe({ ...fx, env: { TERMINAL: stand, ...noBins } });
   browser = await launchBrowser();
   page = await newPage(browser);
@@ -56,12 +57,6 @@ async function launch() {
   const answer = page.waitForResponse((r) => r.url().endsWith('/api/Launch'));
   await launchButton().click();
   return (await answer).json();
-}
-
-/** The lines the terminal stand-in was started with. */
-async function terminalArgv() {
-  await waitFor(() => existsSync(record), { message: 'the terminal stand-in to be started' });
-  return readFileSync(record, 'utf8').trimEnd().split('\n');
 }
 
 test('Launch on an agent shows the exact command and opens the terminal with plugboard launch', async () => {

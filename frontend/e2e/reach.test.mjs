@@ -19,7 +19,7 @@ import {
   waitFor,
 } from './harness.mjs';
 
-let fx, srv, browser, page;
+let fx, srv, browser, page, opened;
 const cache = () => join(fx.home, '.cursor', 'plugins', 'cache');
 const readAgent = (name) => JSON.parse(readFileSync(join(fx.pbHome, 'agents', `${name}.json`), 'utf8'));
 const check = (id) => page.locator(`[data-testid="assign-check"][data-id="${id}"]`);
@@ -45,7 +45,8 @@ function cursorRevision(rev) {
 before(async () => {
   fx = makeAssignFixture();
   cursorRevision('r1');
-  const { stand } = terminalStandIn(fx.dir);
+  let stand;
+  ({ stand, opened } = terminalStandIn(fx.dir));
   srv = await startServe({ ...fx, env: { TERMINAL: stand, PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' } });
   browser = await launchBrowser();
   page = await newPage(browser);
@@ -61,7 +62,9 @@ after(async () => {
 async function launch() {
   const answer = page.waitForResponse((r) => r.url().endsWith('/api/Launch'));
   await page.getByRole('button', { name: 'Launch', exact: true }).click();
-  return (await answer).json();
+  const res = await (await answer).json();
+  await opened();
+  return res;
 }
 
 test('a Cursor marketplace plugin is assigned by its id, acknowledged, and saved without its revision', async () => {
