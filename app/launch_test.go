@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/plugboard/plugboard/backend/testhome"
 )
@@ -25,14 +24,9 @@ func standInTerminal(t *testing.T) (bin, record string) {
 // and must be done writing before the test's folders are removed.
 func terminalArgv(t *testing.T, record string) []string {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if b, err := os.ReadFile(record); err == nil {
-			os.Remove(record)
-			return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-		}
-	}
-	t.Fatalf("the stand-in terminal wrote no %s within 10 s", record)
-	return nil
+	b := testhome.WaitFile(t, record)
+	os.Remove(record)
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
 func TestLaunchOpensTheTerminal(t *testing.T) {

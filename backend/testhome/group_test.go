@@ -21,17 +21,12 @@ func startFamily(t *testing.T, ctx context.Context) (*exec.Cmd, int) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if b, err := os.ReadFile(pidFile); err == nil {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return cmd, pid
-		}
+	t.Cleanup(func() { StopGroup(t, cmd.Process.Pid) }) // a test that fails early leaves nothing running
+	pid, err := strconv.Atoi(strings.TrimSpace(string(WaitFile(t, pidFile))))
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("the shell started no child within 10 s")
-	return nil, 0
+	return cmd, pid
 }
 
 // running reports whether pid is a process that is not a zombie.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // Dir returns testdata/homes/<name> in the repository.
@@ -66,4 +67,17 @@ func WriteFile(t testing.TB, p, body string) {
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// WaitFile waits up to 10 s for the file p, which its writer makes whole in one step (a
+// rename), and returns its content; the test fails, naming p, when it does not come.
+func WaitFile(t testing.TB, p string) []byte {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(p); err == nil {
+			return b
+		}
+	}
+	t.Fatalf("%s did not appear within 10 s", p)
+	return nil
 }
