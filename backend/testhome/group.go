@@ -44,9 +44,7 @@ func StopGroup(t testing.TB, pgid int) {
 	t.Errorf("processes of group %d still running 10 s after SIGKILL: %v", pgid, alive)
 }
 
-// liveInGroup lists the processes of process group pgid that are not zombies, from
-// /proc/PID/stat (the state is the field after the command's closing parenthesis, the
-// process group the third after it).
+// liveInGroup lists the processes of process group pgid that are not zombies.
 func liveInGroup(pgid int) []string {
 	dirs, _ := os.ReadDir("/proc")
 	var alive []string
@@ -54,19 +52,27 @@ func liveInGroup(pgid int) []string {
 		if d.Name()[0] < '0' || d.Name()[0] > '9' {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
-		if err != nil {
-			continue // gone meanwhile
+		if who, live, group, ok := procStat(d.Name()); ok && live && group == pgid {
+			alive = append(alive, d.Name()+" "+who)
 		}
-		i := strings.LastIndexByte(string(stat), ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) < 3 || f[2] != strconv.Itoa(pgid) || f[0] == "Z" || f[0] == "X" {
-			continue
-		}
-		alive = append(alive, d.Name()+" "+string(stat[:i+1]))
 	}
 	return alive
+}
+
+// procStat reads /proc/PID/stat: who the process is (its pid and command), whether it
+// is live (not a zombie) and its process group. The state is the field after the
+// command's closing parenthesis, the process group the third after it. ok is false for
+// a process that is gone.
+func procStat(pid string) (who string, live bool, pgid int, ok bool) {
+	stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	i := strings.LastIndexByte(string(stat), ')')
+	if err != nil || i < 0 {
+		return "", false, 0, false
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 3 {
+		return "", false, 0, false
+	}
+	pgid, err = strconv.Atoi(f[2])
+	return string(stat[:i+1]), f[0] != "Z" && f[0] != "X", pgid, err == nil
 }

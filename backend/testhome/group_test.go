@@ -2,7 +2,6 @@ package testhome
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -31,12 +30,8 @@ func startFamily(t *testing.T, ctx context.Context) (*exec.Cmd, int) {
 
 // running reports whether pid is a process that is not a zombie.
 func running(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+	_, live, _, ok := procStat(strconv.Itoa(pid))
+	return ok && live
 }
 
 // StopGroup ends what the started process started too, and returns only once it no
