@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
@@ -18,7 +18,6 @@ import {
   selectTarget,
   startServe,
   terminalStandIn,
-  waitFor,
   waitReady,
 } from './harness.mjs';
 
