@@ -7,6 +7,10 @@
 // median wall time of 11 runs of each, their ratios (measured in the same run), and the
 // catalog's peak resident memory.
 //
+// Warm, it also times readfloor -stat, which only looks up the same files and folders:
+// the least a catalog that kept its results from an earlier scan would do to know that
+// none changed (a bound on that design, which Plugboard does not have).
+//
 // With -before PATH, each run also measures the catalog of that program (an earlier
 // build) under the same conditions, and the report gives its ratio to the same floor.
 //
@@ -47,7 +51,7 @@ func main() {
 	check(benchhome.Build(filepath.Join(bin, "readfloor"), "./backend/benchhome/cmd/readfloor", *tags, *ldflags))
 
 	cold := dropCaches()
-	var cat, floor, wcat, wfloor, bcat, bwcat []time.Duration
+	var cat, floor, wcat, wfloor, wstat, bcat, bwcat []time.Duration
 	var maxRSS int64
 	catalog := func(prog string) (time.Duration, int64) {
 		return run(home, prog, "catalog", "--json", "--home", pbHome)
@@ -70,6 +74,8 @@ func main() {
 	for i := 0; i < *runs; i++ {
 		d, _ := run(home, filepath.Join(bin, "readfloor"), pbHome)
 		wfloor = append(wfloor, d)
+		d, _ = run(home, filepath.Join(bin, "readfloor"), "-stat", pbHome)
+		wstat = append(wstat, d)
 		d, _ = catalog(filepath.Join(bin, "plugboard"))
 		wcat = append(wcat, d)
 		if *before != "" {
@@ -95,6 +101,8 @@ func main() {
 		mb := median(bwcat)
 		fmt.Printf("warm before's catalog   median %8.1f ms  runs %v  ratio to floor %.2fx\n", ms(mb), msList(bwcat), float64(mb)/float64(wf))
 	}
+	ws := median(wstat)
+	fmt.Printf("warm readfloor -stat    median %8.1f ms  runs %v  ratio to floor %.2fx (looks up, reads nothing)\n", ms(ws), msList(wstat), float64(ws)/float64(wf))
 	fmt.Printf("catalog peak RSS: %.1f MB (goal < 150 MB)\n", float64(maxRSS)/1e6)
 }
 
