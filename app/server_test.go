@@ -30,6 +30,12 @@ func fixtureHome(t *testing.T) (home, pbHome, ws string) {
 // startServer runs a real server on a loopback port and returns its base URL and token.
 func startServer(t *testing.T, assets fs.FS) (base, token string, home, ws string) {
 	t.Helper()
+	return startServerOn(t, assets, "127.0.0.1:0")
+}
+
+// startServerOn is startServer listening on addr; the base URL is on 127.0.0.1 either way.
+func startServerOn(t *testing.T, assets fs.FS, addr string) (base, token string, home, ws string) {
+	t.Helper()
 	home, pb, ws := fixtureHome(t)
 	broker := NewBroker()
 	svc := NewService(home, pb, broker.Emit)
@@ -42,7 +48,7 @@ func startServer(t *testing.T, assets fs.FS) (base, token string, home, ws strin
 	if err := StartLive(liveCtx, svc, nil, nil, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +146,30 @@ func TestGuard(t *testing.T) {
 	}
 	if code, _, _ := do(t, base, req{"POST", "/api/Settings", "[]", map[string]string{"Cookie": cookieName + "=" + cookie.Value}}); code != 200 {
 		t.Errorf("cookie not accepted: %d", code)
+	}
+}
+
+// Listening beyond loopback (serve --addr 0.0.0.0:PORT, after its warning), the token
+// is still required, and a Host that names the server rather than giving its address is
+// refused even as "localhost": off loopback, any name could be a rebinding attacker's.
+func TestGuardOffLoopback(t *testing.T) {
+	base, token, _, _ := startServerOn(t, fstest.MapFS{"index.html": {Data: []byte("<h1>page</h1>")}}, "0.0.0.0:0")
+	port := base[strings.LastIndex(base, ":")+1:]
+	auth := map[string]string{"X-Plugboard-Token": token}
+	for _, tc := range []struct {
+		name string
+		r    req
+		want int
+	}{
+		{"token header", req{"POST", "/api/Settings", "[]", auth}, 200},
+		{"no token", req{"POST", "/api/Settings", "[]", nil}, 403},
+		{"page without token", req{"GET", "/", "", nil}, 403},
+		{"localhost off loopback", req{"POST", "/api/Settings", "[]", map[string]string{"X-Plugboard-Token": token, "Host": "localhost:" + port}}, 403},
+		{"a name off loopback", req{"POST", "/api/Settings", "[]", map[string]string{"X-Plugboard-Token": token, "Host": "plugboard.example:" + port}}, 403},
+	} {
+		if code, body, _ := do(t, base, tc.r); code != tc.want {
+			t.Errorf("%s: status %d, want %d (%s)", tc.name, code, tc.want, body)
+		}
 	}
 }
 

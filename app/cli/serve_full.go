@@ -35,6 +35,13 @@ func runServe(env Env, args []string) int {
 	return serve(env, home, pbHome, f.workspace, *addr)
 }
 
+// loopbackHost reports whether the host of --addr keeps the server on this machine:
+// "localhost" or a loopback address. An empty host (":8080") is every interface.
+func loopbackHost(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
+}
+
 // serve runs the HTTP door until SIGINT or SIGTERM.
 func serve(env Env, home, pbHome, workspace, addr string) int {
 	host, _, err := net.SplitHostPort(addr)
@@ -42,7 +49,7 @@ func serve(env Env, home, pbHome, workspace, addr string) int {
 		fmt.Fprintf(env.Stderr, "plugboard serve: --addr %s: %v\n", addr, err)
 		return ExitUsage
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !loopbackHost(host) {
 		fmt.Fprintf(env.Stderr, "plugboard serve: warning: listening on %s, not loopback: anyone who can reach it and has the token can read this catalog\n", addr)
 	}
 	broker := app.NewBroker()
