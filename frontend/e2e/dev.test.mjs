@@ -1,7 +1,8 @@
 // Local development (U5) in the browser against the real backend on a copy of
 // testdata/runtime/home: a plugin folder outside the home is typed in (there is no native folder
 // dialog in a browser), validated and linked; its validation follows edits to its files live;
-// an invalid folder is refused with the file and the fix; Unlink removes the link only.
+// an invalid folder is refused with the file and the fix; Unlink removes the link only; the same
+// folder linked into Cursor's local plugins (~/.cursor/plugins/local/) instead.
 
 import assert from 'node:assert/strict';
 import { existsSync, lstatSync, mkdirSync, readlinkSync, writeFileSync } from 'node:fs';
@@ -122,5 +123,28 @@ test('Unlink removes the link, not the folder', async () => {
   await page.waitForSelector('[data-testid="dev-links-none"]');
   assert.match(await page.textContent('[data-testid="dev-links-status"]'), /Unlinked devplug/);
   assert.equal(existsSync(join(fx.pbHome, 'plugins', 'devplug')), false);
+  assert.ok(existsSync(join(src, 'plugin.json')), 'the source is untouched');
+});
+
+test('Link into Cursor: the link is made in ~/.cursor/plugins/local/, catalogued, and unlinked from there', async () => {
+  await folderField().fill(src);
+  await page.check('[data-testid="dev-into-cursor"]');
+  await page.getByRole('button', { name: 'Link', exact: true }).click();
+  await item('devplug').waitFor();
+  assert.equal(await item('devplug').getAttribute('data-into'), 'cursor');
+  assert.match(await page.textContent('[data-testid="dev-status"]'), /Linked devplug into Cursor local as a symlink/);
+  const dest = join(fx.home, '.cursor', 'plugins', 'local', 'devplug');
+  assert.ok(lstatSync(dest).isSymbolicLink());
+  assert.equal(readlinkSync(dest), src);
+  assert.equal(existsSync(join(fx.pbHome, 'plugins', 'devplug')), false, 'nothing linked into the home');
+  await waitFor(async () => (await item('devplug').innerText()).includes('Show'), {
+    timeout: 5000,
+    message: 'the Cursor local plugin in the catalog',
+  });
+
+  await page.getByRole('button', { name: 'Unlink devplug' }).click();
+  await item('devplug').waitFor({ state: 'detached' });
+  assert.match(await page.textContent('[data-testid="dev-links-status"]'), /Unlinked devplug from Cursor local/);
+  assert.equal(existsSync(dest), false);
   assert.ok(existsSync(join(src, 'plugin.json')), 'the source is untouched');
 });
