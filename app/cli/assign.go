@@ -137,16 +137,19 @@ func saveAndRecord(ctx context.Context, env Env, f *flags, r assign.Request) int
 		return printFailure(env, f, r, err)
 	}
 	out, target := saved.Outcome, saved.Target
-	if !out.Written {
-		fmt.Fprintf(env.Stdout, "%s already has that plugin set; nothing to save\n", target)
-		return ExitOK
-	}
 	for _, w := range saved.Warnings {
 		fmt.Fprintln(env.Stderr, "plugboard: warning:", w)
 	}
 	if f.json {
+		// written false: the target already had that set, nothing was saved or recorded
+		// (history 0); a script re-run in CI gets the same document either way.
 		writeJSON(env.Stdout, map[string]any{"target": out.Target, "before": out.Before, "after": out.After,
-			"beforeHash": out.BeforeHash, "afterHash": out.AfterHash, "acknowledged": out.Acknowledged, "history": saved.History})
+			"beforeHash": out.BeforeHash, "afterHash": out.AfterHash, "acknowledged": out.Acknowledged,
+			"written": out.Written, "history": saved.History})
+		return ExitOK
+	}
+	if !out.Written {
+		fmt.Fprintf(env.Stdout, "%s already has that plugin set; nothing to save\n", target)
 		return ExitOK
 	}
 	fmt.Fprintf(env.Stdout, "saved %s (history entry %d)\n  before: %s\n  after:  %s\n", target, saved.History, list(out.Before), list(out.After))

@@ -81,6 +81,41 @@ func TestAssignExitCodes(t *testing.T) {
 	}
 }
 
+// A save re-run with --json (a CI job run twice) prints the same JSON document, written
+// false and no history entry, instead of a sentence a JSON reader cannot parse.
+func TestAssignJSONWhenNothingChanges(t *testing.T) {
+	_, env := assignHome(t)
+	var docs [2]struct {
+		After     []string `json:"after"`
+		AfterHash string   `json:"afterHash"`
+		Written   *bool    `json:"written"`
+		History   int64    `json:"history"`
+	}
+	for i := range docs {
+		code, out, errOut := run(t, env, "assign", "agent:bare", "--set", "notes", "--json")
+		if code != ExitOK {
+			t.Fatalf("run %d: assign = %d %s %s", i+1, code, out, errOut)
+		}
+		if err := json.Unmarshal([]byte(out), &docs[i]); err != nil {
+			t.Fatalf("run %d: assign --json printed %q: %v", i+1, out, err)
+		}
+	}
+	first, again := docs[0], docs[1]
+	if first.Written == nil || !*first.Written || first.History == 0 {
+		t.Errorf("first save: written %v, history %d; want true and an entry", first.Written, first.History)
+	}
+	if again.Written == nil || *again.Written || again.History != 0 {
+		t.Errorf("same save again: written %v, history %d; want false and 0", again.Written, again.History)
+	}
+	if again.AfterHash != first.AfterHash || strings.Join(again.After, ",") != strings.Join(first.After, ",") {
+		t.Errorf("same save again: after %v %s, want %v %s", again.After, again.AfterHash, first.After, first.AfterHash)
+	}
+	// Without --json the sentence stays.
+	if code, out, _ := run(t, env, "assign", "agent:bare", "--set", "notes"); code != ExitOK || !strings.Contains(out, "nothing to save") {
+		t.Errorf("same save in text = %d %q", code, out)
+	}
+}
+
 func TestHistoryAndRevert(t *testing.T) {
 	pb, env := assignHome(t)
 	slot := filepath.Join(pb, "templates", "review.json")
