@@ -57,9 +57,22 @@ type stream struct {
 
 func newStream(w io.Writer) *stream {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := json.NewEncoder(bw)
+	enc := json.NewEncoder(oneLine{bw})
 	enc.SetEscapeHTML(false)
 	return &stream{w: bw, enc: enc}
+}
+
+// oneLine drops the newline the Encoder writes after each value, so the document is one
+// line (a reader of lines, or `head -1`, gets all of it). Compact JSON has no other raw
+// newline: one inside a string is escaped.
+type oneLine struct{ w *bufio.Writer }
+
+func (o oneLine) Write(p []byte) (int, error) {
+	if n := len(p); n > 0 && p[n-1] == '\n' {
+		_, err := o.w.Write(p[:n-1])
+		return n, err
+	}
+	return o.w.Write(p)
 }
 
 func (s *stream) flush() error {
@@ -75,7 +88,7 @@ func (s *stream) raw(t string) {
 	}
 }
 
-// value encodes v; the Encoder's trailing newline is JSON white space.
+// value encodes v (without the Encoder's trailing newline: oneLine).
 func (s *stream) value(v any) {
 	if s.err == nil {
 		s.err = s.enc.Encode(v)

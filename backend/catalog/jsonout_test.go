@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestWriteJSON: the streamed document is the document json.Marshal makes.
+// TestWriteJSON: the streamed document is the document json.Marshal makes, on one line.
 func TestWriteJSON(t *testing.T) {
 	o, dir := fullHome(t)
 	o.Workspace = filepath.Join(dir, "ws")
@@ -18,6 +18,9 @@ func TestWriteJSON(t *testing.T) {
 		var buf bytes.Buffer
 		if err := c.WriteJSON(&buf); err != nil {
 			t.Fatal(err)
+		}
+		if n := bytes.Count(buf.Bytes(), []byte("\n")); n != 1 || !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) {
+			t.Errorf("WriteJSON wrote %d lines, want one ending the document", n)
 		}
 		want, _ := json.Marshal(c)
 		var got, exp any

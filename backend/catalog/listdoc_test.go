@@ -30,6 +30,9 @@ func TestListJSON(t *testing.T) {
 	if err := json.Unmarshal(lb.Bytes(), &list); err != nil {
 		t.Fatalf("the list is not JSON: %v\n%s", err, lb.Bytes())
 	}
+	if n := bytes.Count(lb.Bytes(), []byte("\n")); n != 1 {
+		t.Errorf("the list is %d lines, want one", n)
+	}
 	if list["part"] != "list" {
 		t.Errorf(`part = %v, want "list"`, list["part"])
 	}
