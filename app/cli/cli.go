@@ -49,6 +49,10 @@ type Env struct {
 	// Executable is this program's path, which launches hand to agents as the MCP proxy
 	// and stdio wrapper; nil means os.Executable.
 	Executable func() (string, error)
+
+	// helped is set when a command's flags were asked for (-h, --help): Main then exits
+	// 0 after the command printed them, as Go's own flag handling does.
+	helped *bool
 }
 
 type command struct {
@@ -121,7 +125,12 @@ func Main(args []string, env Env) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			return c.run(env, args[1:])
+			helped := false
+			env.helped = &helped
+			if code := c.run(env, args[1:]); !helped {
+				return code
+			}
+			return ExitOK
 		}
 	}
 	if len(args) == 1 && !strings.HasPrefix(args[0], "-") {
@@ -154,10 +163,11 @@ type flags struct {
 	json      bool
 	home      string
 	workspace string
+	helped    *bool // Env.helped
 }
 
 func newFlags(env Env, name string, withHome bool) *flags {
-	f := &flags{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+	f := &flags{fs: flag.NewFlagSet(name, flag.ContinueOnError), helped: env.helped}
 	f.fs.SetOutput(env.Stderr)
 	if !noJSON[name] {
 		f.fs.BoolVar(&f.json, "json", false, "print one JSON document")
@@ -178,11 +188,15 @@ var (
 	noJSON         = map[string]bool{"mcp-stdio": true, "serve": true, "plugboard": true}
 )
 
-// parse accepts flags before and after positional arguments.
+// parse accepts flags before and after positional arguments. -h or --help prints the
+// flags and fails like any other flag error, but the command then exits 0 (Env.helped).
 func (f *flags) parse(args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := f.fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) && f.helped != nil {
+				*f.helped = true
+			}
 			return nil, err
 		}
 		args = f.fs.Args()
@@ -192,6 +206,20 @@ func (f *flags) parse(args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// isHelp reports whether args is only a request for help, for a command without flags.
+func isHelp(args []string) bool {
+	return len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help")
+}
+
+// helpOrUsage is the exit status of a command without flags that printed its usage:
+// 0 when it was asked for, else 2.
+func helpOrUsage(args []string) int {
+	if isHelp(args) {
+		return ExitOK
+	}
+	return ExitUsage
 }
 
 // homes resolves HOME and PLUGBOARD_HOME for a command.

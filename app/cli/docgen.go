@@ -33,9 +33,9 @@ func commandFlags(c command) []string {
 
 // runCompletion prints the completion script for a shell.
 func runCompletion(env Env, args []string) int {
-	if len(args) != 1 {
+	if len(args) != 1 || isHelp(args) {
 		fmt.Fprintln(env.Stderr, "usage: plugboard completion bash|zsh|fish")
-		return ExitUsage
+		return helpOrUsage(args)
 	}
 	switch args[0] {
 	case "bash":
@@ -151,7 +151,7 @@ func firstClause(s string) string {
 func runMan(env Env, args []string) int {
 	if len(args) != 0 {
 		fmt.Fprintln(env.Stderr, "usage: plugboard man")
-		return ExitUsage
+		return helpOrUsage(args)
 	}
 	w := env.Stdout
 	date := time.Now().UTC().Format("2006-01-02")

@@ -13,6 +13,9 @@ import (
 // Every command registers exactly the flags its usage line names, and the README's CLI
 // reference names the same ones: a flag that does nothing, or one nobody is told about,
 // fails here. The registered flags are what the command prints for -h.
+//
+// A flag error before the -h is still an error (2), and so is a command with no
+// subcommand, which prints its usage unasked.
 func TestFlagsMatchUsageAndREADME(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
@@ -32,7 +35,10 @@ func TestFlagsMatchUsageAndREADME(t *testing.T) {
 	}
 	for _, c := range commands() {
 		var stderr bytes.Buffer
-		Main([]string{c.name, "-h"}, Env{Stdout: &bytes.Buffer{}, Stderr: &stderr, Getenv: func(string) string { return "" }})
+		// Asked for, the flags are printed and the command exits 0, as Go's flag package does.
+		if code := Main([]string{c.name, "-h"}, Env{Stdout: &bytes.Buffer{}, Stderr: &stderr, Getenv: func(string) string { return "" }}); code != ExitOK {
+			t.Errorf("%s -h exited %d, want 0", c.name, code)
+		}
 		var registered []string
 		for _, line := range strings.Split(stderr.String(), "\n") {
 			if m := regexp.MustCompile(`^  -([a-z][a-z-]*)`).FindStringSubmatch(line); m != nil {
@@ -52,6 +58,26 @@ func TestFlagsMatchUsageAndREADME(t *testing.T) {
 		}
 		if got := names(strings.Split(row, " -- ")[0]); !slices.Equal(got, registered) {
 			t.Errorf("%s: the README names %v, the command registers %v", c.name, got, registered)
+		}
+	}
+}
+
+func TestHelpExitsZeroOnlyWhenAsked(t *testing.T) {
+	env := map[string]string{"HOME": t.TempDir()}
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"inspect", "--help"}, ExitOK},
+		{[]string{"inspect", "-help"}, ExitOK},
+		{[]string{"launch", "--help"}, ExitOK},
+		{[]string{"marketplace", "--help"}, ExitOK},
+		{[]string{"inspect", "--bogus", "-h"}, ExitUsage},
+		{[]string{"marketplace"}, ExitUsage},
+		{[]string{"inspect"}, ExitUsage},
+	} {
+		if code, _, errOut := run(t, env, c.args...); code != c.want {
+			t.Errorf("%v exited %d, want %d (%s)", c.args, code, c.want, errOut)
 		}
 	}
 }

@@ -29,6 +29,9 @@ func runMCPProxy(env Env, args []string) int {
 	fset.SetOutput(env.Stderr)
 	config := fset.String("config", "", "private JSON file (mode 0600) with the remote server's type, url and headers")
 	if err := fset.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) && env.helped != nil {
+			*env.helped = true
+		}
 		return ExitUsage
 	}
 	if *config == "" || fset.NArg() != 0 {
