@@ -13,9 +13,6 @@ import (
 // Every command registers exactly the flags its usage line names, and the README's CLI
 // reference names the same ones: a flag that does nothing, or one nobody is told about,
 // fails here. The registered flags are what the command prints for -h.
-//
-// A flag error before the -h is still an error (2), and so is a command with no
-// subcommand, which prints its usage unasked.
 func TestFlagsMatchUsageAndREADME(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
@@ -62,6 +59,8 @@ func TestFlagsMatchUsageAndREADME(t *testing.T) {
 	}
 }
 
+// -h, -help or --help exits 0; a flag error before the -h is still an error (2), and so
+// is a command that prints its usage unasked (no subcommand, no argument).
 func TestHelpExitsZeroOnlyWhenAsked(t *testing.T) {
 	env := map[string]string{"HOME": t.TempDir()}
 	for _, c := range []struct {
