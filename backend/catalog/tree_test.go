@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -65,5 +66,43 @@ func TestSkillTreeIssues(t *testing.T) {
 		if s.Name == "explain" && (s.Valid || !slices.ContainsFunc(s.Issues, func(i issue.Issue) bool { return i.Code == "skill.tree-too-large" })) {
 			t.Errorf("an oversized explain: valid=%v %v", s.Valid, s.Issues)
 		}
+	}
+}
+
+// A skill folder whose folders link to one another (no link leaves it, none is a loop)
+// holds exponentially many paths: the folder check stops at its entry bound and makes
+// the skill invalid with a message naming the links, so inspect and the catalog finish
+// (they walked for minutes before).
+func TestSkillTreeOfLinkedFolders(t *testing.T) {
+	pb := testhome.CopyTestdata(t, filepath.Join("runtime", "home"))
+	plugin := filepath.Join(pb, "plugins", "review")
+	refs := filepath.Join(plugin, "skills", "explain", "references")
+	const n = 20
+	for i := 1; i <= n; i++ {
+		if err := os.Mkdir(filepath.Join(refs, "d"+strconv.Itoa(i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i <= n; i++ {
+		for j := i + 1; j <= n; j++ {
+			if err := os.Symlink("../d"+strconv.Itoa(j), filepath.Join(refs, "d"+strconv.Itoa(i), "l"+strconv.Itoa(j))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p := Inspect(plugin, filepath.Dir(pb))
+	found := false
+	for _, s := range p.Skills {
+		if s.Name != "explain" {
+			continue
+		}
+		found = true
+		i := slices.IndexFunc(s.Issues, func(i issue.Issue) bool { return i.Code == "skill.tree-too-large" })
+		if s.Valid || i < 0 || !strings.Contains(s.Issues[i].Message, "symbolic links") {
+			t.Errorf("explain with linked folders: valid=%v %v", s.Valid, s.Issues)
+		}
+	}
+	if !found {
+		t.Fatal("no explain skill")
 	}
 }

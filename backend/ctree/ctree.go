@@ -48,6 +48,11 @@ var ErrChanged = errors.New("changed while it was being read; try again")
 type Options struct {
 	MaxFiles int   // 0: no limit
 	MaxBytes int64 // 0: no limit
+	// MaxEntries bounds the entries the walk meets (folders, files, links, entries left
+	// out), each counted again whenever a link leads back into folders already listed:
+	// a few folders linked to one another hold exponentially many paths, none of them a
+	// loop. 0: EntriesPerFile × MaxFiles when MaxFiles is set, else no limit.
+	MaxEntries int
 	// Skip leaves an entry (and what is below it) out; rel is slash-separated from the
 	// walked folder.
 	Skip func(rel string) bool
@@ -130,6 +135,9 @@ func (r *Root) Walk(dir string, o Options) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.MaxEntries == 0 && o.MaxFiles > 0 {
+		o.MaxEntries = EntriesPerFile * o.MaxFiles
+	}
 	w := &walker{o: o, root: r.path, rootfd: r.fd, t: &Tree{root: r.path}}
 	if !o.NoHash {
 		w.buf, w.h = make([]byte, 32<<10), sha256.New()
@@ -182,6 +190,10 @@ func sumOf(files []File) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// EntriesPerFile is MaxEntries over MaxFiles when MaxEntries is not given: room for the
+// folders and links of a tree at its file limit.
+const EntriesPerFile = 4
+
 type devIno struct{ dev, ino uint64 }
 
 // frame is a folder on the walk's current path; its identity is read only when a link is
@@ -198,6 +210,7 @@ type walker struct {
 	rootfd int
 	t      *Tree
 	bytes  int64
+	seen   int     // entries met (Options.MaxEntries)
 	stack  []frame // folders on the current path, against link loops
 	buf    []byte  // file reads (hashing)
 	dbuf   []byte  // folder listings
@@ -238,6 +251,10 @@ func (w *walker) dir(fd int, from, rel string, linked bool) error {
 		childRel := join(rel, name)
 		if w.o.Skip != nil && w.o.Skip(childRel) {
 			continue
+		}
+		if w.seen++; w.o.MaxEntries > 0 && w.seen > w.o.MaxEntries {
+			return &Error{Kind: KindTooLarge, Rel: childRel, msg: fmt.Sprintf("the folder holds more than %d entries counted through its symbolic links (at %s); "+
+				"links between its folders reach the same files by many paths: replace them with the folders themselves, or move data out of it", w.o.MaxEntries, childRel)}
 		}
 		if err := w.entry(fd, name, join(from, name), childRel); err != nil {
 			return err

@@ -3,6 +3,7 @@ package ctree
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -177,6 +178,58 @@ func TestWalkLimitsAndSkip(t *testing.T) {
 	nh, err := Walk(root, root, Options{NoHash: true})
 	if err != nil || nh.Sum != "" || nh.Files[0].Sum != "" || len(nh.Files) != 4 {
 		t.Errorf("NoHash: %+v %v", nh, err)
+	}
+}
+
+// linkedFolders makes folders d1..dn under root (and a file beside them), where di links
+// to dj (l<j> -> ../d<j>) for every j != i (all, with loops) or only j > i (forward: no
+// loop).
+func linkedFolders(t *testing.T, root string, n int, all bool) {
+	t.Helper()
+	write(t, root, map[string]string{"SKILL.md": "x"})
+	for i := 1; i <= n; i++ {
+		if err := os.Mkdir(filepath.Join(root, fmt.Sprintf("d%d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i <= n; i++ {
+		for j := 1; j <= n; j++ {
+			if j != i && (all || j > i) {
+				symlink(t, fmt.Sprintf("../d%d", j), filepath.Join(root, fmt.Sprintf("d%d", i), fmt.Sprintf("l%d", j)))
+			}
+		}
+	}
+}
+
+// A few folders linked to one another hold exponentially many paths (8 folders with
+// links among them all: 8! of them; 20 with forward links only, no loop: 2^19): the walk
+// stops at MaxEntries, by default four per file allowed, with a too-large error that
+// names the links, instead of walking for minutes. Links that reach one folder twice
+// stay fine.
+func TestWalkBoundsPathsThroughLinks(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		n    int
+		all  bool
+	}{{"links among all", 8, true}, {"forward links", 20, false}} {
+		root := resolvedRoot(t, t.TempDir())
+		linkedFolders(t, root, c.n, c.all)
+		_, err := Walk(root, root, Options{MaxFiles: 2000, NoHash: true, Leave: []string{KindLoop}})
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != KindTooLarge || !strings.Contains(e.Error(), "more than 8000 entries counted through its symbolic links") {
+			t.Errorf("%s: %v, want a too-large error at 8,000 entries", c.name, err)
+		}
+		if _, err := Walk(root, root, Options{MaxEntries: 50, NoHash: true, Leave: []string{KindLoop}}); !errors.As(err, &e) || e.Kind != KindTooLarge || !strings.Contains(e.Error(), "more than 50 entries") {
+			t.Errorf("%s, MaxEntries 50: %v", c.name, err)
+		}
+	}
+	root := resolvedRoot(t, t.TempDir())
+	write(t, root, map[string]string{"shared/a": "1", "shared/b": "2"})
+	symlink(t, "shared", filepath.Join(root, "one"))
+	symlink(t, "shared", filepath.Join(root, "two"))
+	tr, err := Walk(root, root, Options{MaxFiles: 6})
+	if err != nil || !slices.Equal(rels(tr), []string{"one/a", "one/b", "shared/a", "shared/b", "two/a", "two/b"}) {
+		t.Errorf("one folder linked twice: %v %v", rels(tr), err)
 	}
 }
 

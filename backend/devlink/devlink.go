@@ -604,7 +604,7 @@ func walkSource(src string) (*ctree.Tree, error) {
 	case errors.As(err, &e) && e.Kind == ctree.KindOutside:
 		return nil, fmt.Errorf("%s is a symlink outside the package; a copy takes only what is inside (make it a real file or folder)", e.Rel)
 	case errors.As(err, &e) && e.Kind == ctree.KindTooLarge:
-		return nil, fmt.Errorf("the package holds more than %d files; a copy is for a plugin, not a data set", maxCopyFiles)
+		return nil, fmt.Errorf("%s; a copy is for a plugin, not a data set", e.Error())
 	case errors.As(err, &e) && e.Kind == ctree.KindLoop:
 		return nil, fmt.Errorf("%s leads back to a folder it is inside (a symlink loop); a copy cannot hold it — remove the link", e.Rel)
 	}

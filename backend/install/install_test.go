@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -306,6 +307,33 @@ func TestInstallFromFolder(t *testing.T) {
 	}
 	if fi, err := os.Lstat(filepath.Join(res.Path, "inside-link.md")); err != nil || !fi.Mode().IsRegular() {
 		t.Errorf("a link inside the package is copied as what it points to: %v %v", fi, err)
+	}
+}
+
+// A folder whose folders link to one another (forward only: no loop, no link out) holds
+// 2^19 paths through 20 folders; install refuses it at the walk's entry bound, naming
+// the links, instead of walking it for minutes and planting it in the home.
+func TestInstallRefusesFoldersLinkedManyWays(t *testing.T) {
+	_, pbHome := homes(t)
+	src := t.TempDir()
+	writePlugin(t, src, "linked-many")
+	const n = 20
+	for i := 1; i <= n; i++ {
+		for j := i + 1; j <= n; j++ {
+			d := filepath.Join(src, "docs", "d"+strconv.Itoa(i))
+			os.MkdirAll(d, 0o755)
+			if err := os.Symlink("../d"+strconv.Itoa(j), filepath.Join(d, "l"+strconv.Itoa(j))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	os.MkdirAll(filepath.Join(src, "docs", "d"+strconv.Itoa(n)), 0o755)
+	_, err := Install(context.Background(), opts(t, pbHome, src))
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "entries counted through its symbolic links") {
+		t.Fatalf("err = %v", err)
+	}
+	if ids := catalogIDs(pbHome); len(ids) != 0 {
+		t.Errorf("installed anyway: %v", ids)
 	}
 }
 

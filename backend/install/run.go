@@ -302,7 +302,7 @@ func checkTree(dir, shown string, maxBytes int64, maxFiles int) (*ctree.Tree, er
 	var e *ctree.Error
 	switch {
 	case errors.As(err, &e) && e.Kind == ctree.KindTooLarge:
-		return nil, fmt.Errorf("%s holds more than %d files or %d MiB: %w; install is for a plugin, not a data set (use --path to pick the plugin's folder)", shown, maxFiles, maxBytes>>20, ErrRefused)
+		return nil, fmt.Errorf("%s: %s: %w; install is for a plugin, not a data set (use --path to pick the plugin's folder)", shown, e.Error(), ErrRefused)
 	case errors.As(err, &e):
 		return nil, fmt.Errorf("%s: %s: %w", shown, e.Error(), ErrRefused)
 	case err != nil:
@@ -330,7 +330,7 @@ func copyFolder(src, dst string, maxBytes int64, maxFiles int) error {
 	var e *ctree.Error
 	switch {
 	case errors.As(err, &e) && e.Kind == ctree.KindTooLarge:
-		return fmt.Errorf("%s holds more than %d files or %d MiB: %w; install is for a plugin, not a data set", src, maxFiles, maxBytes>>20, ErrRefused)
+		return fmt.Errorf("%s: %s: %w; install is for a plugin, not a data set", src, e.Error(), ErrRefused)
 	case errors.As(err, &e):
 		return fmt.Errorf("%s: %s: %w", src, e.Error(), ErrRefused)
 	case err != nil:
