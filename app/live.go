@@ -98,11 +98,11 @@ func (s *Service) PauseWatching(paused bool) (reload.State, error) {
 
 // Links lists the local development links in both places.
 func (s *Service) Links() ([]devlink.Result, error) {
-	l := devlink.List(s.linkOptions("", "", false, false))
+	l, err := devlink.List(s.linkOptions("", "", false, false))
 	if l == nil {
 		l = []devlink.Result{}
 	}
-	return l, nil
+	return l, err
 }
 
 // Link validates dir and links it (or copies it) into into ("home" or "cursor").

@@ -181,7 +181,11 @@ func runLinks(env Env, args []string) int {
 	if !ok {
 		return ExitUsage
 	}
-	list := devlink.List(o)
+	list, err := devlink.List(o)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plugboard links: %v\n", err)
+		return ExitUsage
+	}
 	if f.json {
 		if list == nil {
 			list = []devlink.Result{}

@@ -189,7 +189,11 @@ func Link(dir string, o Options) (Result, error) {
 		r.AlreadyLinked = true
 		return r, updateRegistry(o.PlugboardHome, dest, abs)
 	}
-	return Result{}, taken(dest, abs, name, into, readRegistry(o.PlugboardHome))
+	reg, err := readRegistry(o.PlugboardHome)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{}, taken(dest, abs, name, into, reg)
 }
 
 func linkCopy(r Result, pbHome string) (Result, error) {
@@ -388,15 +392,23 @@ func refuseUnrecorded(pbHome string, check func(registry) error) error {
 	if _, err := os.Lstat(registryPath(pbHome)); err == nil {
 		return nil
 	}
-	return check(readRegistry(pbHome))
+	reg, err := readRegistry(pbHome)
+	if err != nil {
+		return err
+	}
+	return check(reg)
 }
 
 // List returns the links and copies Link made (the registry records them) in both
 // places, sorted by place and name. Other folders are not listed: they are installed
-// plugins, not development links, whatever marker they carry.
-func List(o Options) []Result {
+// plugins, not development links, whatever marker they carry. A registry that cannot be
+// read lists nothing and is the error.
+func List(o Options) ([]Result, error) {
 	var out []Result
-	reg := readRegistry(o.PlugboardHome)
+	reg, err := readRegistry(o.PlugboardHome)
+	if err != nil {
+		return nil, err
+	}
 	for _, into := range []string{IntoHome, IntoCursor} {
 		parent, _ := place(into, o)
 		entries, _ := os.ReadDir(parent)
@@ -409,7 +421,7 @@ func List(o Options) []Result {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // describe reports the link or copy at dest that Link made, validated; for anything

@@ -283,7 +283,7 @@ func TestUnlinkRefusesWhatIsNotOurs(t *testing.T) {
 	if err := os.Symlink(real, foreign); err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range List(o) {
+	for _, l := range list(t, o) {
 		if l.Name == "foreign" {
 			t.Error("List shows a symlink plugboard link did not make")
 		}
@@ -328,7 +328,7 @@ func TestList(t *testing.T) {
 	writeFile(t, filepath.Join(o.PlugboardHome, "plugins", "installed", "plugin.json"), "{}") // not listed
 
 	var got []string
-	for _, r := range List(o) {
+	for _, r := range list(t, o) {
 		got = append(got, strings.Join([]string{r.Into, r.Name, r.Mode, map[bool]string{true: "source", false: "no-source"}[r.SourceExists],
 			map[bool]string{true: "valid", false: "invalid"}[r.Valid]}, " "))
 	}

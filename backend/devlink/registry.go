@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/plugboard/plugboard/backend/jsondoc"
 	"github.com/plugboard/plugboard/backend/jsonfile"
 )
 
@@ -52,11 +54,26 @@ type copyEntry struct {
 
 func registryPath(pbHome string) string { return filepath.Join(pbHome, "state", registryName) }
 
-func readRegistry(pbHome string) registry {
-	r := registry{home: pbHome}
-	data, err := os.ReadFile(registryPath(pbHome))
-	if err == nil {
-		_ = json.Unmarshal(data, &r) // a damaged file records nothing: entries then read as not ours
+// readRegistry reads the registry; a home without one records nothing. A registry that
+// cannot be read or parsed (a hand edit gone wrong) is an error naming it: nothing is
+// then unlinked, synced or recorded, since a write would replace every entry it holds.
+func readRegistry(pbHome string) (registry, error) {
+	r := registry{home: pbHome, Links: map[string]string{}, Copies: map[string]copyEntry{}}
+	p := registryPath(pbHome)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return r, nil
+	}
+	where := p
+	if err != nil {
+		err = fmt.Errorf("cannot be read (%v)", err)
+	} else if _, derr := jsondoc.Decode(data); derr != nil {
+		where, err = fmt.Sprintf("%s:%d", p, jsondoc.ErrorLine(derr)), derr
+	} else if uerr := json.Unmarshal(data, &r); uerr != nil {
+		err = fmt.Errorf("has the wrong shape (%v)", uerr)
+	}
+	if err != nil {
+		return r, fmt.Errorf("%s: the record of what plugboard link made %v; fix it, or move it aside (the links and copies it recorded then read as not Plugboard's); nothing was changed", where, err)
 	}
 	if r.Links == nil {
 		r.Links = map[string]string{}
@@ -64,7 +81,7 @@ func readRegistry(pbHome string) registry {
 	if r.Copies == nil {
 		r.Copies = map[string]copyEntry{}
 	}
-	return r
+	return r, nil
 }
 
 // ours reports whether the symlink at dest, pointing at target, is one Link made.
@@ -86,7 +103,10 @@ func withRegistry(pbHome string, fn func(r *registry) (changed bool, err error))
 		return err
 	}
 	defer unlock()
-	r := readRegistry(pbHome)
+	r, err := readRegistry(pbHome)
+	if err != nil {
+		return err
+	}
 	changed, ferr := fn(&r)
 	if !changed {
 		return ferr

@@ -38,8 +38,12 @@ type recordedCopy struct {
 // syncLikeWatch does what the live catalog does when a source changes (reload.syncCopies):
 // it syncs every copy List reports, and returns the errors.
 func syncLikeWatch(o Options) []error {
+	l, err := List(o)
+	if err != nil {
+		return []error{err}
+	}
 	var errs []error
-	for _, l := range List(o) {
+	for _, l := range l {
 		if l.Mode != ModeCopy || !l.SourceExists {
 			continue
 		}
@@ -86,7 +90,7 @@ func TestMarkerFolderNotInRegistryIsLeftAlone(t *testing.T) {
 			if errs := syncLikeWatch(o); len(errs) != 0 {
 				t.Errorf("the sync of every listed copy: %v", errs)
 			}
-			for _, l := range List(o) {
+			for _, l := range list(t, o) {
 				t.Errorf("List shows %s (%s), a folder Plugboard did not make", l.Name, l.Mode)
 			}
 			homeUntouched("Unlink, Sync and List")
@@ -129,8 +133,8 @@ func TestRecordedCopyReplacedIsLeftAlone(t *testing.T) {
 	if _, err := Link(pkg, o); !errors.Is(err, ErrExists) {
 		t.Errorf("Link --copy onto the replaced copy: error = %v, want ErrExists", err)
 	}
-	if len(List(o)) != 0 {
-		t.Errorf("List shows the replaced copy: %+v", List(o))
+	if len(list(t, o)) != 0 {
+		t.Errorf("List shows the replaced copy: %+v", list(t, o))
 	}
 	if after := snapshot(t, r.Dest); after != before {
 		t.Errorf("the folder changed:\n%s\nwas\n%s", after, before)
@@ -154,7 +158,7 @@ func TestCopyIsRecordedListedSyncedUnlinked(t *testing.T) {
 	if e, ok := recordedCopies(t, o.PlugboardHome)[r.Dest]; !ok || e.Source != pkg || e.ID == "" || e.ID != m.ID {
 		t.Errorf("links.json records %+v for %s (marker id %q), want source %s and the marker's id", e, r.Dest, m.ID, pkg)
 	}
-	if l := List(o); len(l) != 1 || l[0].Name != "my-plugin" || l[0].Mode != ModeCopy || l[0].Source != pkg || !l[0].SourceExists {
+	if l := list(t, o); len(l) != 1 || l[0].Name != "my-plugin" || l[0].Mode != ModeCopy || l[0].Source != pkg || !l[0].SourceExists {
 		t.Errorf("List = %+v, want the copy", l)
 	}
 	writeFile(t, filepath.Join(pkg, "skills", "wave", "SKILL.md"), skillOf("wave"))
@@ -216,7 +220,7 @@ func TestConcurrentLinksAllRecorded(t *testing.T) {
 	}
 	got := map[string]string{}
 	copies := recordedCopies(t, o.PlugboardHome)
-	for _, l := range List(o) {
+	for _, l := range list(t, o) {
 		got[l.Name] = l.Mode
 		if e, ok := copies[l.Dest]; (l.Mode == ModeCopy) != ok || (ok && e.Source != pkg) {
 			t.Errorf("links.json records %+v (%v) for the %s %s", e, ok, l.Mode, l.Dest)
@@ -235,5 +239,60 @@ func TestConcurrentLinksAllRecorded(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(o.PlugboardHome, "plugins")); len(entries) != 0 {
 		t.Errorf("left after Unlink: %v", entries)
+	}
+}
+
+// list is List that fails the test on an error.
+func list(t *testing.T, o Options) []Result {
+	t.Helper()
+	l, err := List(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// A registry damaged by a hand edit is never replaced: a write would drop every link and
+// copy it records, which then read as not Plugboard's for good. List, Link, Unlink and
+// Sync fail naming the file, its line and the fix, and change nothing.
+func TestDamagedRegistryIsNotOverwritten(t *testing.T) {
+	o, pkg := setup(t)
+	if _, err := Link(pkg, o); err != nil {
+		t.Fatal(err)
+	}
+	p := registryPath(o.PlugboardHome)
+	good, _ := os.ReadFile(p)
+	damaged := []byte(strings.Replace(string(good), `"links": {`, `"links": {,`, 1))
+	if string(damaged) == string(good) {
+		t.Fatalf("could not damage %s", good)
+	}
+	os.WriteFile(p, damaged, 0o600)
+	named := func(what string, err error) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), p+":2: ") || !strings.Contains(err.Error(), "is not valid JSON") || !strings.Contains(err.Error(), "fix it") {
+			t.Errorf("%s: %v, want the registry's file and line, and the fix", what, err)
+		}
+	}
+	_, err := List(o)
+	named("List", err)
+	other := filepath.Join(filepath.Dir(pkg), "other")
+	writeFile(t, filepath.Join(other, "plugin.json"), "{"+schemaV1+`, "name": "other", "version": "0.1.0"}`)
+	_, err = Link(other, o)
+	named("Link", err)
+	oc := o
+	oc.Copy = true
+	_, err = Link(other, oc)
+	named("Link --copy", err)
+	_, err = Unlink("my-plugin", o)
+	named("Unlink", err)
+	named("Sync", Sync("my-plugin", o))
+	if now, _ := os.ReadFile(p); string(now) != string(damaged) {
+		t.Errorf("the damaged registry was rewritten:\n%s", now)
+	}
+	if target, err := os.Readlink(filepath.Join(o.PlugboardHome, "plugins", "my-plugin")); err != nil || target != pkg {
+		t.Errorf("the recorded link is gone: %q %v", target, err)
+	}
+	if _, err := os.Lstat(filepath.Join(o.PlugboardHome, "plugins", "other")); !os.IsNotExist(err) {
+		t.Errorf("a link or copy was made that nothing records: %v", err)
 	}
 }

@@ -62,7 +62,11 @@ func Uninstall(ctx context.Context, o UninstallOptions) (Uninstalled, error) {
 	if err != nil {
 		return out, fmt.Errorf("%s is not installed (no %s): %w; plugboard catalog lists the installed plugins", o.Name, dest, ErrNotInstalled)
 	}
-	for _, l := range devlink.List(devlink.Options{Home: o.Home, PlugboardHome: o.PlugboardHome}) {
+	links, err := devlink.List(devlink.Options{Home: o.Home, PlugboardHome: o.PlugboardHome})
+	if err != nil {
+		return out, fmt.Errorf("%w; uninstall tells plugboard link's folders from installed ones by it", err)
+	}
+	for _, l := range links {
 		if l.Dest == dest {
 			return out, fmt.Errorf("%s is a local development %s made by plugboard link (%s → %s), not an installed plugin: %w; run `plugboard unlink %s`", o.Name, l.Mode, dest, l.Source, ErrNotOurs, o.Name)
 		}

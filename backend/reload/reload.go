@@ -122,7 +122,8 @@ func New(o Options, initial *catalog.Catalog) (*Reloader, error) {
 // copied development links.
 func roots(o catalog.Options) []string {
 	rs := append(catalog.Roots(o), targetDirs(o)...)
-	for _, l := range devlink.List(linkOptions(o)) {
+	links, _ := devlink.List(linkOptions(o)) // a damaged record lists nothing; links says why
+	for _, l := range links {
 		if l.Mode == devlink.ModeCopy && l.SourceExists {
 			rs = append(rs, l.Source)
 		}
@@ -363,7 +364,8 @@ func (r *Reloader) syncCopies(b watch.Batch) bool {
 	if !outsideRoots(b, co) {
 		return false
 	}
-	for _, l := range devlink.List(linkOptions(co)) {
+	links, _ := devlink.List(linkOptions(co)) // a damaged record syncs nothing; links says why
+	for _, l := range links {
 		if l.Mode != devlink.ModeCopy || !l.SourceExists || !anyWithin(l.Source, b.Paths) {
 			continue
 		}
