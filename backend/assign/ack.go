@@ -33,14 +33,15 @@ func Acknowledge(ctx context.Context, pbHome, target string, acks []Ack, actor s
 	if len(acks) == 0 {
 		return 0, nil, &RuleError{Code: RuleBadChange, Reason: "nothing to acknowledge: the target's launch set has no such MCP server", Names: []string{target}}
 	}
-	t := scan(pbHome, indexPlugins(&catalog.Catalog{PlugboardHome: pbHome})).find(target)
+	h := scan(pbHome, indexPlugins(&catalog.Catalog{PlugboardHome: pbHome}))
+	t := h.find(target)
 	if t == nil && strings.HasPrefix(target, "dir:") {
 		// A launch of plugin folders (plugboard try DIR, mcp check PLUGIN) has no target
 		// file: its acknowledgments are kept under its id with no set before or after.
 		t = &located{Target: Target{ID: target}}
 	}
 	if t == nil {
-		return 0, nil, fmt.Errorf("%s: %w", target, ErrNotFound)
+		return 0, nil, h.notFound(target)
 	}
 	st, warnings, err := store.Open(ctx, pbHome, store.PartHistory)
 	if err != nil {

@@ -63,7 +63,7 @@ func save(pbHome string, cat *catalog.Catalog, id string, edit editFunc, expect 
 	h := scan(pbHome, indexPlugins(cat))
 	t := h.find(id)
 	if t == nil {
-		return Outcome{}, fmt.Errorf("%s: %w", id, ErrNotFound)
+		return Outcome{}, h.notFound(id)
 	}
 	if t.ReadOnly {
 		return Outcome{Target: t.Target}, fmt.Errorf("%s: %w (%s)", id, ErrReadOnly, readOnlyWhy(t))

@@ -2,8 +2,11 @@ package assign
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -154,5 +157,36 @@ func TestCollisionNamesPlugins(t *testing.T) {
 	}
 	if !eq(re.Names, []string{"db", "notes", "summarize"}) {
 		t.Errorf("names = %v", re.Names)
+	}
+}
+
+// A target whose file is not valid JSON is not listed, so a save or an acknowledgment to
+// it is "no such target" — and that error names every file that cannot be read, with its
+// line, since one of them may declare it. A missing id in a home without such a file says
+// only that. A launch (runtime.Build) adds the same files (runtime TestTargets).
+func TestNotFoundNamesFilesThatCannotBeRead(t *testing.T) {
+	pb, cat := mainHome(t)
+	plain := func() error {
+		_, err := Apply(pb, cat, "agent:keeper", Change{Add: []string{"notes"}}, "", false)
+		return err
+	}
+	if err := plain(); err != nil {
+		t.Fatalf("agent:keeper before the damage: %v", err)
+	}
+	if _, err := Apply(pb, cat, "agent:nobody", Change{Add: []string{"notes"}}, "", false); !errors.Is(err, ErrNotFound) || strings.Contains(err.Error(), "may be declared") {
+		t.Errorf("a missing id in a readable home: %v", err)
+	}
+	keeper := filepath.Join(pb, "agents", "keeper.json")
+	data := readFile(t, keeper)
+	os.WriteFile(keeper, bytes.Replace(data, []byte(`"name"`), []byte(`,"name"`), 1), 0o644)
+	err := plain()
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), keeper+":") || !strings.Contains(err.Error(), "is not valid JSON") {
+		t.Errorf("agent:keeper with its file damaged: %v; want ErrNotFound naming %s and its line", err, keeper)
+	}
+	if _, _, err := Acknowledge(context.Background(), pb, "agent:keeper", []Ack{{Plugin: "tools", Server: "db"}}, "cli"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), keeper+":") {
+		t.Errorf("Acknowledge to the damaged target: %v", err)
+	}
+	if bad := Unusable(pb); !strings.Contains(bad, keeper+":") {
+		t.Errorf("Unusable = %q, want %s", bad, keeper)
 	}
 }

@@ -3,6 +3,7 @@ package assign
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -90,6 +91,36 @@ func Lookup(pbHome, id string, cat *catalog.Catalog) (t, agent *Target, ok bool)
 		return &found.Target, nil, true
 	}
 	return &found.Target, &a.Target, true
+}
+
+// notFound is ErrNotFound for id, naming the assignment files of the home that cannot be
+// read or parsed: one of them may declare it, and "no such target" alone would send the
+// user looking for a typo.
+func (h *home) notFound(id string) error {
+	if bad := h.unusable(); bad != "" {
+		return fmt.Errorf("%s: %w among the files that can be read; %s", id, ErrNotFound, bad)
+	}
+	return fmt.Errorf("%s: %w", id, ErrNotFound)
+}
+
+// unusable says which assignment files cannot be read or parsed ("" when none).
+func (h *home) unusable() string {
+	var bad []string
+	for _, i := range h.issues {
+		if i.Code == CodeInvalid || i.Code == CodeUnreadable {
+			bad = append(bad, i.String())
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	return "it may be declared in an assignment file that cannot be used until it is fixed: " + strings.Join(bad, "; ")
+}
+
+// Unusable is what a caller of Lookup adds to its "no such target": the assignment files
+// that could declare the target but cannot be read or parsed ("" when none).
+func Unusable(pbHome string) string {
+	return read(pbHome, plugins{}).unusable()
 }
 
 // scan reads every assignment file of the home once and works out every target.

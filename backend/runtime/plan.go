@@ -330,7 +330,11 @@ func resolveTarget(req Request) (assign.Target, []string, string, error) {
 	}
 	t, agent, ok := assign.Lookup(req.PlugboardHome, id, &catalog.Catalog{PlugboardHome: req.PlugboardHome})
 	if !ok {
-		return assign.Target{}, nil, "", fmt.Errorf("%w: no target %q in %s (see plugboard targets)", ErrTarget, id, req.PlugboardHome)
+		err := fmt.Errorf("%w: no target %q in %s (see plugboard targets)", ErrTarget, id, req.PlugboardHome)
+		if bad := assign.Unusable(req.PlugboardHome); bad != "" {
+			err = fmt.Errorf("%w; %s", err, bad)
+		}
+		return assign.Target{}, nil, "", err
 	}
 	if t.Kind == assign.KindActive {
 		return *t, nil, "", fmt.Errorf("%w: %s runs whichever agent is active, which only the agent host knows; launch that agent instead", ErrTarget, t.ID)

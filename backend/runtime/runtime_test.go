@@ -530,6 +530,14 @@ func TestTargets(t *testing.T) {
 			t.Errorf("%s: err = %v", id, err)
 		}
 	}
+	// A target whose file cannot be parsed is not found, and the error names the file.
+	clash := filepath.Join(pb, "agents", "clash.json")
+	good, _ := os.ReadFile(clash)
+	os.WriteFile(clash, append([]byte("{,"), good[1:]...), 0o644)
+	if _, err := Build(request(pb, "clash")); !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), clash+":1: ") {
+		t.Errorf("a target in a damaged file: %v", err)
+	}
+	os.WriteFile(clash, good, 0o644)
 	req := request(pb, "coder")
 	req.Backend = "cursor"
 	if _, err := Build(req); !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "claude or pi") {
