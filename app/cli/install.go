@@ -33,6 +33,7 @@ func runInstall(env Env, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	context.AfterFunc(ctx, stop) // the first Ctrl-C stops the install at its next step; a second one kills
 	if locked != "" {
 		if len(pos) != 0 || o.Ref != "" || o.Path != "" || o.Name != "" {
 			fmt.Fprintln(env.Stderr, "plugboard install: --locked FILE installs what the file records; give no SOURCE, --ref, --path or --name with it")

@@ -61,6 +61,7 @@ var (
 	ErrNotInstalled = errors.New("no such installed plugin")
 	ErrInUse        = errors.New("the plugin is assigned")             // Uninstall; Force removes it anyway
 	ErrNotOurs      = errors.New("not installed by plugboard install") // a link, or a folder with no lockfile entry
+	ErrStopped      = errors.New("the install was stopped")            // its context ended; nothing was placed
 )
 
 // Options say what to install and where. Home and PlugboardHome are required and

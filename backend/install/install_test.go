@@ -310,6 +310,50 @@ func TestInstallFromFolder(t *testing.T) {
 	}
 }
 
+// cancelOn cancels when a progress line starting with prefix is written.
+type cancelOn struct {
+	prefix string
+	cancel context.CancelFunc
+}
+
+func (c cancelOn) Write(p []byte) (int, error) {
+	if strings.HasPrefix(string(p), c.prefix) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// An install whose context ends (the CLI's Ctrl-C or SIGTERM) stops at its next step:
+// ErrStopped, nothing placed, no lockfile entry, no staging folder left. Before, only a
+// git fetch looked at the context, and the install went on to place the plugin.
+func TestInstallStopsWhenItsContextEnds(t *testing.T) {
+	for _, at := range []string{"copying", "validating"} {
+		_, pbHome := homes(t)
+		src := t.TempDir()
+		writePlugin(t, src, "stopped")
+		ctx, cancel := context.WithCancel(context.Background())
+		o := opts(t, pbHome, src)
+		o.Progress = cancelOn{at, cancel}
+		_, err := Install(ctx, o)
+		cancel()
+		if !errors.Is(err, ErrStopped) {
+			t.Errorf("cancelled at %q: %v, want ErrStopped", at, err)
+		}
+		if ids := catalogIDs(pbHome); len(ids) != 0 {
+			t.Errorf("cancelled at %q: installed %v", at, ids)
+		}
+		if _, err := os.Stat(filepath.Join(pbHome, "plugins.lock.json")); !os.IsNotExist(err) {
+			t.Errorf("cancelled at %q: the lockfile was written (%v)", at, err)
+		}
+		ents, _ := os.ReadDir(filepath.Join(pbHome, "plugins"))
+		for _, e := range ents {
+			if e.Name() != ".install.lock" {
+				t.Errorf("cancelled at %q: plugins/ holds %s", at, e.Name())
+			}
+		}
+	}
+}
+
 // A folder whose folders link to one another (forward only: no loop, no link out) holds
 // 2^19 paths through 20 folders; install refuses it at the walk's entry bound, naming
 // the links, instead of walking it for minutes and planting it in the home.

@@ -126,6 +126,9 @@ func run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, err
 		}
 	}
+	if err := stopped(ctx); err != nil {
+		return Result{}, err
+	}
 	pkg := tree
 	if sub != "" && src.kind != KindFolder {
 		if pkg, err = subfolder(tree, sub, src.shown); err != nil {
@@ -169,6 +172,9 @@ func run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if err := stopped(ctx); err != nil {
+		return Result{}, err
+	}
 	res.Content = "sha256:" + t.Sum
 	if o.expect != nil && res.Content != o.expect.Content {
 		return Result{}, fmt.Errorf("%s: the fetched package's content is %s, not the locked %s: %w; someone changed what that source serves, or the lockfile; check it before you trust it, or install it without --locked", shownPkg, res.Content, o.expect.Content, ErrTampered)
@@ -202,6 +208,9 @@ func run(ctx context.Context, o Options) (Result, error) {
 		res.Forced = true
 	}
 
+	if err := stopped(ctx); err != nil { // the last moment before the home changes
+		return Result{}, err
+	}
 	res.Path = filepath.Join(dir, id)
 	entry := Entry{Source: src.shown, Kind: src.kind, Ref: o.Ref, Path: sub, Commit: res.Commit, Archive: res.Archive,
 		Content: res.Content, InstalledAt: time.Now().UTC().Format(time.RFC3339)}
@@ -213,6 +222,15 @@ func run(ctx context.Context, o Options) (Result, error) {
 	}
 	o.progress("installed %s as plugins/%s", shownPkg, id)
 	return res, nil
+}
+
+// stopped is the error of an install whose context ended (Ctrl-C, SIGTERM, its deadline)
+// between two of its steps: the staging folder is removed and nothing is placed.
+func stopped(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("stopped (%v) before anything was installed: %w", context.Cause(ctx), ErrStopped)
 }
 
 // place moves final to dest and records entry, under the home's install lock: one
