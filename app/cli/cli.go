@@ -235,8 +235,13 @@ func homes(env Env, f *flags) (home, pbHome string, err error) {
 	if pbHome == "" {
 		pbHome = filepath.Join(home, ".plugboard")
 	}
-	pbHome, err = filepath.Abs(pbHome)
-	return home, pbHome, err
+	if pbHome, err = filepath.Abs(pbHome); err != nil {
+		return "", "", err
+	}
+	if fi, serr := os.Stat(pbHome); serr == nil && !fi.IsDir() {
+		return "", "", fmt.Errorf("the Plugboard home %s is a file, not a folder; give --home (or PLUGBOARD_HOME) a folder", pbHome)
+	}
+	return home, pbHome, nil
 }
 
 // writeJSON prints v indented, for documents a person may read (inspect).

@@ -104,3 +104,21 @@ func readmeRows(readme string) map[string]string {
 	}
 	return out
 }
+
+// A Plugboard home that is a file is refused by every command that reads one (exit 2,
+// naming it), instead of an empty catalog that blames its settings.json.
+func TestHomeThatIsAFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "plugboard-home")
+	os.WriteFile(file, []byte("x"), 0o644)
+	for _, args := range [][]string{{"catalog", "--home", file}, {"targets", "--home", file}, {"links", "--home", file}} {
+		code, _, errOut := run(t, map[string]string{"HOME": dir}, args...)
+		if code != ExitUsage || !strings.Contains(errOut, file+" is a file, not a folder") {
+			t.Errorf("%v = %d %q, want 2 naming the file", args, code, errOut)
+		}
+	}
+	code, _, errOut := run(t, map[string]string{"HOME": dir, "PLUGBOARD_HOME": file}, "catalog")
+	if code != ExitUsage || !strings.Contains(errOut, "PLUGBOARD_HOME") {
+		t.Errorf("PLUGBOARD_HOME a file: %d %q", code, errOut)
+	}
+}

@@ -38,7 +38,14 @@ type found struct {
 func listFolders(dir string, issues *issue.List) []found {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+		switch {
+		case errors.Is(err, syscall.ENOTDIR):
+			// A file where the folder should be is a mistake to fix; a file above it
+			// (no such folder can exist there) is as good as a missing folder.
+			if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
+				issues.Errorf(CodeRootUnreadable, dir, "", "%s is a file, not a folder, so nothing is catalogued from it; move the file aside and make it a folder", dir)
+			}
+		case !errors.Is(err, os.ErrNotExist):
 			issues.Errorf(CodeRootUnreadable, dir, "", "%s cannot be listed: %v, so nothing in it is catalogued; give your user access to it (chmod u+rx) or remove it", dir, unwrapPath(err))
 		}
 		return nil

@@ -128,3 +128,31 @@ func TestUnreadableFoldersHelper(t *testing.T) {
 	b, _ := json.Marshal(lines)
 	fmt.Println(string(b))
 }
+
+// A file where a catalog root should be ($PLUGBOARD_HOME/plugins, a skills folder) is an
+// error naming it and the fix, not an empty catalog with no word; a root under a file
+// (no such folder can exist) is as quiet as a missing one.
+func TestAFileWhereARootShouldBe(t *testing.T) {
+	home := t.TempDir()
+	pb := filepath.Join(home, ".plugboard")
+	testhome.WriteFile(t, filepath.Join(pb, "plugins"), "x")
+	testhome.WriteFile(t, filepath.Join(home, ".claude", "skills"), "x")
+	testhome.WriteFile(t, filepath.Join(home, ".agents"), "x") // ~/.agents/skills under a file
+	c := Load(Options{Home: home, PlugboardHome: pb})
+	var got []string
+	for _, i := range c.Issues {
+		got = append(got, i.Code+" "+i.Path)
+		if i.Code == CodeRootUnreadable && !strings.Contains(i.Message, "is a file, not a folder") {
+			t.Errorf("%s: %s", i.Path, i.Message)
+		}
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{CodeRootUnreadable + " " + filepath.Join(pb, "plugins"), CodeRootUnreadable + " " + filepath.Join(home, ".claude", "skills")} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no issue %q in\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, ".agents") {
+		t.Errorf("a root under a file is reported:\n%s", all)
+	}
+}
