@@ -36,6 +36,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/ctree"
@@ -144,7 +145,7 @@ func Link(dir string, o Options) (Result, error) {
 	name := o.Name
 	if name == "" {
 		name = p.Name // a rejected manifest's name is not to be trusted
-		if !p.Valid || checkName(name) != nil {
+		if !p.Valid || CheckNewName(name) != nil {
 			name = filepath.Base(abs)
 		}
 	}
@@ -156,7 +157,10 @@ func Link(dir string, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if err := checkName(name); err != nil {
+	if err := CheckNewName(name); err != nil {
+		if o.Name == "" {
+			err = fmt.Errorf("%w; give the link one with --name", err)
+		}
 		return Result{}, err
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -527,6 +531,23 @@ func place(into string, o Options) (string, error) {
 func checkName(name string) error {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") || strings.HasPrefix(name, ".") || len(name) > 255 {
 		return fmt.Errorf("plugin name %q cannot be a folder name: use letters, digits and hyphens, not starting with a dot", name)
+	}
+	return nil
+}
+
+// CheckNewName accepts the name of a plugin folder about to be made (link, install): a
+// visible folder name that also stays one word where plugin ids are listed and parsed
+// (assign --set a,b; id@marketplace; plugin:skill; one line per plugin in the output), so
+// no space, control character, ',', '@' or ':'. Folders made before this rule are still
+// read, unlinked and uninstalled under checkName's.
+func CheckNewName(name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	for _, r := range name {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || strings.ContainsRune(",@:", r) {
+			return fmt.Errorf("plugin name %q cannot be used: a plugin id must stay one word in lists (assign --set a,b), ids (id@marketplace, plugin:skill) and output, so no spaces, control characters, ',', '@' or ':'; use letters, digits, '-', '_' and '.'", name)
+		}
 	}
 	return nil
 }

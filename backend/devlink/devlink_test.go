@@ -424,3 +424,32 @@ func TestCopyRefusesLinkLoop(t *testing.T) {
 		t.Error("a refused copy left something behind")
 	}
 }
+
+// A new link's name must stay one word where plugin ids are listed and parsed: a comma
+// split it in assign --set, a newline broke every line of output. A folder name that
+// fails says to give --name; dots and underscores are fine.
+func TestLinkNameStaysOneWord(t *testing.T) {
+	for _, name := range []string{"x,y", "a\nb", "two words", "tool@acme", "ns:skill", "tab\there"} {
+		o, pkg := setup(t)
+		o.Name = name
+		if _, err := Link(pkg, o); err == nil || !strings.Contains(err.Error(), "one word") {
+			t.Errorf("--name %q: %v", name, err)
+		}
+		if ents, _ := os.ReadDir(filepath.Join(o.PlugboardHome, "plugins")); len(ents) != 0 {
+			t.Errorf("--name %q: plugins/ holds %d entries", name, len(ents))
+		}
+	}
+	o, pkg := setup(t)
+	o.Name = "my_plugin.v2"
+	if r, err := Link(pkg, o); err != nil || r.Name != "my_plugin.v2" {
+		t.Errorf("--name my_plugin.v2: %+v %v", r, err)
+	}
+	o, pkg = setup(t)
+	spaced := filepath.Join(filepath.Dir(pkg), "My Plugin")
+	os.Rename(pkg, spaced)
+	writeFile(t, filepath.Join(spaced, "plugin.json"), `{"name": "My Plugin"}`) // not the specification's: the folder names it
+	o.Force = true
+	if _, err := Link(spaced, o); err == nil || !strings.Contains(err.Error(), "--name") {
+		t.Errorf("a folder name with a space and no --name: %v", err)
+	}
+}

@@ -804,3 +804,21 @@ func TestStaleStagingRemovedLiveKept(t *testing.T) {
 		t.Errorf("a live staging folder was removed: %v", err)
 	}
 }
+
+// --name must stay one word where plugin ids are listed and parsed (a comma split it in
+// assign --set; a newline broke every line of output): refused before anything is fetched.
+func TestInstallNameStaysOneWord(t *testing.T) {
+	for _, name := range []string{"x,y", "a\nb", "two words", "tool@acme"} {
+		_, pbHome := homes(t)
+		src := t.TempDir()
+		writePlugin(t, src, "fine")
+		o := opts(t, pbHome, src)
+		o.Name = name
+		if _, err := Install(context.Background(), o); err == nil || !strings.Contains(err.Error(), "one word") {
+			t.Errorf("--name %q: %v", name, err)
+		}
+		if ids := catalogIDs(pbHome); len(ids) != 0 {
+			t.Errorf("--name %q: installed %v", name, ids)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/ctree"
+	"github.com/plugboard/plugboard/backend/devlink"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/jsonfile"
 	"github.com/plugboard/plugboard/backend/manifest"
@@ -61,7 +62,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	if o.Name != "" {
-		if err := checkID(o.Name); err != nil {
+		if err := devlink.CheckNewName(o.Name); err != nil {
 			return Result{}, err
 		}
 	}
@@ -143,14 +144,14 @@ func run(ctx context.Context, o Options) (Result, error) {
 	// accepts), else the folder's or repository's name.
 	id := o.Name
 	if id == "" {
-		if m := manifest.DetectLoad(pkg, false); m.Valid && checkID(m.Name) == nil {
+		if m := manifest.DetectLoad(pkg, false); m.Valid && devlink.CheckNewName(m.Name) == nil {
 			id = m.Name
 		} else if sub != "" {
 			id = path.Base(sub)
 		} else {
 			id = src.name
 		}
-		if err := checkID(id); err != nil {
+		if err := devlink.CheckNewName(id); err != nil {
 			return Result{}, fmt.Errorf("%s: the plugin id would be %q: %w; give one with --name", src.shown, id, err)
 		}
 	}
