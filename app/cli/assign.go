@@ -175,7 +175,7 @@ func printFailure(env Env, f *flags, r assign.Request, err error) int {
 		}
 		return ExitStale
 	case assign.FailRefused:
-		fmt.Fprintf(env.Stderr, "plugboard %s: refused: %s\n", cmd, se.Rule.Reason)
+		fmt.Fprintf(env.Stderr, "plugboard %s: refused: %s\n", cmd, se.Rule.Error()) // the reason, with the ids or collisions it is about
 		if f.json {
 			writeJSON(env.Stdout, map[string]any{"error": "refused", "reason": se.Rule.Reason, "names": se.Rule.Names})
 		}

@@ -41,8 +41,11 @@ func TestAssignExitCodes(t *testing.T) {
 
 	// 1: refused by a rule (an invalid plugin cannot be added), nothing written.
 	before, _ := os.ReadFile(filepath.Join(pb, "agents", "bare.json"))
-	if code, _, errOut := run(t, env, "assign", "agent:bare", "--add", "broken"); code != ExitInvalid || !strings.Contains(errOut, "refused") {
-		t.Errorf("invalid add = %d %q, want 1", code, errOut)
+	if code, _, errOut := run(t, env, "assign", "agent:bare", "--add", "broken"); code != ExitInvalid || !strings.Contains(errOut, "refused") || !strings.Contains(errOut, "broken") {
+		t.Errorf("invalid add = %d %q, want 1 naming the plugin", code, errOut)
+	}
+	if code, _, errOut := run(t, env, "assign", "agent:bare", "--set", "notes,nosuch"); code != ExitInvalid || !strings.Contains(errOut, "nosuch") {
+		t.Errorf("unknown id = %d %q, want 1 naming the id", code, errOut)
 	}
 	if after, _ := os.ReadFile(filepath.Join(pb, "agents", "bare.json")); string(after) != string(before) {
 		t.Errorf("a refused save wrote the file")
