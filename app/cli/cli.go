@@ -118,7 +118,7 @@ func Main(args []string, env Env) int {
 		return ExitOK
 	}
 	if args[0] == "--version" {
-		return runVersion(env, nil)
+		return runVersion(env, args[1:]) // --version --json as version --json
 	}
 	if args[0] == "--hidden" && len(args) == 1 {
 		return openWindow(env, DesktopOptions{Hidden: true}) // the autostart entry: in the tray

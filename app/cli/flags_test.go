@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -120,5 +121,20 @@ func TestHomeThatIsAFile(t *testing.T) {
 	code, _, errOut := run(t, map[string]string{"HOME": dir, "PLUGBOARD_HOME": file}, "catalog")
 	if code != ExitUsage || !strings.Contains(errOut, "PLUGBOARD_HOME") {
 		t.Errorf("PLUGBOARD_HOME a file: %d %q", code, errOut)
+	}
+}
+
+// plugboard --version takes version's flags: --version --json is version --json.
+func TestVersionFlag(t *testing.T) {
+	env := map[string]string{"HOME": t.TempDir()}
+	code, text, _ := run(t, env, "--version")
+	if code != ExitOK || strings.HasPrefix(strings.TrimSpace(text), "{") || text == "" {
+		t.Errorf("--version = %d %q, want text", code, text)
+	}
+	_, want, _ := run(t, env, "version", "--json")
+	code, got, _ := run(t, env, "--version", "--json")
+	var doc map[string]any
+	if code != ExitOK || got != want || json.Unmarshal([]byte(got), &doc) != nil {
+		t.Errorf("--version --json = %d %q, want version --json's %q", code, got, want)
 	}
 }
