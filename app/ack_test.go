@@ -86,7 +86,12 @@ func TestLaunchAsksForAcknowledgment(t *testing.T) {
 	if _, err := svc.Acknowledge("agent:coder", []runtime.AckRef{{Plugin: "review", Server: "nope"}}); !errors.As(err, &e) || e.Code != CodeRefused {
 		t.Errorf("Acknowledge(unknown server) = %v", err)
 	}
-	if _, err := svc.Acknowledge("agent:nobody", nil); !errors.As(err, &e) || e.Code != CodeNotFound {
+	if _, err := svc.Acknowledge("agent:nobody", []runtime.AckRef{}); !errors.As(err, &e) || e.Code != CodeNotFound {
 		t.Errorf("Acknowledge(unknown target) = %v", err)
+	}
+	// null is not [] (every server not acknowledged yet): a page that lost its list
+	// acknowledges nothing.
+	if _, err := svc.Acknowledge("agent:coder", nil); !errors.As(err, &e) || e.Code != CodeInvalid {
+		t.Errorf("Acknowledge(nil) = %v; want %s", err, CodeInvalid)
 	}
 }

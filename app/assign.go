@@ -47,6 +47,11 @@ func (s *Service) Targets() (TargetsState, error) {
 // Assign saves a change to one target when it still has hash; ack acknowledges the MCP
 // servers the change brings in. The save is recorded in the history.
 func (s *Service) Assign(target string, change assign.Change, hash string, ack bool) (SaveResult, error) {
+	if hash == "" {
+		// The page saves what it showed: a call that lost the hash (a stale tab, a bug)
+		// must not save over the file unguarded. The command line's assign may.
+		return SaveResult{}, &Error{Code: CodeInvalid, Message: "the target's hash is missing: reload the target (Targets) and save again with the hash it gives"}
+	}
 	// A page call carries no context (neither the window's bindings nor the HTTP door
 	// pass one), so each save gets its own.
 	return s.save(context.Background(), assign.Request{Target: target, Change: change, ExpectHash: hash, Ack: ack})

@@ -52,10 +52,15 @@ func TestAssignOverHTTP(t *testing.T) {
 		t.Fatalf("Targets = %d %s", code, body)
 	}
 	hash := ""
+	hashes := map[string]string{}
 	for _, tg := range ts.Targets {
-		if tg.ID == "agent:researcher" {
-			hash = tg.Hash
-		}
+		hashes[tg.ID] = tg.Hash
+	}
+	hash = hashes["agent:researcher"]
+	// The page saves what it showed: no hash, no save.
+	code, body = call("Assign", "agent:bare", map[string]any{"add": []string{"notes"}}, "", false)
+	if code != 400 || !strings.Contains(body, "hash is missing") {
+		t.Errorf("Assign without a hash = %d %s", code, body)
 	}
 
 	// An MCP plugin needs the acknowledgment: 409 ack-needed with the servers, sanitised.
@@ -67,7 +72,7 @@ func TestAssignOverHTTP(t *testing.T) {
 		t.Errorf("Assign without ack = %d %s", code, body)
 	}
 	// A rule refuses an invalid plugin: 422 with the names.
-	code, body = call("Assign", "agent:bare", map[string]any{"add": []string{"broken"}}, "", false)
+	code, body = call("Assign", "agent:bare", map[string]any{"add": []string{"broken"}}, hashes["agent:bare"], false)
 	json.Unmarshal([]byte(body), &e)
 	if code != 422 || e.Code != CodeRefused {
 		t.Errorf("Assign of an invalid plugin = %d %s", code, body)
@@ -85,7 +90,7 @@ func TestAssignOverHTTP(t *testing.T) {
 		t.Errorf("stale Assign = %d %s", code, body)
 	}
 	// Read-only targets: 403 read-only.
-	code, body = call("Assign", "shell:main-shell", map[string]any{"add": []string{"notes"}}, "", false)
+	code, body = call("Assign", "shell:main-shell", map[string]any{"add": []string{"notes"}}, hashes["shell:main-shell"], false)
 	if code != 403 || !strings.Contains(body, CodeReadOnly) {
 		t.Errorf("read-only Assign = %d %s", code, body)
 	}
@@ -116,7 +121,20 @@ func TestAssignErrorCodes(t *testing.T) {
 	p := filepath.Join(pb, "agents", "bare.json")
 	before, _ := os.ReadFile(p)
 	os.Chmod(p, 0o444)
-	_, err := svc.Assign("agent:bare", assign.Change{Add: []string{"notes"}}, "", false)
+	hashOf := func(id string) string {
+		ts, err := svc.Targets()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tg := range ts.Targets {
+			if tg.ID == id {
+				return tg.Hash
+			}
+		}
+		t.Fatalf("no target %s", id)
+		return ""
+	}
+	_, err := svc.Assign("agent:bare", assign.Change{Add: []string{"notes"}}, hashOf("agent:bare"), false)
 	var e *Error
 	if !errors.As(err, &e) || e.Code != CodeReadOnly || !strings.Contains(e.Message, "chmod u+w "+p) {
 		t.Errorf("Assign to a read-only file = %v; want %s naming chmod u+w %s", err, CodeReadOnly, p)
@@ -125,7 +143,7 @@ func TestAssignErrorCodes(t *testing.T) {
 		t.Errorf("a read-only file was replaced")
 	}
 	os.Chmod(p, 0o644)
-	res, err := svc.Assign("agent:bare", assign.Change{Add: []string{"notes"}}, "", false)
+	res, err := svc.Assign("agent:bare", assign.Change{Add: []string{"notes"}}, hashOf("agent:bare"), false)
 	if err != nil || res.History == 0 || res.Warnings == nil || !res.Outcome.Written {
 		t.Fatalf("Assign = %+v, %v", res, err)
 	}

@@ -99,6 +99,9 @@ func launchError(err error) error {
 // changed since it was shown (Servers lists the launch set's servers as they are now),
 // CodeRefused for a server not in the set, CodeNotFound for an unknown target.
 func (s *Service) Acknowledge(target string, servers []runtime.AckRef) (AckResult, error) {
+	if servers == nil { // null, or no argument: only an explicit [] means every server not acknowledged yet
+		return AckResult{}, &Error{Code: CodeInvalid, Message: "servers is missing: give the servers shown, each with its digest, or [] for every server not acknowledged yet"}
+	}
 	req := runtime.Request{Home: s.home, PlugboardHome: s.pbHome, Target: target}
 	id, acks, hid, err := runtime.Acknowledge(req, servers, s.actor)
 	var rule *assign.RuleError

@@ -102,7 +102,7 @@ func (s *Service) Links() ([]devlink.Result, error) {
 	if l == nil {
 		l = []devlink.Result{}
 	}
-	return l, err
+	return l, linkError(err) // a damaged links.json: invalid, naming it
 }
 
 // Link validates dir and links it (or copies it) into into ("home" or "cursor").

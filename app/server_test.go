@@ -291,6 +291,14 @@ func TestEventsAndSettings(t *testing.T) {
 	if code != 409 || e.Code != CodeStale || string(before) != string(after) {
 		t.Errorf("stale save: %d %s", code, body)
 	}
+	// No hash (null, a page that lost it) is not "save unguarded": 400, nothing written.
+	for _, h := range []any{nil, ""} {
+		args, _ := json.Marshal([]any{st.Settings, h})
+		code, body, _ := do(t, base, req{"POST", "/api/SaveSettings", string(args), auth})
+		if now, _ := os.ReadFile(filepath.Join(home, ".plugboard", "settings.json")); code != 400 || !strings.Contains(body, "hash is missing") || string(now) != string(before) {
+			t.Errorf("save with hash %v: %d %s", h, code, body)
+		}
+	}
 	// A relative path is refused with the reason.
 	st.Settings.SkillPluginPaths = []string{"relative/dir"}
 	args, _ = json.Marshal([]any{st.Settings, st.Hash})

@@ -266,6 +266,9 @@ func (s *Service) Settings() (SettingsState, error) {
 
 // SaveSettings saves when the file still has hash, then rescans.
 func (s *Service) SaveSettings(st settings.Settings, hash string) (SettingsState, error) {
+	if hash == "" { // as Assign: never an unguarded save from the page
+		return SettingsState{}, &Error{Code: CodeInvalid, Message: "the settings' hash is missing: reload the settings (Settings) and save again with the hash it gives"}
+	}
 	if st.ActivityRetentionDays < 0 {
 		return SettingsState{}, &Error{Code: CodeInvalid, Message: "activityRetentionDays must be 0 (keep all activity) or a number of days above 0"}
 	}
