@@ -242,6 +242,8 @@ func installError(err error) error {
 	case errors.Is(err, install.ErrNotInstalled), errors.Is(err, marketplace.ErrNotAdded),
 		errors.Is(err, marketplace.ErrUnknownPlugin), errors.Is(err, fs.ErrNotExist):
 		return &Error{Code: CodeNotFound, Message: err.Error()}
+	case errors.Is(err, install.ErrBadArgument):
+		return &Error{Code: CodeInvalid, Message: err.Error()}
 	}
 	return &Error{Code: CodeIO, Message: err.Error()}
 }

@@ -67,6 +67,18 @@ func TestInstallErrors(t *testing.T) {
 	pageErr(t, "no source", err, CodeInvalid, "")
 	_, err = svc.Install("./greeter", "", "", "", false)
 	pageErr(t, "a relative path", err, CodeInvalid, "")
+	// The caller's mistakes are not I/O failures (they were 500 io): a source that is not
+	// there is not-found, an unusable --name, --path or id invalid.
+	_, err = svc.Install(filepath.Join(src, "nowhere"), "", "", "", false)
+	pageErr(t, "a missing source", err, CodeNotFound, "")
+	ok := filepath.Join(src, "ok")
+	writeTestPlugin(t, ok, "ok", "1.0.0")
+	_, err = svc.Install(ok, "", "", "../x", false)
+	pageErr(t, "a name with ..", err, CodeInvalid, "")
+	_, err = svc.Install(ok, "", "../..", "", false)
+	pageErr(t, "a --path out of the source", err, CodeInvalid, "")
+	_, err = svc.Uninstall("../x", false)
+	pageErr(t, "uninstall ../x", err, CodeInvalid, "")
 
 	// An invalid package: refused with its issues (file, line) and the progress so far.
 	bad := filepath.Join(src, "bad")

@@ -63,7 +63,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	}
 	if o.Name != "" {
 		if err := devlink.CheckNewName(o.Name); err != nil {
-			return Result{}, err
+			return Result{}, badArgument{err: err}
 		}
 	}
 	_, maxBytes, maxFiles := o.limits()
@@ -152,7 +152,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 			id = src.name
 		}
 		if err := devlink.CheckNewName(id); err != nil {
-			return Result{}, fmt.Errorf("%s: the plugin id would be %q: %w; give one with --name", src.shown, id, err)
+			return Result{}, badArgument{err: fmt.Errorf("%s: the plugin id would be %q: %w; give one with --name", src.shown, id, err)}
 		}
 	}
 	res.ID = id
@@ -408,7 +408,7 @@ func cleanSubpath(p string) (string, error) {
 	}
 	s := strings.Trim(strings.ReplaceAll(p, "\\", "/"), "/")
 	if strings.HasPrefix(p, "/") || s == ".." || strings.HasPrefix(s, "../") || strings.Contains(s, "/../") || strings.HasSuffix(s, "/..") {
-		return "", fmt.Errorf("--path %q: give a folder inside the source, relative and without .., such as plugins/my-plugin", p)
+		return "", badArgument{err: fmt.Errorf("--path %q: give a folder inside the source, relative and without .., such as plugins/my-plugin", p)}
 	}
 	s = path.Clean(s)
 	if s == "." {
@@ -421,7 +421,7 @@ func cleanSubpath(p string) (string, error) {
 // link does.
 func checkID(id string) error {
 	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, "/\\\x00") || strings.HasPrefix(id, ".") || len(id) > 255 {
-		return fmt.Errorf("plugin id %q cannot be a folder name: use letters, digits and hyphens, not starting with a dot", id)
+		return badArgument{err: fmt.Errorf("plugin id %q cannot be a folder name: use letters, digits and hyphens, not starting with a dot", id)}
 	}
 	return nil
 }
