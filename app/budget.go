@@ -32,7 +32,11 @@ func (s *Service) launchRequest(target, dir, backend string) (runtime.Request, e
 	}
 	req := runtime.Request{Home: s.home, PlugboardHome: s.pbHome, Target: target, Backend: backend, Self: self}
 	if dir != "" {
-		req.Dirs = []string{dir}
+		abs, perr := s.folder("the plugin folder", dir)
+		if perr != nil {
+			return runtime.Request{}, perr
+		}
+		req.Dirs = []string{abs}
 	}
 	req.FromEnv(s.getenv)
 	return req, nil

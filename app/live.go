@@ -107,7 +107,11 @@ func (s *Service) Links() ([]devlink.Result, error) {
 
 // Link validates dir and links it (or copies it) into into ("home" or "cursor").
 func (s *Service) Link(dir, into, name string, copy, force bool) (devlink.Result, error) {
-	res, err := devlink.Link(dir, s.linkOptions(into, name, copy, force))
+	abs, perr := s.folder("the plugin folder", dir)
+	if perr != nil {
+		return devlink.Result{}, perr
+	}
+	res, err := devlink.Link(abs, s.linkOptions(into, name, copy, force))
 	return res, linkError(err)
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -293,15 +294,26 @@ func (s *Service) SaveSettings(st settings.Settings, hash string) (SettingsState
 	return SettingsState{Settings: saved, Hash: newHash}, nil
 }
 
+// folder is the folder a page call names, as an absolute path: ~/ is the user's home; a
+// relative path is invalid (it would be resolved against wherever this process started,
+// which the page cannot know), and one that is not a folder is not-found.
+func (s *Service) folder(what, p string) (string, *Error) {
+	if p != "~" && !strings.HasPrefix(p, "~/") && !filepath.IsAbs(p) {
+		return "", &Error{Code: CodeInvalid, Message: what + " " + p + " is a relative path; give its full path (or ~/…)"}
+	}
+	abs := settings.ExpandHome(p, s.home)
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return "", &Error{Code: CodeNotFound, Message: what + " " + p + " is not a folder"}
+	}
+	return abs, nil
+}
+
 // OpenWorkspace makes path the open workspace ("" closes it) and rescans.
 func (s *Service) OpenWorkspace(path string) (*catalog.Catalog, error) {
 	if path != "" {
-		abs, err := filepath.Abs(settings.ExpandHome(path, s.home))
+		abs, err := s.folder("the workspace", path)
 		if err != nil {
-			return nil, &Error{Code: CodeInvalid, Message: err.Error()}
-		}
-		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-			return nil, &Error{Code: CodeNotFound, Message: "workspace " + path + " is not a folder"}
+			return nil, err
 		}
 		path = abs
 	}

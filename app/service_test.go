@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,5 +84,34 @@ func TestSettingsWritesRefuseAFileTheyCouldNotRead(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(settings.Path(pb)); string(b) != orig {
 		t.Errorf("settings.json was rewritten:\n%s", b)
+	}
+}
+
+// A folder a page call names must be a full path (or ~/…): a relative one would be
+// resolved against wherever this process started (serve linked <its cwd>/victim/plug and
+// opened / as the workspace for "../../.."); one that is not a folder is not-found (a
+// budget of a missing plugin folder answered with the client's built-in skills alone).
+func TestPageFoldersAreFullPaths(t *testing.T) {
+	home := t.TempDir()
+	svc := NewService(home, filepath.Join(home, ".plugboard"), nil)
+	os.MkdirAll(filepath.Join(home, "ws"), 0o755)
+	_, err := svc.Link("victim/plug", "home", "rel", false, false)
+	pageErr(t, "Link of a relative folder", err, CodeInvalid, "")
+	_, err = svc.OpenWorkspace("../../..")
+	pageErr(t, "OpenWorkspace of a relative folder", err, CodeInvalid, "")
+	_, err = svc.Budget("", "victim/plug", "")
+	pageErr(t, "Budget of a relative folder", err, CodeInvalid, "")
+	_, err = svc.Budget("", filepath.Join(home, "nonexistent"), "")
+	pageErr(t, "Budget of a missing folder", err, CodeNotFound, "")
+	_, err = svc.Link(filepath.Join(home, "nonexistent"), "home", "", false, false)
+	pageErr(t, "Link of a missing folder", err, CodeNotFound, "")
+	if _, err := svc.OpenWorkspace("~/ws"); err != nil {
+		t.Errorf("OpenWorkspace(~/ws): %v", err)
+	}
+	if ws := svc.Workspace(); ws != filepath.Join(home, "ws") {
+		t.Errorf("workspace = %q", ws)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(home, ".plugboard", "plugins")); len(ents) != 0 {
+		t.Errorf("something was linked: %v", ents)
 	}
 }
