@@ -538,15 +538,17 @@ func checkName(name string) error {
 // CheckNewName accepts the name of a plugin folder about to be made (link, install): a
 // visible folder name that also stays one word where plugin ids are listed and parsed
 // (assign --set a,b; id@marketplace; plugin:skill; one line per plugin in the output), so
-// no space, control character, ',', '@' or ':'. Folders made before this rule are still
-// read, unlinked and uninstalled under checkName's.
+// no space, control character, ',', '@' or ':', and no invisible format character (a
+// zero-width space made "revie\u200bw" look exactly like "review"; U+202E turns text
+// around). Folders made before this rule are still read, unlinked and uninstalled under
+// checkName's.
 func CheckNewName(name string) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
 	for _, r := range name {
-		if unicode.IsSpace(r) || unicode.IsControl(r) || strings.ContainsRune(",@:", r) {
-			return fmt.Errorf("plugin name %q cannot be used: a plugin id must stay one word in lists (assign --set a,b), ids (id@marketplace, plugin:skill) and output, so no spaces, control characters, ',', '@' or ':'; use letters, digits, '-', '_' and '.'", name)
+		if unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || strings.ContainsRune(",@:", r) {
+			return fmt.Errorf("plugin name %q cannot be used: a plugin id must stay one word in lists (assign --set a,b), ids (id@marketplace, plugin:skill) and output, so no spaces, control or invisible characters, ',', '@' or ':'; use letters, digits, '-', '_' and '.'", name)
 		}
 	}
 	return nil

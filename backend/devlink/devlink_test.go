@@ -429,7 +429,7 @@ func TestCopyRefusesLinkLoop(t *testing.T) {
 // split it in assign --set, a newline broke every line of output. A folder name that
 // fails says to give --name; dots and underscores are fine.
 func TestLinkNameStaysOneWord(t *testing.T) {
-	for _, name := range []string{"x,y", "a\nb", "two words", "tool@acme", "ns:skill", "tab\there"} {
+	for _, name := range []string{"x,y", "a\nb", "two words", "tool@acme", "ns:skill", "tab\there", "revie\u200bw", "x\u202etxt.exe"} {
 		o, pkg := setup(t)
 		o.Name = name
 		if _, err := Link(pkg, o); err == nil || !strings.Contains(err.Error(), "one word") {
