@@ -47,6 +47,7 @@ func (w *Watcher) rearm() {
 		d.anchors = 0
 	}
 	clear(w.logical)
+	clear(w.waiting) // their anchors were just cleared; the walks below wait again
 	for _, r := range w.roots {
 		*r = root{path: r.path}
 		w.syncRoot(r, false)
@@ -78,6 +79,7 @@ func (w *Watcher) syncRoot(r *root, report bool) {
 		k, resolved = probe(r.path)
 	}
 	if k == r.kind && resolved == r.real {
+		w.waitRoot(r, k)
 		return
 	}
 	was := r.kind
@@ -88,6 +90,7 @@ func (w *Watcher) syncRoot(r *root, report bool) {
 	if k == folder {
 		w.walk(r.path, resolved, nil, nil)
 	}
+	w.waitRoot(r, k)
 	if !report {
 		return
 	}
@@ -96,6 +99,19 @@ func (w *Watcher) syncRoot(r *root, report bool) {
 	} else {
 		w.pending.add(r.path) // a single-file root came or went
 	}
+}
+
+// waitRoot makes a root that is a link to a missing folder (a dotfiles checkout deleted
+// to be made again) wait on the folder above its target too: the link's own folder sees
+// no event when the target returns. Any other root waits for nothing.
+func (w *Watcher) waitRoot(r *root, k kind) {
+	if fi, err := os.Lstat(r.path); k == missing && err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if _, ok := w.waiting[r.path]; !ok {
+			w.wait(r.path, r.path)
+		}
+		return
+	}
+	w.unwait(r.path)
 }
 
 func change(was, now kind) string {

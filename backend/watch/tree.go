@@ -117,6 +117,8 @@ func (w *Watcher) walk(logical, resolved string, anc []string, found *[]string) 
 		} else if e.Type()&fs.ModeSymlink != 0 {
 			if target, ok := dirTarget(rp); ok {
 				w.walk(lp, target, anc, found)
+			} else {
+				w.wait(lp, rp) // a working copy not cloned yet, or deleted to be cloned again
 			}
 		}
 	}
@@ -132,13 +134,138 @@ func dirTarget(link string) (string, bool) {
 	return target, err == nil && fi.IsDir()
 }
 
+// waitLink is a symlink under a root (at logical, on disk at onDisk) that leads to no
+// folder yet: its target is missing. The nearest existing folder above the target is
+// watched (anchor, counted in its dir's anchors), so that the target's return — a working
+// copy cloned again, a folder moved back — is seen and walked.
+type waitLink struct {
+	logical, onDisk string
+	target          string // the link's target, absolute, as written
+	anchor          string // real path of the watched folder above target ("" when none)
+}
+
+// wait records the link at onDisk (reported as logical) whose target is missing, and
+// watches the nearest existing folder above the target.
+func (w *Watcher) wait(logical, onDisk string) {
+	w.unwait(logical)
+	t, err := os.Readlink(onDisk)
+	if err != nil {
+		return
+	}
+	if !filepath.IsAbs(t) {
+		t = filepath.Join(filepath.Dir(onDisk), t)
+	}
+	l := &waitLink{logical: logical, onDisk: onDisk, target: filepath.Clean(t)}
+	w.waiting[logical] = l
+	w.anchorWait(l)
+}
+
+// anchorWait watches the nearest existing folder above l's target, when that is not the
+// folder it watches already; the new watch is armed before the old one is released.
+func (w *Watcher) anchorWait(l *waitLink) {
+	resolved := ""
+	if above := nearestFolder(l.target); above != "" {
+		if r, err := filepath.EvalSymlinks(above); err == nil {
+			resolved = r
+		}
+	}
+	if resolved == l.anchor {
+		return
+	}
+	old := l.anchor
+	l.anchor = ""
+	if resolved != "" {
+		if d := w.watch(resolved); d != nil {
+			d.anchors++
+			l.anchor = resolved
+		}
+	}
+	if d, ok := w.dirs[old]; ok && old != "" {
+		d.anchors--
+		w.release(old)
+	}
+}
+
+// unwait drops the waiting link at logical and its anchor.
+func (w *Watcher) unwait(logical string) {
+	l, ok := w.waiting[logical]
+	if !ok {
+		return
+	}
+	delete(w.waiting, logical)
+	if d, ok := w.dirs[l.anchor]; ok && l.anchor != "" {
+		d.anchors--
+		w.release(l.anchor)
+	}
+}
+
+// waitEvent looks again at the links waiting on the anchor folder resolved: a target
+// that is a folder now is walked and reported under its link; one still missing waits on
+// the folder nearest to it (mkdir -p, a clone made level by level).
+func (w *Watcher) waitEvent(resolved string) {
+	for _, logical := range sortedKeys(waitingOn(w.waiting, resolved)) {
+		l := w.waiting[logical]
+		// Moving the anchor deeper can miss what was made meanwhile (the clone went on
+		// while this ran), so look again after each move, as syncRoot does.
+		for range maxDepth {
+			if r := w.rootAt(logical); r != nil {
+				if _, ok := dirTarget(l.onDisk); ok {
+					w.unwait(logical)
+					w.syncRoot(r, true) // the root's target is back: its watches and a rescan
+					break
+				}
+			} else if target, ok := dirTarget(l.onDisk); ok {
+				w.unwait(logical)
+				var found []string
+				w.walk(logical, target, w.ancestors(logical), &found)
+				w.pending.add(logical)
+				for _, p := range found {
+					w.pending.add(p)
+				}
+				break
+			}
+			was := l.anchor
+			w.anchorWait(l)
+			if l.anchor == was {
+				break
+			}
+		}
+	}
+}
+
+// rootAt returns the root whose path is p, or nil.
+func (w *Watcher) rootAt(p string) *root {
+	for _, r := range w.roots {
+		if r.path == p {
+			return r
+		}
+	}
+	return nil
+}
+
+// waitingOn returns the logical paths of the links whose anchor is resolved.
+func waitingOn(waiting map[string]*waitLink, resolved string) map[string]struct{} {
+	out := map[string]struct{}{}
+	for lp, l := range waiting {
+		if l.anchor == resolved {
+			out[lp] = struct{}{}
+		}
+	}
+	return out
+}
+
 // forget drops the watches of the folder reported as logical and of everything below it
 // (it was removed, renamed away, or a link was re-pointed).
 func (w *Watcher) forget(logical string) {
+	prefix := logical + string(filepath.Separator)
+	for lp := range w.waiting {
+		if lp == logical || strings.HasPrefix(lp, prefix) {
+			w.unwait(lp)
+		}
+	}
 	if _, ok := w.logical[logical]; !ok {
 		return
 	}
-	prefix := logical + string(filepath.Separator)
 	for lp, resolved := range w.logical {
 		if lp != logical && !strings.HasPrefix(lp, prefix) {
 			continue
@@ -176,6 +303,7 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		for _, alias := range sortedKeys(d.aliases) {
 			w.pending.add(alias)
 			w.forget(alias)
+			w.waitAgain(alias)
 		}
 		w.syncRoots(true)
 	}
@@ -186,10 +314,38 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		return
 	}
 	for _, alias := range sortedKeys(d.aliases) {
-		w.changed(filepath.Join(alias, base), ev.Name, gone, ev.Has(fsnotify.Create))
+		lp := filepath.Join(alias, base)
+		// A folder that could not be watched (unreadable when it was made or walked)
+		// is walked again when its mode changes: chmod u+r makes it watchable.
+		created := ev.Has(fsnotify.Create) || ev.Has(fsnotify.Chmod) && w.unwatchedFolder(lp, ev.Name)
+		w.changed(lp, ev.Name, gone, created)
 	}
 	if d.anchors > 0 {
 		w.anchorEvent(parent, base)
+		w.waitEvent(parent)
+	}
+}
+
+// unwatchedFolder reports whether onDisk (reported as logical) is a folder, or a link to
+// one, that has no watch.
+func (w *Watcher) unwatchedFolder(logical, onDisk string) bool {
+	if _, ok := w.logical[logical]; ok || skipDir(filepath.Base(logical)) {
+		return false
+	}
+	fi, err := os.Stat(onDisk)
+	return err == nil && fi.IsDir()
+}
+
+// waitAgain makes the link that led to a folder just removed wait for it to return: the
+// folder was a link's target (reported under alias) when the entry alias is a symlink.
+func (w *Watcher) waitAgain(alias string) {
+	parent, ok := w.logical[filepath.Dir(alias)]
+	if !ok {
+		return
+	}
+	onDisk := filepath.Join(parent, filepath.Base(alias))
+	if fi, err := os.Lstat(onDisk); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		w.wait(alias, onDisk)
 	}
 }
 
@@ -210,6 +366,7 @@ func (w *Watcher) changed(logical, onDisk string, gone, created bool) {
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		t, ok := dirTarget(onDisk)
 		if !ok {
+			w.wait(logical, onDisk) // ln -s to a working copy not cloned yet
 			return
 		}
 		target = t

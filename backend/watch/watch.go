@@ -73,8 +73,9 @@ type Watcher struct {
 
 	// Owned by the run goroutine (by New before it starts).
 	roots   []*root
-	dirs    map[string]*dir   // real (symlink-free) folder path → its watch
-	logical map[string]string // watched folder as reported (under a root) → real path
+	dirs    map[string]*dir      // real (symlink-free) folder path → its watch
+	logical map[string]string    // watched folder as reported (under a root) → real path
+	waiting map[string]*waitLink // symlinked folder under a root whose target is missing, by logical path
 	pending changes
 	ready   *Batch // flushed, not yet taken by the reader
 	paused  bool
@@ -112,6 +113,7 @@ func New(roots []string, o Options) (*Watcher, error) {
 		roots:    rs,
 		dirs:     map[string]*dir{},
 		logical:  map[string]string{},
+		waiting:  map[string]*waitLink{},
 	}
 	if w.debounce <= 0 {
 		w.debounce = DebounceDelay

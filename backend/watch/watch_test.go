@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -356,4 +357,118 @@ func TestNestedRoots(t *testing.T) {
 	}
 	write(t, skill, "edited")
 	awaitPaths(t, w, skill)
+}
+
+// A linked working copy deleted and cloned again, or moved away and back, is watched
+// again once it returns: its link waits on the folder above the missing target. Before,
+// the link was forgotten with its target and every later edit went unreported.
+func TestLinkedTargetThatReturnsIsWatchedAgain(t *testing.T) {
+	for _, how := range []string{"deleted and made again", "moved away and back"} {
+		t.Run(how, func(t *testing.T) {
+			tmp := t.TempDir()
+			root, work := filepath.Join(tmp, "plugins"), filepath.Join(tmp, "work", "wc")
+			plugin(t, work)
+			mkdir(t, root)
+			link := filepath.Join(root, "wc")
+			symlink(t, work, link)
+			w := start(t, []string{root}, fast)
+
+			if how == "deleted and made again" {
+				if err := os.RemoveAll(work); err != nil {
+					t.Fatal(err)
+				}
+				awaitPaths(t, w, link)
+				plugin(t, work)
+			} else {
+				if err := os.Rename(work, work+".x"); err != nil {
+					t.Fatal(err)
+				}
+				awaitPaths(t, w, link)
+				if err := os.Rename(work+".x", work); err != nil {
+					t.Fatal(err)
+				}
+			}
+			awaitPaths(t, w, link)
+			eventually(t, "the returned target watched", func() bool { return watched(w, filepath.Join(work, "skills", "a")) })
+			write(t, filepath.Join(work, "skills", "a", "SKILL.md"), "edited after it came back")
+			got := awaitPaths(t, w, filepath.Join(link, "skills", "a", "SKILL.md"))
+			notReported(t, got, work)
+		})
+	}
+}
+
+// A link made to a working copy not cloned yet is watched once the clone arrives, level
+// by level (mkdir -p, as git does).
+func TestLinkToAMissingTargetIsWatchedWhenItArrives(t *testing.T) {
+	tmp := t.TempDir()
+	root, work := filepath.Join(tmp, "plugins"), filepath.Join(tmp, "src", "deep", "wc")
+	mkdir(t, root)
+	link := filepath.Join(root, "wc")
+	symlink(t, work, link)
+	w := start(t, []string{root}, fast)
+
+	mkdir(t, filepath.Dir(work))
+	plugin(t, work)
+	awaitPaths(t, w, link)
+	eventually(t, "the new target watched", func() bool { return watched(w, filepath.Join(work, "skills", "a")) })
+	write(t, filepath.Join(work, "skills", "b", "SKILL.md"), "edited")
+	awaitPaths(t, w, filepath.Join(link, "skills", "b", "SKILL.md"))
+}
+
+// A folder whose watch could not be armed (unreadable to this user when it was made) is
+// walked again when its mode changes, so chmod u+r brings it back into the watch. The
+// kernel's refusal is stood in for (the tests run as root, which it does not refuse); the
+// chmod and its event are real.
+func TestFolderWatchedAfterItsModeChanges(t *testing.T) {
+	root := t.TempDir()
+	plugin(t, filepath.Join(root, "p"))
+	locked := filepath.Join(root, "p", "skills", "locked")
+	realAdd := addWatch // replaced before the watcher starts, restored after it is closed
+	var refuse atomic.Bool
+	refuse.Store(true)
+	addWatch = func(fw *fsnotify.Watcher, path string) error {
+		if path == locked && refuse.Load() {
+			return os.ErrPermission
+		}
+		return realAdd(fw, path)
+	}
+	t.Cleanup(func() { addWatch = realAdd })
+	w := start(t, []string{root}, fast)
+
+	write(t, filepath.Join(locked, "SKILL.md"), "---\nname: locked\n---\n")
+	awaitPaths(t, w, locked)
+	if watched(w, locked) {
+		t.Fatal("the refused folder is watched")
+	}
+	refuse.Store(false)
+	if err := os.Chmod(locked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the folder watched after chmod", func() bool { return watched(w, locked) })
+	write(t, filepath.Join(locked, "SKILL.md"), "edited")
+	awaitPaths(t, w, filepath.Join(locked, "SKILL.md"))
+}
+
+// A root that is a link (~/.claude/skills → a dotfiles checkout) whose target is deleted
+// and made again is a folder root again: the catalog rescans and later edits are seen.
+// The link's own folder sees no event when the target returns, so the root waits on the
+// folder above its target too.
+func TestLinkedRootWhoseTargetReturns(t *testing.T) {
+	tmp := t.TempDir()
+	dot := filepath.Join(tmp, "dot", "skills")
+	write(t, filepath.Join(dot, "greet", "SKILL.md"), "---\nname: greet\n---\n")
+	root := filepath.Join(tmp, "home", ".claude", "skills")
+	mkdir(t, filepath.Dir(root))
+	symlink(t, dot, root)
+	w := start(t, []string{root}, fast)
+
+	if err := os.RemoveAll(dot); err != nil {
+		t.Fatal(err)
+	}
+	awaitRescan(t, w, "vanished")
+	write(t, filepath.Join(dot, "greet", "SKILL.md"), "---\nname: greet\n---\nback\n")
+	awaitRescan(t, w, "appeared")
+	eventually(t, "the returned target watched", func() bool { return watched(w, filepath.Join(dot, "greet")) })
+	write(t, filepath.Join(dot, "greet", "SKILL.md"), "edited after it came back")
+	awaitPaths(t, w, filepath.Join(root, "greet", "SKILL.md"))
 }
