@@ -54,6 +54,10 @@ type copyEntry struct {
 
 func registryPath(pbHome string) string { return filepath.Join(pbHome, "state", registryName) }
 
+// RegistryPath is the file that records the links and copies Link made: a watcher of the
+// copies' sources watches it, so that a copy made later is kept in step too.
+func RegistryPath(pbHome string) string { return registryPath(pbHome) }
+
 // readRegistry reads the registry; a home without one records nothing. A registry that
 // cannot be read or parsed (a hand edit gone wrong) is an error naming it: nothing is
 // then unlinked, synced or recorded, since a write would replace every entry it holds.

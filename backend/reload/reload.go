@@ -122,7 +122,8 @@ func New(o Options, initial *catalog.Catalog) (*Reloader, error) {
 // copied development links.
 func roots(o catalog.Options) []string {
 	rs := append(catalog.Roots(o), targetDirs(o)...)
-	links, _ := devlink.List(linkOptions(o)) // a damaged record lists nothing; links says why
+	rs = append(rs, devlink.RegistryPath(o.PlugboardHome)) // a copy made later adds its source
+	links, _ := devlink.List(linkOptions(o))               // a damaged record lists nothing; links says why
 	for _, l := range links {
 		if l.Mode == devlink.ModeCopy && l.SourceExists {
 			rs = append(rs, l.Source)
@@ -301,8 +302,8 @@ func (r *Reloader) apply(ctx context.Context, b watch.Batch) Reload {
 		}
 	} else {
 		next = catalog.Refresh(prev, o, b.Paths)
-		if touchesSettings(b, o) {
-			_ = r.w.SetRoots(roots(o)) // skillPluginPaths may have changed
+		if touchesSettings(b, o) || anyWithin(devlink.RegistryPath(o.PlugboardHome), b.Paths) {
+			_ = r.w.SetRoots(roots(o)) // skillPluginPaths, or the copies' sources, may have changed
 		}
 	}
 	rl := Reload{Catalog: next, Changes: catalog.Diff(prev, next), Counts: next.Summary.Issues, Full: b.Rescan, Time: time.Now().UTC()}

@@ -207,6 +207,36 @@ func TestCopiedLinkFollowsItsSource(t *testing.T) {
 	}
 }
 
+// A copy made while the watcher runs is kept in step as one made before it: the copies'
+// sources were watched only from the start or a full rescan, and state/links.json, which
+// names them, was not watched at all.
+func TestCopyMadeWhileRunningFollowsItsSource(t *testing.T) {
+	work := filepath.Join(t.TempDir(), "epsilon")
+	plugin(t, work, "epsilon", "leap")
+	l := start(t, nil)
+	if _, err := devlink.Link(work, devlink.Options{Home: l.o.Home, PlugboardHome: l.o.PlugboardHome, Copy: true}); err != nil {
+		t.Fatal(err)
+	}
+	if rl := l.next(t, time.Now()); !has(rl, catalog.Added, catalog.WhatPlugin, "epsilon") {
+		t.Errorf("copy made: %v", rl.Changes)
+	}
+	copied := filepath.Join(l.o.PlugboardHome, "plugins", "epsilon", "skills", "leap", "SKILL.md")
+	// The registry's write and the copy's folder may come in separate batches; the sync
+	// starts once the source is watched.
+	deadline := time.Now().Add(5 * time.Second)
+	for i := 0; ; i++ {
+		write(t, filepath.Join(work, "skills", "leap", "SKILL.md"), fmt.Sprintf("---\nname: leap\ndescription: Use when leaping, edit %d.\n---\n", i))
+		time.Sleep(300 * time.Millisecond)
+		if b, _ := os.ReadFile(copied); strings.Contains(string(b), fmt.Sprintf("edit %d.", i)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(copied)
+			t.Fatalf("the copy made while running was not synced: %s", b)
+		}
+	}
+}
+
 func TestSnapshotsArePerChange(t *testing.T) {
 	l := start(t, nil)
 	skill := filepath.Join(l.o.PlugboardHome, "plugins", "alpha", "skills", "greet", "SKILL.md")
