@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -144,8 +145,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
-// hostAllowed accepts the bound port with an IP literal, or with "localhost" when the
-// server listens on loopback. Any other name could be an attacker's DNS pointing here.
+// hostAllowed accepts the bound port with an IP literal (a loopback one when the server
+// listens on loopback), or with "localhost" when it listens on loopback. Any other name
+// could be an attacker's DNS pointing here.
 func (s *Server) hostAllowed(hostport string) bool {
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil || port != s.port {
@@ -154,7 +156,10 @@ func (s *Server) hostAllowed(hostport string) bool {
 	if host == "localhost" {
 		return s.loopback
 	}
-	return net.ParseIP(strings.Trim(host, "[]")) != nil
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	// On loopback only a loopback address reaches the server; off it, any of the
+	// machine's addresses may (the one a client on the network uses).
+	return ip != nil && (!s.loopback || ip.IsLoopback())
 }
 
 func (s *Server) authorised(w http.ResponseWriter, r *http.Request) bool {
@@ -187,8 +192,19 @@ func writeError(w http.ResponseWriter, status int, e *Error) {
 // call dispatches POST /api/<Method> with a JSON array of arguments.
 func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 	var args jsonArgs
-	body := http.MaxBytesReader(w, r.Body, maxBody)
-	if err := json.NewDecoder(body).Decode(&args); err != nil && !errors.Is(err, io.EOF) {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	err := dec.Decode(&args)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF { // one array and nothing after it
+			err = errors.New("data after the array")
+		}
+	}
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		writeError(w, http.StatusRequestEntityTooLarge, &Error{Code: CodeInvalid, Message: fmt.Sprintf("the body is over %d KiB; arguments are a few paths and settings", maxBody>>10)})
+		return
+	case err != nil && !errors.Is(err, io.EOF):
 		writeError(w, http.StatusBadRequest, &Error{Code: CodeInvalid, Message: "the body must be a JSON array of arguments: " + err.Error()})
 		return
 	}
@@ -283,17 +299,44 @@ type pageMethod struct {
 // jsonArgs are a call's arguments, each still JSON.
 type jsonArgs []json.RawMessage
 
-// decode decodes the first len(vs) arguments into vs, in order.
+// decode decodes the first len(vs) arguments into vs, in order. An argument of the wrong
+// JSON type is named by its place and the type it must be, not by a Go type.
 func (a jsonArgs) decode(vs ...any) error {
 	for i, v := range vs {
 		if i >= len(a) {
-			return fmt.Errorf("argument %d is missing", i+1)
+			return fmt.Errorf("argument %d is missing (docs/api.md lists each method's arguments)", i+1)
 		}
 		if err := json.Unmarshal(a[i], v); err != nil {
-			return err
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				where := ""
+				if te.Field != "" {
+					where = " at " + te.Field
+				}
+				return fmt.Errorf("argument %d%s must be %s, not a JSON %s (docs/api.md lists each method's arguments)", i+1, where, jsonKind(te.Type), te.Value)
+			}
+			return fmt.Errorf("argument %d: %v", i+1, err)
 		}
 	}
 	return nil
+}
+
+// jsonKind names the JSON value a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "another JSON value"
 }
 
 func noArgs[R any](m func(*Page) (R, error)) pageMethod {

@@ -118,6 +118,11 @@ func TestGuard(t *testing.T) {
 		{"page with token", req{"GET", "/?token=" + token, "", nil}, 200},
 		{"rebinding host", req{"POST", "/api/Settings", "[]", with(map[string]string{"Host": "evil.example:" + port})}, 403},
 		{"wrong port", req{"POST", "/api/Settings", "[]", with(map[string]string{"Host": "127.0.0.1:1"})}, 403},
+		{"another machine's address on loopback", req{"POST", "/api/Settings", "[]", with(map[string]string{"Host": "10.0.0.1:" + port})}, 403},
+		{"another loopback address", req{"POST", "/api/Settings", "[]", with(map[string]string{"Host": "127.0.0.2:" + port})}, 200},
+		{"data after the array", req{"POST", "/api/Settings", "[] []", auth}, 400},
+		{"a body over the limit", req{"POST", "/api/Settings", "[\"" + strings.Repeat("x", 1<<20) + "\"]", auth}, 413},
+		{"an argument of the wrong type", req{"POST", "/api/Activity", `["7"]`, auth}, 400},
 		{"localhost on loopback", req{"POST", "/api/Settings", "[]", with(map[string]string{"Host": "localhost:" + port})}, 200},
 		{"foreign origin", req{"POST", "/api/Settings", "[]", with(map[string]string{"Origin": "http://evil.example"})}, 403},
 		{"own origin", req{"POST", "/api/Settings", "[]", with(map[string]string{"Origin": base})}, 200},
@@ -132,6 +137,13 @@ func TestGuard(t *testing.T) {
 		if code != tc.want {
 			t.Errorf("%s: status %d, want %d (%s)", tc.name, code, tc.want, body)
 		}
+	}
+	// An argument of the wrong type is named by its place and the JSON it must be.
+	if _, body, _ := do(t, base, req{"POST", "/api/Activity", `["7"]`, auth}); !strings.Contains(body, "argument 1 must be a number, not a JSON string") {
+		t.Errorf("wrong type: %s", body)
+	}
+	if _, body, _ := do(t, base, req{"POST", "/api/Settings", "[\"" + strings.Repeat("x", 1<<20) + "\"]", auth}); !strings.Contains(body, "over 1024 KiB") {
+		t.Errorf("over the limit: %s", body)
 	}
 	// The page load with the token sets a cookie that authorises later requests.
 	_, _, resp := do(t, base, req{"GET", "/?token=" + token, "", nil})
