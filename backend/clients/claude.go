@@ -42,11 +42,11 @@ var claudeRules = []Rule{
 	{ID: "claude.skill-folder-named", Client: Claude, Says: "a path that names a skill folder itself (a \"skills\" entry, skills/SKILL.md, a root SKILL.md without skills/) is named by its frontmatter name", Source: claudeSeen + ": skills-path-skill-folder-name-differs, skill-md-directly-in-skills-dir, root-skill-md"},
 	{ID: "claude.skills-custom", Client: Claude, Says: "\"skills\" paths are loaded in addition to skills/: a folder holding SKILL.md is one skill, any other folder is a folder of skills", Source: claudeSeen + ": custom-skills-array; the manifest schema's field description"},
 	{ID: "claude.frontmatter", Client: Claude, Says: "CRLF, a long description, an unquoted colon or bracket in a value are tolerated (a block that is not YAML is read again with its values quoted); a byte-order mark, a missing or unclosed block, or a tab-indented line leave no frontmatter", Source: claudeSeen + ": skill-crlf, skill-colon-in-value, skill-invalid-yaml, skill-utf8-bom, skill-tab-indented-line"},
-	{ID: "claude.skill-description", Client: Claude, Says: "a skill without a description (or when_to_use) is not listed among the session's skills", Source: claudeSeen + ": skill-no-description, skill-no-frontmatter, skill-empty-frontmatter"},
-	{ID: "claude.user-invocable", Client: Claude, Says: "a skill with user-invocable: false (or \"false\") is loaded for the model but not listed among the session's skills", Source: claudeSeen + ": user-invocable-false"},
+	{ID: "claude.skill-description", Client: Claude, Says: "a skill without a description (or when_to_use) is not listed among the session's skills; a number or boolean there counts as its text; so is a SKILL.md folder under commands", Source: claudeSeen + ": skill-no-description, skill-no-frontmatter, skill-empty-frontmatter, skill-description-number, commands-skill-no-description"},
+	{ID: "claude.user-invocable", Client: Claude, Says: "a skill whose user-invocable is there and not true (or \"true\"): false, \"false\", yes, no, empty, is loaded for the model but not listed among the session's skills", Source: claudeSeen + ": user-invocable-false, skill-user-invocable-yes, skill-user-invocable-empty"},
 	{ID: "claude.commands", Client: Claude, Says: "commands/**/*.md are slash commands plugin:<path with : for />, not skills; a folder with SKILL.md under commands is a skill; a \"commands\" field replaces commands/ and may map names to files", Source: claudeSeen + ": command-*, commands-path-*"},
 	{ID: "claude.workflows", Client: Claude, Says: "workflows/*.js that export a meta with a name are listed among the skills as plugin:<name>; a \"workflows\" field turns that folder off and its own paths are not listed", Source: claudeSeen + ": workflows-meta; anthropics/claude-plugins-official code-modernization, claude-security"},
-	{ID: "claude.command-dmi", Client: Claude, Says: "a command with disable-model-invocation: true is listed among the skills as well as the slash commands; one with user-invocable: false is in neither", Source: claudeSeen + ": command-disable-model-invocation; anthropics/claude-plugins-official cwc-makers"},
+	{ID: "claude.command-dmi", Client: Claude, Says: "a command with disable-model-invocation: true (or \"true\") and a description is listed among the skills as well as the slash commands; one without a description is only a slash command; one whose user-invocable is not true is in neither", Source: claudeSeen + ": command-disable-model-invocation, command-dmi-string, command-dmi-no-description, command-user-invocable-no; anthropics/claude-plugins-official cwc-makers"},
 	{ID: "claude.agents", Client: Claude, Says: "agents/**/*.md are agents named plugin:<frontmatter name, else file name>; an \"agents\" field (files) replaces agents/", Source: claudeSeen + ": agent-*, agents-path-*"},
 	{ID: "claude.missing-path", Client: Claude, Says: "a component path that does not exist is reported and skipped; the plugin still loads", Source: claudeSeen + ": agents-path-missing-file, hooks-path-missing"},
 }
@@ -372,9 +372,7 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 			base = n
 		}
 		name := m.name + ":" + claudeIDPart(base)
-		desc, _ := f.str("description")
-		wtu, _ := f.str("when_to_use")
-		if strings.TrimSpace(desc) == "" && strings.TrimSpace(wtu) == "" {
+		if !f.described() {
 			why := "it has no description"
 			switch {
 			case hasBOM(data):
@@ -388,8 +386,8 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 			return
 		}
 		v.loaded = append(v.loaded, LoadedSkill{Name: name, Dir: folder})
-		if ui, ok := f.fields["user-invocable"]; ok && (ui == false || ui == "false") {
-			v.drop(folder, "claude.user-invocable", "user-invocable: false: loaded for the model, not listed among the skills")
+		if f.userHidden() {
+			v.drop(folder, "claude.user-invocable", "user-invocable is not true: loaded for the model, not listed among the skills")
 			return
 		}
 		v.Skills = append(v.Skills, name)
@@ -446,18 +444,23 @@ func claudeCommands(root string, v *Verdict, m claudeManifest, r *files) {
 		}
 		f := claudeFrontmatter(data, r)
 		desc, _ := f.str("description")
-		if ui, ok := f.fields["user-invocable"]; ok && (ui == false || ui == "false") {
-			v.drop(file, "claude.commands", "user-invocable: false: the command is not offered")
+		if f.userHidden() {
+			v.drop(file, "claude.commands", "user-invocable is not true: the command is not offered")
 			return
 		}
 		v.Commands = append(v.Commands, Component{Name: m.name + ":" + name, Description: desc, File: file})
-		// A command the model may not invoke is listed among the session's skills too.
-		if dmi, _ := f.boolean("disable-model-invocation"); dmi {
+		// A command the model may not invoke is listed among the session's skills too,
+		// when it says what it is for.
+		if dmi := f.fields["disable-model-invocation"]; (dmi == true || dmi == "true") && f.described() {
 			v.Skills = append(v.Skills, m.name+":"+name)
 		}
 	}
 	skill := func(folder, prefix string) {
 		name := m.name + ":" + prefix + claudeIDPart(path.Base(folder))
+		if data, err := r.read(filepath.Join(root, filepath.FromSlash(folder), "SKILL.md")); err != nil || !claudeFrontmatter(data, r).described() {
+			v.drop(folder, "claude.skill-description", "not listed: it has no description")
+			return
+		}
 		v.Skills = append(v.Skills, name)
 		v.loaded = append(v.loaded, LoadedSkill{Name: name, Dir: folder})
 	}
@@ -629,6 +632,31 @@ func claudeFrontmatter(data []byte, r *files) front {
 		return front{found: true, fields: m}
 	}
 	return front{found: true, err: err}
+}
+
+// described reports whether the frontmatter says what the skill is for, as Claude reads
+// it: a description or when_to_use that is not blank, a number or boolean taken as its
+// text (claude.skill-description).
+func (f front) described() bool {
+	for _, k := range []string{"description", "when_to_use"} {
+		switch v := f.fields[k].(type) {
+		case string:
+			if strings.TrimSpace(v) != "" {
+				return true
+			}
+		case bool, int, int64, uint64, float64:
+			return true
+		}
+	}
+	return false
+}
+
+// userHidden reports whether user-invocable is there and is not true (nor "true"): any
+// other value, an empty one included, hides the skill or command from the user
+// (claude.user-invocable).
+func (f front) userHidden() bool {
+	ui, ok := f.fields["user-invocable"]
+	return ok && ui != true && ui != "true"
 }
 
 // topLevelPair is a "key: value" line at the left margin.

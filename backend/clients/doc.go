@@ -115,8 +115,8 @@ type Options struct {
 	// Prefill holds file contents already read, by absolute path (the catalog's SKILL.md
 	// files).
 	Prefill Prefill
-	// Parsed holds frontmatter blocks already parsed, by their exact text, as the string
-	// and boolean members the models read.
+	// Parsed holds frontmatter blocks already parsed, by their exact text, as the scalar
+	// members the models read.
 	Parsed map[string]map[string]any
 	// Dirs holds folder listings already made (sorted by name, as os.ReadDir gives
 	// them), by path.

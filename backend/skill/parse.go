@@ -109,8 +109,9 @@ func (c *checker) frontmatter(data []byte) *yaml.Node {
 	return root
 }
 
-// scalars are the string and boolean members of a frontmatter mapping, as yaml.v3
-// decodes them into a map (the clients' models read only these).
+// scalars are the scalar members of a frontmatter mapping (strings, booleans, numbers,
+// nulls), as yaml.v3 decodes them into a map: the clients' models read only these (a
+// number description counts for Claude, an empty user-invocable hides a skill).
 func scalars(m *yaml.Node) map[string]any {
 	out := make(map[string]any, len(m.Content)/2)
 	for i := 0; i+1 < len(m.Content); i += 2 {
@@ -125,6 +126,11 @@ func scalars(m *yaml.Node) map[string]any {
 			var b bool
 			if v.Decode(&b) == nil {
 				out[k.Value] = b
+			}
+		case "!!int", "!!float", "!!null": // as yaml.v3 decodes them into any
+			var x any
+			if v.Decode(&x) == nil {
+				out[k.Value] = x
 			}
 		}
 	}

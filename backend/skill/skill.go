@@ -66,8 +66,8 @@ type Skill struct {
 	// Data is the file's bytes when Options.Keep asked for them (the catalog hands them to
 	// the client models so that nothing is read twice, then drops them).
 	Data []byte `json:"-"`
-	// Block and Front are, with Options.Keep, the frontmatter's text and its string and
-	// boolean members, for the same reason.
+	// Block and Front are, with Options.Keep, the frontmatter's text and its scalar
+	// members, for the same reason.
 	Block string         `json:"-"`
 	Front map[string]any `json:"-"`
 }
