@@ -41,7 +41,7 @@ var claudeRules = []Rule{
 	{ID: "claude.skill-id", Client: Claude, Says: "in a skill id every character other than letters, digits, _ and - becomes a hyphen (.hidden → -hidden); two folders that end up with one id are both listed", Source: claudeSeen + ": skill-folder-name-punctuation, skill-hidden-folder"},
 	{ID: "claude.skill-folder-named", Client: Claude, Says: "a path that names a skill folder itself (a \"skills\" entry, skills/SKILL.md, a root SKILL.md without skills/) is named by its frontmatter name", Source: claudeSeen + ": skills-path-skill-folder-name-differs, skill-md-directly-in-skills-dir, root-skill-md"},
 	{ID: "claude.skills-custom", Client: Claude, Says: "\"skills\" paths are loaded in addition to skills/: a folder holding SKILL.md is one skill, any other folder is a folder of skills", Source: claudeSeen + ": custom-skills-array; the manifest schema's field description"},
-	{ID: "claude.frontmatter", Client: Claude, Says: "CRLF, a long description, an unquoted colon or bracket in a value are tolerated (a block that is not YAML is read again with its values quoted); a byte-order mark, a missing or unclosed block, or a tab-indented line leave no frontmatter", Source: claudeSeen + ": skill-crlf, skill-colon-in-value, skill-invalid-yaml, skill-utf8-bom, skill-tab-indented-line"},
+	{ID: "claude.frontmatter", Client: Claude, Says: "CRLF, a long description, an unquoted colon or bracket in a value are tolerated (a block that is not YAML is read again with its values quoted); white space after the opening ---; the block ends at the first --- after it, even mid-line; a byte-order mark, a missing or unclosed block, or a tab-indented line leave no frontmatter", Source: claudeSeen + ": skill-crlf, skill-colon-in-value, skill-invalid-yaml, skill-utf8-bom, skill-tab-indented-line, skill-open-fence-spaces, skill-dashes-mid-line"},
 	{ID: "claude.skill-description", Client: Claude, Says: "a skill without a description (or when_to_use) is not listed among the session's skills; a number or boolean there counts as its text; so is a SKILL.md folder under commands", Source: claudeSeen + ": skill-no-description, skill-no-frontmatter, skill-empty-frontmatter, skill-description-number, commands-skill-no-description"},
 	{ID: "claude.user-invocable", Client: Claude, Says: "a skill whose user-invocable is there and not true (or \"true\"): false, \"false\", yes, no, empty, is loaded for the model but not listed among the session's skills", Source: claudeSeen + ": user-invocable-false, skill-user-invocable-yes, skill-user-invocable-empty"},
 	{ID: "claude.commands", Client: Claude, Says: "commands/**/*.md are slash commands plugin:<path with : for />, not skills; a folder with SKILL.md under commands is a skill; a \"commands\" field replaces commands/ and may map names to files", Source: claudeSeen + ": command-*, commands-path-*"},
@@ -605,16 +605,13 @@ func claudeWorkflows(root string, v *Verdict, m claudeManifest, r *files) {
 }
 
 // claudeFrontmatter reads frontmatter the way Claude does: CRLF line endings are fine;
-// the file must start with "---" (a byte-order mark in front means no frontmatter); a
+// the file must start with "---" (a byte-order mark in front means no frontmatter), the
+// block is cut as claudeFenced says; a
 // block that is not valid YAML is read again with every top-level "key: value" line's
 // value quoted, which rescues unquoted colons and brackets but not, for example, a
 // tab-indented line (claude.frontmatter).
 func claudeFrontmatter(data []byte, r *files) front {
-	s := r.lf(data)
-	if !strings.HasPrefix(s, "---\n") {
-		return front{}
-	}
-	block, ok := fenced(s)
+	block, ok := claudeFenced(r.lf(data))
 	if !ok {
 		return front{}
 	}
@@ -657,6 +654,32 @@ func (f front) described() bool {
 func (f front) userHidden() bool {
 	ui, ok := f.fields["user-invocable"]
 	return ok && ui != true && ui != "true"
+}
+
+// claudeFenced cuts the frontmatter block as Claude's pattern does (^---\s*\n, then
+// everything up to the first --- after it): the opening "---" may be followed by white
+// space, blank lines included, up to its last newline; the block ends at the first
+// "---" after that, even in the middle of a line ("title: a---b" ends it after "a").
+// The newline before a "---" that starts a line is not part of the block, so that the
+// block is the text every other reader cuts (and the catalog has parsed already).
+func claudeFenced(s string) (string, bool) {
+	if !strings.HasPrefix(s, "---") {
+		return "", false
+	}
+	i, start := 3, -1
+	for ; i < len(s) && strings.IndexByte(" \t\n\r\f\v", s[i]) >= 0; i++ {
+		if s[i] == '\n' {
+			start = i + 1
+		}
+	}
+	if start < 0 {
+		return "", false // "---" and no newline after its white space: no frontmatter
+	}
+	end := strings.Index(s[start:], "---")
+	if end < 0 {
+		return "", false
+	}
+	return strings.TrimSuffix(s[start:start+end], "\n"), true
 }
 
 // topLevelPair is a "key: value" line at the left margin.
