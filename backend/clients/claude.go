@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/plugboard/plugboard/backend/capread"
 	"github.com/plugboard/plugboard/backend/issue"
 )
@@ -41,7 +43,7 @@ var claudeRules = []Rule{
 	{ID: "claude.skill-id", Client: Claude, Says: "in a skill id every character other than letters, digits, _ and - becomes a hyphen (.hidden → -hidden); two folders that end up with one id are both listed", Source: claudeSeen + ": skill-folder-name-punctuation, skill-hidden-folder"},
 	{ID: "claude.skill-folder-named", Client: Claude, Says: "a path that names a skill folder itself (a \"skills\" entry, skills/SKILL.md, a root SKILL.md without skills/) is named by its frontmatter name", Source: claudeSeen + ": skills-path-skill-folder-name-differs, skill-md-directly-in-skills-dir, root-skill-md"},
 	{ID: "claude.skills-custom", Client: Claude, Says: "\"skills\" paths are loaded in addition to skills/: a folder holding SKILL.md is one skill, any other folder is a folder of skills", Source: claudeSeen + ": custom-skills-array; the manifest schema's field description"},
-	{ID: "claude.frontmatter", Client: Claude, Says: "CRLF, a long description, an unquoted colon or bracket in a value are tolerated (a block that is not YAML is read again with its values quoted); white space after the opening ---; the block ends at the first --- after it, even mid-line; a byte-order mark, a missing or unclosed block, or a tab-indented line leave no frontmatter", Source: claudeSeen + ": skill-crlf, skill-colon-in-value, skill-invalid-yaml, skill-utf8-bom, skill-tab-indented-line, skill-open-fence-spaces, skill-dashes-mid-line"},
+	{ID: "claude.frontmatter", Client: Claude, Says: "CRLF, a long description, an unquoted colon or bracket in a value are tolerated (a block that is not YAML is read again with its values quoted); white space after the opening ---; the block ends at the first --- after it, even mid-line; a repeated key (its last value stands); a byte-order mark, a missing or unclosed block, or a tab-indented line leave no frontmatter", Source: claudeSeen + ": skill-crlf, skill-colon-in-value, skill-invalid-yaml, skill-utf8-bom, skill-tab-indented-line, skill-open-fence-spaces, skill-dashes-mid-line, skill-repeated-key"},
 	{ID: "claude.skill-description", Client: Claude, Says: "a skill without a description (or when_to_use) is not listed among the session's skills; a number or boolean there counts as its text; so is a SKILL.md folder under commands", Source: claudeSeen + ": skill-no-description, skill-no-frontmatter, skill-empty-frontmatter, skill-description-number, commands-skill-no-description"},
 	{ID: "claude.user-invocable", Client: Claude, Says: "a skill whose user-invocable is there and not true (or \"true\"): false, \"false\", yes, no, empty, is loaded for the model but not listed among the session's skills", Source: claudeSeen + ": user-invocable-false, skill-user-invocable-yes, skill-user-invocable-empty"},
 	{ID: "claude.commands", Client: Claude, Says: "commands/**/*.md are slash commands plugin:<path with : for />, not skills; a folder with SKILL.md under commands is a skill; a \"commands\" field replaces commands/ and may map names to files", Source: claudeSeen + ": command-*, commands-path-*"},
@@ -619,6 +621,9 @@ func claudeFrontmatter(data []byte, r *files) front {
 	if err == nil {
 		return front{found: true, fields: m}
 	}
+	if m, ok := lastKeyWins(block); ok { // Bun's YAML takes a repeated key; yaml.v3 refuses it
+		return front{found: true, fields: m}
+	}
 	lines := strings.Split(block, "\n")
 	for i, line := range lines {
 		if sub := topLevelPair().FindStringSubmatch(line); sub != nil && sub[2] != "" {
@@ -654,6 +659,26 @@ func (f front) described() bool {
 func (f front) userHidden() bool {
 	ui, ok := f.fields["user-invocable"]
 	return ok && ui != true && ui != "true"
+}
+
+// lastKeyWins reads a block whose top-level mapping repeats a key, as Claude's YAML
+// reader does: the last value of the key stands (claude.frontmatter). ok is false for a
+// block that is not valid YAML for another reason.
+func lastKeyWins(block string) (map[string]any, bool) {
+	var doc yaml.Node
+	if yaml.Unmarshal([]byte(block), &doc) != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, false
+	}
+	top := doc.Content[0]
+	m := make(map[string]any, len(top.Content)/2)
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		var v any
+		if top.Content[i+1].Decode(&v) != nil {
+			return nil, false
+		}
+		m[top.Content[i].Value] = v
+	}
+	return m, true
 }
 
 // claudeFenced cuts the frontmatter block as Claude's pattern does (^---\s*\n, then
