@@ -2,6 +2,7 @@ package clients
 
 import (
 	"encoding/json"
+	"io/fs"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -46,7 +47,7 @@ var claudeRules = []Rule{
 	{ID: "claude.frontmatter", Client: Claude, Says: "CRLF, a long description, an unquoted colon or bracket in a value are tolerated (a block that is not YAML is read again with its values quoted); white space after the opening ---; the block ends at the first --- after it, even mid-line; a repeated key (its last value stands); a byte-order mark, a missing or unclosed block, or a tab-indented line leave no frontmatter", Source: claudeSeen + ": skill-crlf, skill-colon-in-value, skill-invalid-yaml, skill-utf8-bom, skill-tab-indented-line, skill-open-fence-spaces, skill-dashes-mid-line, skill-repeated-key"},
 	{ID: "claude.skill-description", Client: Claude, Says: "a skill without a description (or when_to_use) is not listed among the session's skills; a number or boolean there counts as its text; so is a SKILL.md folder under commands", Source: claudeSeen + ": skill-no-description, skill-no-frontmatter, skill-empty-frontmatter, skill-description-number, commands-skill-no-description"},
 	{ID: "claude.user-invocable", Client: Claude, Says: "a skill whose user-invocable is there and not true (or \"true\"): false, \"false\", yes, no, empty, is loaded for the model but not listed among the session's skills", Source: claudeSeen + ": user-invocable-false, skill-user-invocable-yes, skill-user-invocable-empty"},
-	{ID: "claude.commands", Client: Claude, Says: "commands/**/*.md are slash commands plugin:<path with : for />, not skills; a folder with SKILL.md under commands is a skill; a \"commands\" field replaces commands/ and may map names to files", Source: claudeSeen + ": command-*, commands-path-*"},
+	{ID: "claude.commands", Client: Claude, Says: "commands/**/*.md (.md in any case; a link, to a file or a folder, is not followed) are slash commands plugin:<path with : for />, not skills; a folder with SKILL.md (in any case) under commands is a skill; a \"commands\" field replaces commands/ and may map names to files; a path it names twice is loaded once", Source: claudeSeen + ": command-*, commands-path-*"},
 	{ID: "claude.workflows", Client: Claude, Says: "workflows/*.js that export a meta with a name are listed among the skills as plugin:<name>; a \"workflows\" field turns that folder off and its own paths are not listed", Source: claudeSeen + ": workflows-meta; anthropics/claude-plugins-official code-modernization, claude-security"},
 	{ID: "claude.command-dmi", Client: Claude, Says: "a command with disable-model-invocation: true (or \"true\") and a description is listed among the skills as well as the slash commands; one without a description is only a slash command; one whose user-invocable is not true is in neither", Source: claudeSeen + ": command-disable-model-invocation, command-dmi-string, command-dmi-no-description, command-user-invocable-no; anthropics/claude-plugins-official cwc-makers"},
 	{ID: "claude.agents", Client: Claude, Says: "agents/**/*.md are agents named plugin:<frontmatter name, else file name>; an \"agents\" field (files) replaces agents/", Source: claudeSeen + ": agent-*, agents-path-*"},
@@ -457,9 +458,9 @@ func claudeCommands(root string, v *Verdict, m claudeManifest, r *files) {
 			v.Skills = append(v.Skills, m.name+":"+name)
 		}
 	}
-	skill := func(folder, prefix string) {
+	skill := func(folder, file, prefix string) {
 		name := m.name + ":" + prefix + claudeIDPart(path.Base(folder))
-		if data, err := r.read(filepath.Join(root, filepath.FromSlash(folder), "SKILL.md")); err != nil || !claudeFrontmatter(data, r).described() {
+		if data, err := r.read(filepath.Join(root, filepath.FromSlash(folder), file)); err != nil || !claudeFrontmatter(data, r).described() {
 			v.drop(folder, "claude.skill-description", "not listed: it has no description")
 			return
 		}
@@ -473,14 +474,20 @@ func claudeCommands(root string, v *Verdict, m claudeManifest, r *files) {
 			return
 		}
 		for _, e := range entries {
+			if e.Type()&fs.ModeSymlink != 0 {
+				continue // Claude's commands walker does not follow links, to files or folders
+			}
 			p := path.Join(rel, e.Name())
 			full := filepath.Join(root, filepath.FromSlash(p))
-			switch {
-			case r.isDir(full) && r.isFile(filepath.Join(full, "SKILL.md")):
-				skill(p, prefix)
-			case r.isDir(full):
-				walk(p, prefix+e.Name()+":")
-			case strings.HasSuffix(e.Name(), ".md"):
+			if e.IsDir() {
+				if file := skillFileIn(full, r); file != "" {
+					skill(p, file, prefix)
+				} else {
+					walk(p, prefix+e.Name()+":")
+				}
+				continue
+			}
+			if strings.EqualFold(path.Ext(e.Name()), ".md") { // Build.MD is the command Build.MD
 				addFile(p, prefix+strings.TrimSuffix(e.Name(), ".md"))
 			}
 		}
@@ -496,11 +503,16 @@ func claudeCommands(root string, v *Verdict, m claudeManifest, r *files) {
 			v.Commands = append(v.Commands, Component{Name: m.name + ":" + k, File: m.commandMap[k]})
 		}
 	case m.commandsSet:
+		seen := map[string]bool{}
 		for _, c := range m.commands {
+			if seen[path.Clean(c)] {
+				continue // a path named twice is loaded once
+			}
+			seen[path.Clean(c)] = true
 			full := filepath.Join(root, filepath.FromSlash(c))
 			switch {
 			case r.isFile(filepath.Join(full, "SKILL.md")):
-				skill(c, "")
+				skill(c, "SKILL.md", "")
 			case r.isDir(full):
 				walk(c, "")
 			case r.isFile(full):
@@ -512,6 +524,21 @@ func claudeCommands(root string, v *Verdict, m claudeManifest, r *files) {
 	default:
 		walk("commands", "")
 	}
+}
+
+// skillFileIn returns the name of the file in the folder dir that makes it a skill under
+// commands: SKILL.md in any case (Claude matches /^skill\.md$/i), or "" when none.
+func skillFileIn(dir string, r *files) string {
+	entries, err := r.readDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if strings.EqualFold(e.Name(), "SKILL.md") && r.isFile(filepath.Join(dir, e.Name())) {
+			return e.Name()
+		}
+	}
+	return ""
 }
 
 // claudeAgents applies claude.agents.
