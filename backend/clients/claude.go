@@ -41,8 +41,8 @@ var claudeRules = []Rule{
 	{ID: "claude.manifest-paths", Client: Claude, Says: "component paths (skills, commands, agents, hooks, mcpServers, outputStyles, lspServers, themes, workflows) must start with ./; agents name .md files; otherwise the whole plugin is refused; .. is not refused (a skills path may leave the plugin)", Source: claudeSeen + ": path-without-dot-slash, agents-folder"},
 	{ID: "claude.default-enabled", Client: Claude, Says: "\"defaultEnabled\": false leaves the plugin off", Source: claudeSeen + ": default-enabled-false"},
 	{ID: "claude.skills-default", Client: Claude, Says: "skills/<folder>/SKILL.md are skills named plugin:<folder>, whatever their frontmatter name; deeper folders, loose .md files and skill.md are not skills", Source: claudeSeen + ": skill-name-differs-from-folder, skill-nested-two-levels, skill-loose-md-file, skill-lowercase-skill-md"},
-	{ID: "claude.skill-id", Client: Claude, Says: "in a skill id every character other than letters, digits, _ and - becomes a hyphen (.hidden → -hidden); two folders that end up with one id are both listed", Source: claudeSeen + ": skill-folder-name-punctuation, skill-hidden-folder"},
-	{ID: "claude.skill-folder-named", Client: Claude, Says: "a path that names a skill folder itself (a \"skills\" entry, skills/SKILL.md, a root SKILL.md without skills/) is named by its frontmatter name", Source: claudeSeen + ": skills-path-skill-folder-name-differs, skill-md-directly-in-skills-dir, root-skill-md"},
+	{ID: "claude.skill-id", Client: Claude, Says: "in a skill id every character other than letters, digits, _ and - becomes a hyphen (.hidden → -hidden), counted in UTF-16 code units (an emoji becomes two); two folders that end up with one id are both listed", Source: claudeSeen + ": skill-folder-name-punctuation, skill-hidden-folder, skill-folder-emoji"},
+	{ID: "claude.skill-folder-named", Client: Claude, Says: "a path that names a skill folder itself (a \"skills\" entry, skills/SKILL.md, a root SKILL.md without skills/) is named by its frontmatter name, trimmed", Source: claudeSeen + ": skills-path-skill-folder-name-differs, skill-md-directly-in-skills-dir, root-skill-md, skills-path-name-padded"},
 	{ID: "claude.skills-custom", Client: Claude, Says: "\"skills\" paths are loaded in addition to skills/: a folder holding SKILL.md is one skill, any other folder is a folder of skills", Source: claudeSeen + ": custom-skills-array; the manifest schema's field description"},
 	{ID: "claude.frontmatter", Client: Claude, Says: "CRLF, a long description, an unquoted colon or bracket in a value are tolerated (a block that is not YAML is read again with its values quoted); white space after the opening ---; the block ends at the first --- after it, even mid-line; a repeated key (its last value stands); a byte-order mark, a missing or unclosed block, or a tab-indented line leave no frontmatter", Source: claudeSeen + ": skill-crlf, skill-colon-in-value, skill-invalid-yaml, skill-utf8-bom, skill-tab-indented-line, skill-open-fence-spaces, skill-dashes-mid-line, skill-repeated-key"},
 	{ID: "claude.skill-description", Client: Claude, Says: "a skill without a description (or when_to_use) is not listed among the session's skills; a number or boolean there counts as its text; so is a SKILL.md folder under commands", Source: claudeSeen + ": skill-no-description, skill-no-frontmatter, skill-empty-frontmatter, skill-description-number, commands-skill-no-description"},
@@ -371,8 +371,8 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 		if folder == "" || folder == "." {
 			base = path.Base(filepath.ToSlash(root))
 		}
-		if n, _ := f.str("name"); direct && n != "" {
-			base = n
+		if n, _ := f.str("name"); direct && strings.TrimSpace(n) != "" {
+			base = strings.TrimSpace(n) // Claude trims the name before it becomes an id
 		}
 		name := m.name + ":" + claudeIDPart(base)
 		if !f.described() {
@@ -427,14 +427,23 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 }
 
 // claudeIDPart is a folder or skill name as Claude puts it in an id: every character
-// other than a-z, A-Z, 0-9, _ and - becomes a hyphen (claude.skill-id).
+// other than a-z, A-Z, 0-9, _ and - becomes a hyphen, counted in UTF-16 code units as
+// JavaScript counts them, so a character beyond U+FFFF (an emoji) becomes two
+// (claude.skill-id).
 func claudeIDPart(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
-			return r
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'):
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			b.WriteString("--")
+		default:
+			b.WriteByte('-')
 		}
-		return '-'
-	}, s)
+	}
+	return b.String()
 }
 
 // claudeCommands applies claude.commands.
