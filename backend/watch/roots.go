@@ -127,23 +127,10 @@ func change(was, now kind) string {
 
 // moveAnchor watches the folder that reports r's own creation, removal and re-pointing.
 func (w *Watcher) moveAnchor(r *root, anchorPath string) {
-	if r.anchor != "" {
-		if d, ok := w.dirs[r.anchor]; ok {
-			d.anchors--
-			w.release(r.anchor)
-		}
-	}
+	w.unanchor(r.anchor)
 	r.anchor, r.anchorPath = "", anchorPath
-	if anchorPath == "" {
-		return
-	}
-	resolved, err := filepath.EvalSymlinks(anchorPath)
-	if err != nil {
-		return
-	}
-	if d := w.watch(resolved); d != nil {
-		d.anchors++
-		r.anchor = resolved
+	if anchorPath != "" {
+		r.anchor = w.anchorOn(anchorPath)
 	}
 }
 

@@ -77,6 +77,32 @@ func (w *Watcher) release(resolved string) {
 	_ = w.fs.Remove(resolved) // fails when the folder is gone, which removed the watch already
 }
 
+// anchorOn watches the folder at p (resolved through its links) as an anchor: a watch
+// kept for the events of its entries (a root's, or a waiting link's, coming and going)
+// whatever else refers to it. It returns the folder's real path, "" when it cannot be
+// watched.
+func (w *Watcher) anchorOn(p string) string {
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	d := w.watch(resolved)
+	if d == nil {
+		return ""
+	}
+	d.anchors++
+	return resolved
+}
+
+// unanchor drops one anchor on the real folder resolved ("": none), and its watch once
+// nothing refers to it.
+func (w *Watcher) unanchor(resolved string) {
+	if d, ok := w.dirs[resolved]; ok && resolved != "" {
+		d.anchors--
+		w.release(resolved)
+	}
+}
+
 // walk watches resolved, reached as the path logical, and every folder below it, following
 // symlinked folders. anc holds the real folders above, to stop at a link that leads back
 // up (a cycle). When found is not nil it collects every path seen, so that files created
@@ -175,15 +201,9 @@ func (w *Watcher) anchorWait(l *waitLink) {
 	old := l.anchor
 	l.anchor = ""
 	if resolved != "" {
-		if d := w.watch(resolved); d != nil {
-			d.anchors++
-			l.anchor = resolved
-		}
+		l.anchor = w.anchorOn(resolved)
 	}
-	if d, ok := w.dirs[old]; ok && old != "" {
-		d.anchors--
-		w.release(old)
-	}
+	w.unanchor(old)
 }
 
 // unwait drops the waiting link at logical and its anchor.
@@ -193,10 +213,7 @@ func (w *Watcher) unwait(logical string) {
 		return
 	}
 	delete(w.waiting, logical)
-	if d, ok := w.dirs[l.anchor]; ok && l.anchor != "" {
-		d.anchors--
-		w.release(l.anchor)
-	}
+	w.unanchor(l.anchor)
 }
 
 // waitEvent looks again at the links waiting on the anchor folder resolved: a target
