@@ -30,7 +30,7 @@ func runMarketplace(env Env, args []string) int {
 	// -h, or no or an unknown subcommand: the flags of every subcommand, then the usage.
 	f := newFlags(env, "marketplace", true)
 	f.fs.String("name", "", "add: the name to record (default: the marketplace file's name)")
-	if sub != "-h" && sub != "--help" && sub != "-help" {
+	if !isHelp([]string{sub}) {
 		if sub != "" {
 			fmt.Fprintf(env.Stderr, "plugboard marketplace: unknown subcommand %q\n", sub)
 		}
