@@ -528,9 +528,13 @@ func place(into string, o Options) (string, error) {
 }
 
 // checkName accepts one visible folder name (the catalog skips hidden ones).
-func checkName(name string) error {
+func checkName(name string) error { return CheckFolderName("plugin name", name) }
+
+// CheckFolderName accepts one visible folder name (the catalog skips hidden ones) for a
+// plugin folder; what names what it checks in the message ("plugin name", "plugin id").
+func CheckFolderName(what, name string) error {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") || strings.HasPrefix(name, ".") || len(name) > 255 {
-		return fmt.Errorf("plugin name %q cannot be a folder name: use letters, digits and hyphens, not starting with a dot", name)
+		return fmt.Errorf("%s %q cannot be a folder name: use letters, digits and hyphens, not starting with a dot", what, name)
 	}
 	return nil
 }

@@ -420,8 +420,8 @@ func cleanSubpath(p string) (string, error) {
 // checkID accepts one visible folder name (the catalog skips hidden ones), as plugboard
 // link does.
 func checkID(id string) error {
-	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, "/\\\x00") || strings.HasPrefix(id, ".") || len(id) > 255 {
-		return badArgument{err: fmt.Errorf("plugin id %q cannot be a folder name: use letters, digits and hyphens, not starting with a dot", id)}
+	if err := devlink.CheckFolderName("plugin id", id); err != nil {
+		return badArgument{err: err}
 	}
 	return nil
 }
