@@ -9,10 +9,12 @@
 package jsonfile
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -102,6 +104,27 @@ func Encode(members []Member) ([]byte, error) {
 
 // WriteAtomic writes data to a temporary file beside p, syncs it, and renames it over p.
 func WriteAtomic(p string, data []byte, mode fs.FileMode) error {
+	return writeAtomic(p, mode, true, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteCacheAtomic writes what write gives to a temporary file beside p (buffered) and
+// renames it over p, without flushing the file and its folder to the disk: for a cache
+// that detects a file a crash cut short (which costs it a recomputation, not every save a
+// flush).
+func WriteCacheAtomic(p string, mode fs.FileMode, write func(io.Writer) error) error {
+	return writeAtomic(p, mode, false, func(w io.Writer) error {
+		b := bufio.NewWriterSize(w, 256<<10)
+		if err := write(b); err != nil {
+			return err
+		}
+		return b.Flush()
+	})
+}
+
+func writeAtomic(p string, mode fs.FileMode, sync bool, write func(io.Writer) error) error {
 	dir := filepath.Dir(p)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(p)+".tmp-*")
 	if err != nil {
@@ -109,7 +132,7 @@ func WriteAtomic(p string, data []byte, mode fs.FileMode) error {
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // after a successful rename this finds nothing
-	if _, err := f.Write(data); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		return err
 	}
@@ -117,15 +140,20 @@ func WriteAtomic(p string, data []byte, mode fs.FileMode) error {
 		f.Close()
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	if sync {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	if err := f.Close(); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, p); err != nil {
 		return err
+	}
+	if !sync {
+		return nil
 	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync() // make the rename durable
