@@ -1,0 +1,338 @@
+package scancache
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// tree lays out a small plugin tree, a folder outside it that a link in it leads to, and
+// returns the tree's root and the outside folder.
+func tree(t *testing.T) (root, outside string) {
+	t.Helper()
+	base := t.TempDir()
+	root, outside = filepath.Join(base, "plugins"), filepath.Join(base, "outside")
+	for p, body := range map[string]string{
+		"plugins/p/plugin.json":          `{"name":"p"}`,
+		"plugins/p/skills/a/SKILL.md":    "---\nname: a\n---\nbody a\n",
+		"plugins/p/skills/b/SKILL.md":    "---\nname: b\n---\nbody b\n",
+		"plugins/p/skills/b/refs/one.md": "one",
+		"outside/linked/SKILL.md":        "---\nname: linked\n---\n",
+		"outside/linked/deep/two.md":     "two",
+	} {
+		write(t, filepath.Join(base, p), body)
+	}
+	link(t, filepath.Join(outside, "linked"), filepath.Join(root, "p", "skills", "linked"))
+	return root, outside
+}
+
+func write(t *testing.T, p, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func link(t *testing.T, target, at string) {
+	t.Helper()
+	if err := os.Symlink(target, at); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// afterTick returns once a change made now gets a status-change time later than every
+// one s recorded: the file system's clock is coarse, and a change within the tick of the
+// recording could leave every fact as it was (what Racy keeps out of the cache). It
+// watches a file it writes in dir, so it waits on the clock, not for a guessed time.
+func afterTick(t *testing.T, s *Snapshot, dir string) {
+	t.Helper()
+	var newest int64
+	for _, e := range s.entries {
+		newest = max(newest, e.ctime, e.mtime)
+	}
+	probe := filepath.Join(dir, ".tick")
+	defer os.Remove(probe)
+	for {
+		write(t, probe, "x")
+		var st syscall.Stat_t
+		if err := syscall.Stat(probe, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Ctim.Nano() > newest {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestCacheHoldsUntilAnythingChanges(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, root, outside string)
+	}{
+		{"a file's content, same size and modification time", func(t *testing.T, root, _ string) {
+			p := filepath.Join(root, "p", "skills", "a", "SKILL.md")
+			st, _ := os.Stat(p)
+			write(t, p, "---\nname: a\n---\nbody A\n")
+			os.Chtimes(p, st.ModTime(), st.ModTime()) // the status-change time still moves
+		}},
+		{"a file grows", func(t *testing.T, root, _ string) {
+			f, err := os.OpenFile(filepath.Join(root, "p", "plugin.json"), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(" ")
+			f.Close()
+		}},
+		{"a new file deep in the tree", func(t *testing.T, root, _ string) {
+			write(t, filepath.Join(root, "p", "skills", "b", "refs", "new.md"), "")
+		}},
+		{"a file removed", func(t *testing.T, root, _ string) {
+			os.Remove(filepath.Join(root, "p", "skills", "b", "refs", "one.md"))
+		}},
+		{"a folder renamed", func(t *testing.T, root, _ string) {
+			os.Rename(filepath.Join(root, "p", "skills", "b"), filepath.Join(root, "p", "skills", "c"))
+		}},
+		{"a mode changed", func(t *testing.T, root, _ string) {
+			os.Chmod(filepath.Join(root, "p", "skills", "a", "SKILL.md"), 0o600)
+		}},
+		{"a file replaced by a copy with the same content and times", func(t *testing.T, root, _ string) {
+			p := filepath.Join(root, "p", "plugin.json")
+			st, _ := os.Stat(p)
+			data, _ := os.ReadFile(p)
+			write(t, p+".new", string(data))
+			os.Chtimes(p+".new", st.ModTime(), st.ModTime())
+			os.Rename(p+".new", p)
+		}},
+		{"a link pointed elsewhere", func(t *testing.T, root, outside string) {
+			l := filepath.Join(root, "p", "skills", "linked")
+			os.Remove(l)
+			write(t, filepath.Join(outside, "other", "SKILL.md"), "---\nname: linked\n---\n")
+			link(t, filepath.Join(outside, "other"), l)
+		}},
+		{"a file edited behind a link, outside the tree", func(t *testing.T, _, outside string) {
+			write(t, filepath.Join(outside, "linked", "deep", "two.md"), "TWO")
+		}},
+		{"a file added behind a link, outside the tree", func(t *testing.T, _, outside string) {
+			write(t, filepath.Join(outside, "linked", "three.md"), "")
+		}},
+		{"a root that was missing appears", func(t *testing.T, root, _ string) {
+			os.MkdirAll(filepath.Join(filepath.Dir(root), "later"), 0o755)
+		}},
+		{"a root removed", func(t *testing.T, root, _ string) {
+			os.RemoveAll(root)
+		}},
+		{"a file that was missing appears", func(t *testing.T, root, _ string) {
+			write(t, filepath.Join(filepath.Dir(root), "settings.json"), "{}")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, outside := tree(t)
+			base := filepath.Dir(root)
+			paths := []string{root, filepath.Join(base, "later"), filepath.Join(base, "settings.json")}
+			cache := filepath.Join(base, "cache", "c")
+			s, err := Take(nil, paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Save(cache, "k", s, []byte("answer")); err != nil {
+				t.Fatal(err)
+			}
+			if data, _, ok := Load(cache, "k"); !ok || string(data) != "answer" {
+				t.Fatalf("before the change: Load = %q, %v; want the answer", data, ok)
+			}
+			afterTick(t, s, base)
+			tc.change(t, root, outside)
+			if data, prev, ok := Load(cache, "k"); ok {
+				t.Fatalf("after the change: Load = %q, true; want a miss", data)
+			} else if prev == nil {
+				t.Fatal("after the change: a miss gave no snapshot to take the next one from")
+			}
+			// A snapshot taken from the last one sees the tree as it now is: it holds,
+			// and records what a full walk records.
+			_, prev, _ := Load(cache, "k")
+			next, err := Take(prev, paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, _ := Take(nil, paths)
+			if !next.Holds() || !slices.Equal(sortedLooks(next), sortedLooks(full)) {
+				t.Errorf("taken from the last snapshot:\n%v\nwalked afresh:\n%v", sortedLooks(next), sortedLooks(full))
+			}
+		})
+	}
+}
+
+// sortedLooks lists a snapshot's look-ups, one line each, sorted.
+func sortedLooks(s *Snapshot) []string {
+	var out []string
+	for _, e := range s.entries {
+		k := "lstat "
+		if e.follow {
+			k = "stat "
+		}
+		out = append(out, k+e.path+" "+errnoOrMode(e.facts))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func errnoOrMode(f facts) string {
+	if f.errno != 0 {
+		return syscall.Errno(f.errno).Error()
+	}
+	return os.FileMode(f.mode & 0o170000).String()
+}
+
+func TestTakeRecordsEveryEntryOnce(t *testing.T) {
+	root, outside := tree(t)
+	// A second link to the same folder, and a link back up the tree: each folder is
+	// walked once, and the walk ends.
+	link(t, filepath.Join(outside, "linked"), filepath.Join(root, "p", "again"))
+	link(t, root, filepath.Join(root, "p", "skills", "b", "up"))
+	s, err := Take(nil, []string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := s.Paths()
+	for _, want := range []string{
+		filepath.Join(root, "p", "skills", "a", "SKILL.md"),
+		filepath.Join(root, "p", "skills", "b", "refs", "one.md"),
+		filepath.Join(root, "p", "skills", "b", "up"),
+	} {
+		if !slices.Contains(paths, want) {
+			t.Errorf("%s not recorded; recorded %v", want, paths)
+		}
+	}
+	// The linked folder's files are recorded under one of the two links.
+	n := 0
+	for _, p := range paths {
+		if filepath.Base(p) == "two.md" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("two.md recorded %d times through the two links, want 1: %v", n, paths)
+	}
+	// Taken again and again from the last snapshot, it stays the same size.
+	for range 3 {
+		next, err := Take(s, []string{root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if next.Len() != s.Len() {
+			t.Fatalf("taken from the last snapshot: %d look-ups, then %d", s.Len(), next.Len())
+		}
+		s = next
+	}
+}
+
+// A folder two links lead to is listed under whichever the walk meets first. When that
+// link goes, a snapshot taken from the last one lists it under the other: its files are
+// still recorded, so a change to one is still seen.
+func TestFolderUnderTwoLinksIsStillRecordedWhenOneGoes(t *testing.T) {
+	root, outside := tree(t)
+	link(t, filepath.Join(outside, "linked"), filepath.Join(root, "p", "again"))
+	s, _ := Take(nil, []string{root})
+	os.Remove(filepath.Join(root, "p", "skills", "linked"))
+	next, err := Take(s, []string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(root, "p", "again", "deep", "two.md")
+	if !slices.Contains(next.Paths(), want) {
+		t.Fatalf("%s not recorded once the other link went: %v", want, next.Paths())
+	}
+	afterTick(t, next, filepath.Dir(root))
+	write(t, filepath.Join(outside, "linked", "deep", "two.md"), "TWO")
+	if next.Holds() {
+		t.Error("a change behind the remaining link was not seen")
+	}
+}
+
+func TestRacy(t *testing.T) {
+	root, _ := tree(t)
+	s, err := Take(nil, []string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Racy(time.Now()) {
+		t.Error("a tree made just now is not racy for a scan that begins now")
+	}
+	if s.Racy(time.Now().Add(RacyWindow + time.Second)) {
+		t.Error("a tree made more than the racy window before a scan began is racy")
+	}
+}
+
+func TestCacheThatCannotBeUsedIsAMiss(t *testing.T) {
+	root, _ := tree(t)
+	cache := filepath.Join(t.TempDir(), "c")
+	s, _ := Take(nil, []string{root})
+	if err := Save(cache, "k", s, []byte("answer")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(cache)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("cache file: %v, %v; want it readable by its owner alone", st, err)
+	}
+	good, _ := os.ReadFile(cache)
+	if _, prev, ok := Load(cache, "other key"); ok || prev == nil {
+		t.Errorf("another key: hit %v, snapshot %v; want a miss with the snapshot", ok, prev != nil)
+	}
+	for name, data := range map[string][]byte{
+		"cut short":      good[:len(good)-10],
+		"a byte changed": append(append(append([]byte{}, good[:len(header)+3]...), good[len(header)+3]^1), good[len(header)+4:]...),
+		"empty":          {},
+		"another format": append([]byte("plugboard-scancache 0\n"), good[len(header):]...),
+	} {
+		os.WriteFile(cache, data, 0o600)
+		if _, prev, ok := Load(cache, "k"); ok || prev != nil {
+			t.Errorf("%s: hit %v, snapshot %v; want a miss and no snapshot", name, ok, prev != nil)
+		}
+	}
+	os.Remove(cache)
+	if _, prev, ok := Load(cache, "k"); ok || prev != nil {
+		t.Errorf("no file: hit %v, snapshot %v", ok, prev != nil)
+	}
+	// A link where the cache belongs is not followed.
+	other := filepath.Join(t.TempDir(), "other")
+	os.WriteFile(other, good, 0o600)
+	link(t, other, cache)
+	if _, _, ok := Load(cache, "k"); ok {
+		t.Error("a cache read through a link")
+	}
+}
+
+func TestSaveKeepsEverything(t *testing.T) {
+	root, _ := tree(t)
+	s, _ := Take(nil, []string{root, filepath.Join(root, "missing"), filepath.Join(root, "p", "plugin.json")})
+	data := bytes.Repeat([]byte("0123456789"), 100_000)
+	cache := filepath.Join(t.TempDir(), "new", "c")
+	if err := Save(cache, "k", s, data); err != nil {
+		t.Fatal(err)
+	}
+	key, back, got, ok := read(cache)
+	if !ok || key != "k" || !bytes.Equal(got, data) {
+		t.Fatalf("read back: %q %v, %d bytes", key, ok, len(got))
+	}
+	if !slices.Equal(back.entries, s.entries) || !slices.Equal(back.listings, s.listings) {
+		t.Error("the snapshot read back differs from the one saved")
+	}
+}
+
+func TestTooLarge(t *testing.T) {
+	root, _ := tree(t)
+	defer func(n int) { maxEntries = n }(maxEntries)
+	maxEntries = 5
+	if _, err := Take(nil, []string{root}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Take of more than maxEntries: %v, want ErrTooLarge", err)
+	}
+}
