@@ -1,0 +1,158 @@
+package catalog
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/plugboard/plugboard/backend/scancache"
+	"github.com/plugboard/plugboard/backend/testhome"
+)
+
+// Roots is what the watcher watches and what `plugboard catalog`'s cache checks
+// (scancache): a path the scan reads outside it would be a change neither sees. This
+// traces a real scan of a home with every kind of input (packages of each format, links
+// out of the home, settings, Cursor's cache and index, the user's MCP file) with strace
+// and checks each path it looked at or opened: it is under a root, or under where a link
+// under a root leads, or one of their parent folders (which a look-up of them passes).
+func TestRootsHoldEveryPathTheScanReads(t *testing.T) {
+	if os.Getenv("PLUGBOARD_SCAN_HOME") != "" {
+		return // the helper, which TestScanHelper runs
+	}
+	if err := exec.Command("strace", "-f", "-qq", "-o", "/dev/null", "true").Run(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("strace cannot run (%v): the check of what the scan reads needs it (apt-get install strace)", err)
+		}
+		t.Skipf("strace cannot run (%v)", err)
+	}
+	o, dir := fullHome(t)
+	outside := filepath.Join(dir, "outside")
+	// A linked working copy (as `plugboard link` makes), which the scan reads by its real
+	// path, with a file linked from further out, and a legacy plugin's commands, agents
+	// and hooks.
+	work := filepath.Join(outside, "work")
+	testhome.WriteFile(t, filepath.Join(work, "plugin.json"), `{"name": "devlinked"}`)
+	testhome.WriteFile(t, filepath.Join(work, "skills", "dev", "SKILL.md"), "---\nname: dev\ndescription: d\n---\nSee ref.md\n")
+	testhome.WriteFile(t, filepath.Join(outside, "shared", "ref.md"), "ref")
+	mustLink(t, filepath.Join(outside, "shared", "ref.md"), filepath.Join(work, "skills", "dev", "ref.md"))
+	mustLink(t, work, filepath.Join(o.PlugboardHome, "plugins", "devlinked"))
+	legacy := filepath.Join(o.PlugboardHome, "plugins", "legacy-one")
+	testhome.WriteFile(t, filepath.Join(legacy, "commands", "hello.md"), "---\ndescription: Say hello\n---\nHello\n")
+	testhome.WriteFile(t, filepath.Join(legacy, "agents", "helper.md"), "---\nname: helper\ndescription: h\n---\n")
+	testhome.WriteFile(t, filepath.Join(legacy, "hooks", "hooks.json"), `{"hooks": {}}`)
+
+	trace := filepath.Join(t.TempDir(), "trace")
+	cmd := exec.Command("strace", "-f", "-qq", "-y", "-s", "4096", "-e", "trace=%file,%desc", "-o", trace,
+		os.Args[0], "-test.run=^TestScanHelper$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "PLUGBOARD_SCAN_HOME="+o.Home, "PLUGBOARD_SCAN_PBHOME="+o.PlugboardHome)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "scanned") {
+		t.Fatalf("the traced scan: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := tracedPaths(string(data))
+
+	roots := Roots(o)
+	covered := slices.Clone(roots)
+	snap, err := scancache.Take(nil, roots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range snap.Paths() {
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+			covered = append(covered, real) // where a link under a root leads
+		}
+	}
+	var missed []string
+	seen := map[string]bool{}
+	for _, p := range read {
+		if seen[p] || systemPath(p) {
+			continue
+		}
+		seen[p] = true
+		if !slices.ContainsFunc(covered, func(r string) bool { return under(p, r) || under(r, p) }) {
+			missed = append(missed, p)
+		}
+	}
+	for _, want := range []string{filepath.Join(work, "skills", "dev", "SKILL.md"), filepath.Join(legacy, "commands", "hello.md")} {
+		if !seen[want] {
+			t.Errorf("the trace does not show the scan reading %s: the check would not see a miss there", want)
+		}
+	}
+	if len(missed) > 0 {
+		t.Errorf("the scan read paths outside catalog.Roots (%v):\n%s", roots, strings.Join(missed, "\n"))
+	}
+}
+
+// TestScanHelper is the traced scan of TestRootsHoldEveryPathTheScanReads.
+func TestScanHelper(t *testing.T) {
+	home := os.Getenv("PLUGBOARD_SCAN_HOME")
+	if home == "" {
+		return
+	}
+	c := Load(Options{Home: home, PlugboardHome: os.Getenv("PLUGBOARD_SCAN_PBHOME")})
+	if err := c.WriteJSON(os.Stdout); err != nil {
+		t.Fatal(err)
+	}
+	os.Stdout.WriteString("\nscanned\n")
+}
+
+func mustLink(t *testing.T, target, at string) {
+	t.Helper()
+	if err := os.Symlink(target, at); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var (
+	// A system call's path argument: "path" first, or after a folder's descriptor
+	// (AT_FDCWD or N<path> with strace -y).
+	tracedAt   = regexp.MustCompile(`^\d+\s+(?:open|openat|openat2|creat|stat|lstat|newfstatat|statx|access|faccessat|faccessat2|readlink|readlinkat|getxattr|lgetxattr|statfs|chdir|inotify_add_watch)\((?:(?:AT_FDCWD|-?\d+)(?:<([^>]*)>)?, )?"([^"]*)"`)
+	tracedFd   = regexp.MustCompile(`^\d+\s+\w+\(\d+<([^>]*)>`)
+	tracedExec = regexp.MustCompile(`^\d+\s+execve\(`)
+)
+
+// tracedPaths lists the absolute paths a trace's system calls name, by argument or by
+// descriptor.
+func tracedPaths(trace string) []string {
+	var out []string
+	for _, line := range strings.Split(trace, "\n") {
+		if tracedExec.MatchString(line) {
+			continue // the helper's own start
+		}
+		if m := tracedAt.FindStringSubmatch(line); m != nil {
+			p := m[2]
+			if !filepath.IsAbs(p) {
+				if m[1] == "" {
+					continue // relative to the working folder: the test binary's own
+				}
+				p = filepath.Join(m[1], p)
+			}
+			out = append(out, filepath.Clean(p))
+		}
+		if m := tracedFd.FindStringSubmatch(line); m != nil && filepath.IsAbs(m[1]) {
+			out = append(out, filepath.Clean(m[1]))
+		}
+	}
+	return out
+}
+
+// systemPath: the system's files and the test binary's, which the Go runtime and the
+// helper read and no catalog depends on.
+func systemPath(p string) bool {
+	for _, d := range []string{"/proc", "/sys", "/dev", "/etc", "/usr", "/lib", "/lib64", os.Args[0]} {
+		if under(p, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// under reports whether p is dir or inside it.
+func under(p, dir string) bool { return p == dir || within(p, dir) }
