@@ -1,52 +1,150 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/scancache"
 )
 
 func loadCatalog(env Env, name string, args []string) (*catalog.Catalog, *flags, int) {
-	f := newFlags(env, name, true)
+	o, f, code := catalogOptions(env, newFlags(env, name, true), args)
+	if code != ExitOK {
+		return nil, nil, code
+	}
+	return catalog.Load(o), f, ExitOK
+}
+
+// catalogOptions parses a catalog command's arguments with f into the catalog's options.
+func catalogOptions(env Env, f *flags, args []string) (catalog.Options, *flags, int) {
+	name := f.fs.Name()
 	pos, err := f.parse(args)
 	if err != nil {
-		return nil, nil, ExitUsage
+		return catalog.Options{}, nil, ExitUsage
 	}
 	if len(pos) != 0 {
 		fmt.Fprintf(env.Stderr, "plugboard %s: unexpected argument %q\n", name, pos[0])
-		return nil, nil, ExitUsage
+		return catalog.Options{}, nil, ExitUsage
 	}
 	home, pbHome, err := homes(env, f)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard %s: %v\n", name, err)
-		return nil, nil, ExitUsage
+		return catalog.Options{}, nil, ExitUsage
 	}
 	o := catalog.Options{Home: home, PlugboardHome: pbHome}
 	if f.workspace != "" {
 		if !isDirPath(f.workspace) {
 			fmt.Fprintf(env.Stderr, "plugboard %s: workspace %s is not a folder\n", name, f.workspace)
-			return nil, nil, ExitUsage
+			return catalog.Options{}, nil, ExitUsage
 		}
 		o.Workspace = absPath(f.workspace)
 	}
-	return catalog.Load(o), f, ExitOK
+	return o, f, ExitOK
 }
 
+// runCatalog prints the catalog. Without a workspace it answers from the cache of its
+// last output ($PLUGBOARD_HOME/cache/catalog-json or catalog-text) while every file and
+// folder that scan could have read is as it was (package scancache): one look-up per
+// path instead of reading and judging every file. --fresh scans regardless.
 func runCatalog(env Env, args []string) int {
-	c, f, code := loadCatalog(env, "catalog", args)
-	if c == nil {
+	f := newFlags(env, "catalog", true)
+	fresh := f.fs.Bool("fresh", false, "read every file again instead of answering from the cache of the last scan (which this refreshes)")
+	o, f, code := catalogOptions(env, f, args)
+	if code != ExitOK {
 		return code
 	}
+	cache, key := catalogCache(o, f.json)
+	var prev *scancache.Snapshot // what the cache recorded, to spare listing unchanged folders
+	if cache != "" && !*fresh {
+		data, saved, ok := scancache.Load(cache, key)
+		if ok {
+			if _, err := env.Stdout.Write(data); err != nil {
+				return ExitUsage
+			}
+			return ExitOK
+		}
+		prev = saved
+	}
+	start := scanStart()
+	c := scanCatalog(o)
+	var out bytes.Buffer
+	if cache != "" {
+		if st, err := os.Stat(cache); err == nil && st.Size() < 1<<30 {
+			out.Grow(int(st.Size())) // the last answer's size and more: no copy as it grows
+		}
+	}
+	w := io.MultiWriter(env.Stdout, &out)
 	if f.json {
-		if err := c.WriteJSON(env.Stdout); err != nil {
+		if err := c.WriteJSON(w); err != nil {
 			return ExitUsage
 		}
-		return ExitOK
+	} else {
+		printCatalog(w, c)
 	}
-	printCatalog(env.Stdout, c)
+	if cache != "" {
+		saveCatalogCache(cache, key, o, prev, start, out.Bytes())
+	}
 	return ExitOK
+}
+
+// scanStart and scanCatalog are time.Now and catalog.Load, for tests: one makes a test
+// home's fresh files look older than the racy window, the other counts the scans.
+var (
+	scanStart   = time.Now
+	scanCatalog = catalog.Load
+)
+
+// catalogCache is where the output of the catalog of o is cached and the key it is
+// saved under: the program (by its file's facts, so that another build is a miss), the
+// output's form and the homes. It is "" when that output is not cached: with a workspace
+// (whose monorepo walk reaches folders no list names), or when the program cannot be
+// found, or when $PLUGBOARD_HOME does not exist (a catalog does not make it).
+func catalogCache(o catalog.Options, json bool) (path, key string) {
+	if o.Workspace != "" || !isDirPath(o.PlugboardHome) {
+		return "", ""
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", ""
+	}
+	st, err := os.Stat(exe)
+	if err != nil {
+		return "", ""
+	}
+	form := "text"
+	if json {
+		form = "json"
+	}
+	sys, _ := st.Sys().(*syscall.Stat_t)
+	if sys == nil {
+		return "", ""
+	}
+	key = fmt.Sprintf("catalog %s\x00%s %d %d %d %d %d\x00%s\x00%s", form, exe, sys.Dev, sys.Ino, sys.Size,
+		sys.Mtim.Nano(), sys.Ctim.Nano(), o.Home, o.PlugboardHome)
+	return filepath.Join(o.PlugboardHome, "cache", "catalog-"+form), key
+}
+
+// saveCatalogCache keeps out as the answer for o while nothing the scan that began at
+// start could have read changes: catalog.Roots (every package, skill root and file the
+// catalog reads), walked whole; the folders prev recorded that did not change are not
+// listed again. A snapshot in which something changed since shortly before start is not
+// kept (scancache.Racy): the next run scans. Failing to save costs the next run a scan,
+// so it is not reported.
+func saveCatalogCache(cache, key string, o catalog.Options, prev *scancache.Snapshot, start time.Time, out []byte) {
+	snap, err := scancache.Take(prev, catalog.Roots(o))
+	if err != nil || snap.Racy(start) {
+		// The earlier answer stays: it cannot hold again (what changed has a new
+		// status-change time), and its snapshot spares the next save listing folders.
+		return
+	}
+	_ = scancache.Save(cache, key, snap, out)
 }
 
 func printCatalog(w io.Writer, c *catalog.Catalog) {

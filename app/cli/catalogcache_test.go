@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/scancache"
+)
+
+// cacheClock makes the catalog's scans begin later than the racy window after now, so a
+// test home's files, made just now, can be cached, and counts the scans.
+func cacheClock(t *testing.T) *int {
+	t.Helper()
+	scans := new(int)
+	start, load := scanStart, scanCatalog
+	t.Cleanup(func() { scanStart, scanCatalog = start, load })
+	scanStart = func() time.Time { return time.Now().Add(scancache.RacyWindow + time.Second) }
+	scanCatalog = func(o catalog.Options) *catalog.Catalog { *scans++; return load(o) }
+	return scans
+}
+
+// laterTick returns once a file written now in dir has a status-change time later than
+// that of every file under root: the file system's clock is coarse, and a change within
+// the tick of the scan could leave every fact as it was (what the racy window keeps out
+// of the cache in use).
+func laterTick(t *testing.T, root, dir string) {
+	t.Helper()
+	var newest int64
+	filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error {
+		var st syscall.Stat_t
+		if syscall.Lstat(p, &st) == nil {
+			newest = max(newest, st.Ctim.Nano())
+		}
+		return nil
+	})
+	probe := filepath.Join(dir, ".tick")
+	defer os.Remove(probe)
+	for {
+		write(t, probe, "x")
+		var st syscall.Stat_t
+		if err := syscall.Stat(probe, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Ctim.Nano() > newest {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestCatalogAnswersFromItsCache(t *testing.T) {
+	scans := cacheClock(t)
+	home, env := sample(t)
+	pb := filepath.Join(home, ".plugboard")
+	catalogOut := func(args ...string) string {
+		t.Helper()
+		code, out, errs := run(t, env, append([]string{"catalog"}, args...)...)
+		if code != ExitOK {
+			t.Fatalf("catalog %v = %d: %s", args, code, errs)
+		}
+		return out
+	}
+	for _, form := range [][]string{{"--json"}, nil} {
+		*scans = 0
+		first := catalogOut(form...)
+		if _, err := os.Stat(filepath.Join(pb, "cache", "catalog-"+map[bool]string{true: "json", false: "text"}[form != nil])); err != nil {
+			t.Fatalf("catalog %v made no cache: %v", form, err)
+		}
+		if again := catalogOut(form...); again != first || *scans != 1 {
+			t.Fatalf("catalog %v again: %d scans, same output %v; want the cached answer", form, *scans, again == first)
+		}
+		if fresh := catalogOut(append(form, "--fresh")...); fresh != first || *scans != 2 {
+			t.Fatalf("catalog %v --fresh: %d scans, same output %v; want a scan with the same answer", form, *scans, fresh == first)
+		}
+	}
+
+	// Each kind of change is seen: the next catalog scans, and says what a scan says.
+	good := filepath.Join(pb, "plugins", "good")
+	for _, change := range []struct {
+		name string
+		do   func()
+		want string
+	}{
+		{"a skill's description, same size", func() {
+			write(t, filepath.Join(good, "skills", "greet", "SKILL.md"), "---\nname: greet\ndescription: Say HELLO\n---\n")
+		}, "Say HELLO"},
+		{"a new plugin", func() {
+			write(t, filepath.Join(pb, "plugins", "newer", "plugin.json"), strings.Replace(manifest, "%s", "newer", 1))
+		}, `"newer"`},
+		{"a user skill removed", func() { os.RemoveAll(filepath.Join(home, ".claude", "skills", "greet")) }, ""},
+		{"settings", func() { write(t, filepath.Join(pb, "settings.json"), `{"skillsEnabled": {"greet": false}}`) }, `"greet":false`},
+		{"the user's MCP file", func() {
+			write(t, filepath.Join(home, ".cursor", "mcp.json"), `{"mcpServers": {"u": {"command": "u-server"}}}`)
+		}, "u-server"},
+		{"a Codex skill root that was missing", func() {
+			write(t, filepath.Join(home, ".codex", "skills", "cx", "SKILL.md"), "---\nname: cx\ndescription: Codex one\n---\n")
+		}, "Codex one"},
+	} {
+		before := catalogOut("--json")
+		catalogOut("--json") // a hit: nothing changed
+		laterTick(t, home, t.TempDir())
+		change.do()
+		n := *scans
+		after := catalogOut("--json")
+		if *scans != n+1 || after == before {
+			t.Fatalf("%s: %d scans, output changed %v; want a scan", change.name, *scans-n, after != before)
+		}
+		if change.want != "" && !strings.Contains(after, change.want) {
+			t.Errorf("%s: the catalog does not show %s", change.name, change.want)
+		}
+		if fresh := catalogOut("--json", "--fresh"); fresh != after {
+			t.Errorf("%s: the catalog after the change differs from a fresh scan", change.name)
+		}
+	}
+}
+
+func TestCatalogCacheIsNotUsed(t *testing.T) {
+	scans := cacheClock(t)
+	home, env := sample(t)
+	// With a workspace: the monorepo walk reaches folders no list names.
+	ws := t.TempDir()
+	for range 2 {
+		run(t, env, "catalog", "--json", "--workspace", ws)
+	}
+	if *scans != 2 {
+		t.Errorf("catalog --workspace twice: %d scans, want 2", *scans)
+	}
+	// Without a Plugboard home: the catalog does not make one.
+	*scans = 0
+	env["PLUGBOARD_HOME"] = filepath.Join(home, "none")
+	for range 2 {
+		run(t, env, "catalog", "--json")
+	}
+	if *scans != 2 {
+		t.Errorf("catalog without a Plugboard home twice: %d scans, want 2", *scans)
+	}
+	if _, err := os.Stat(filepath.Join(home, "none")); !os.IsNotExist(err) {
+		t.Errorf("the catalog made the Plugboard home: %v", err)
+	}
+}
