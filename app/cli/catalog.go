@@ -138,7 +138,13 @@ func catalogCache(o catalog.Options, json bool) (path, key string) {
 // kept (scancache.Racy): the next run scans. Failing to save costs the next run a scan,
 // so it is not reported.
 func saveCatalogCache(cache, key string, o catalog.Options, prev *scancache.Snapshot, start time.Time, out []byte) {
-	snap, err := scancache.Take(prev, catalog.Roots(o))
+	snap, err := scancache.Take(prev, scancache.Paths{
+		Walk: catalog.Roots(o),
+		// The homes' own paths: a scan resolves them (a skill's paths against the home
+		// folder), and a link among their parents can be pointed elsewhere.
+		Resolve: []string{o.Home, o.PlugboardHome},
+		Skip:    filepath.Dir(cache),
+	})
 	if err != nil || snap.Racy(start) {
 		// The earlier answer stays: it cannot hold again (what changed has a new
 		// status-change time), and its snapshot spares the next save listing folders.

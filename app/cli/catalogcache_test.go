@@ -143,3 +143,37 @@ func TestCatalogCacheIsNotUsed(t *testing.T) {
 		t.Errorf("the catalog made the Plugboard home: %v", err)
 	}
 }
+
+// A relative HOME names a different folder from another working folder: the catalog
+// takes it as the full path it names there, in its output and its cache.
+func TestCatalogCacheWithARelativeHome(t *testing.T) {
+	cacheClock(t)
+	for _, name := range []string{"first", "second"} {
+		dir := t.TempDir()
+		pb := filepath.Join(dir, "h", ".plugboard")
+		write(t, filepath.Join(pb, "plugins", name, "plugin.json"), strings.Replace(manifest, "%s", name, 1))
+		t.Chdir(dir)
+		env := map[string]string{"HOME": "h", "PLUGBOARD_HOME": filepath.Join("h", ".plugboard")}
+		run(t, env, "catalog", "--json")
+		_, out, _ := run(t, env, "catalog", "--json")
+		_, fresh, _ := run(t, env, "catalog", "--json", "--fresh")
+		if out != fresh || !strings.Contains(out, `"home":"`+filepath.Join(dir, "h")+`"`) || !strings.Contains(out, `"`+name+`"`) {
+			t.Errorf("HOME=h in %s: catalog shows the other home, or a relative one:\n%.300s", dir, out)
+		}
+	}
+}
+
+// A Plugboard home inside a tree the catalog reads (skillPluginPaths naming a folder
+// that holds it) does not make each run miss for the cache's own file.
+func TestCatalogCacheInsideATreeItReads(t *testing.T) {
+	scans := cacheClock(t)
+	home, env := sample(t)
+	pb := filepath.Join(home, ".plugboard")
+	write(t, filepath.Join(pb, "settings.json"), `{"skillPluginPaths": ["~/.plugboard"]}`)
+	for range 3 {
+		run(t, env, "catalog", "--json")
+	}
+	if *scans != 2 {
+		t.Errorf("three runs: %d scans, want 2 (the first saves, the second rewrites once the cache folder is made, the third hits)", *scans)
+	}
+}

@@ -228,6 +228,11 @@ func homes(env Env, f *flags) (home, pbHome string, err error) {
 	if home == "" {
 		return "", "", errors.New("HOME is not set")
 	}
+	// A relative HOME is taken from the working folder once, here, so that every path
+	// made from it (and the catalog cache's key) names the same folder.
+	if home, err = filepath.Abs(home); err != nil {
+		return "", "", err
+	}
 	pbHome = f.home
 	if pbHome == "" {
 		pbHome = env.Getenv("PLUGBOARD_HOME")

@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -17,8 +16,8 @@ import (
 // (scancache): a path the scan reads outside it would be a change neither sees. This
 // traces a real scan of a home with every kind of input (packages of each format, links
 // out of the home, settings, Cursor's cache and index, the user's MCP file) with strace
-// and checks each path it looked at or opened: it is under a root, or under where a link
-// under a root leads, or one of their parent folders (which a look-up of them passes).
+// and checks each path it looked at or opened against the snapshot the catalog cache
+// takes of Roots and the homes: looked up by it, or missing from a folder it listed.
 func TestRootsHoldEveryPathTheScanReads(t *testing.T) {
 	if os.Getenv("PLUGBOARD_SCAN_HOME") != "" {
 		return // the helper, which TestScanHelper runs
@@ -59,14 +58,24 @@ func TestRootsHoldEveryPathTheScanReads(t *testing.T) {
 	read := tracedPaths(string(data))
 
 	roots := Roots(o)
-	covered := slices.Clone(roots)
-	snap, err := scancache.Take(nil, roots)
+	snap, err := scancache.Take(nil, scancache.Paths{Walk: roots, Resolve: []string{o.Home, o.PlugboardHome}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A path is covered when the snapshot looked it up, by its own path or by a path
+	// that leads to it through links; or when it, or a missing folder on its way, is
+	// missing from a folder the snapshot listed (its arrival moves that folder's times).
+	recorded, listed := map[string]bool{}, map[string]bool{}
 	for _, p := range snap.Paths() {
-		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
-			covered = append(covered, real) // where a link under a root leads
+		recorded[p] = true
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			recorded[real] = true
+		}
+	}
+	for _, p := range snap.Listed() {
+		listed[p] = true
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			listed[real] = true
 		}
 	}
 	var missed []string
@@ -76,7 +85,7 @@ func TestRootsHoldEveryPathTheScanReads(t *testing.T) {
 			continue
 		}
 		seen[p] = true
-		if !slices.ContainsFunc(covered, func(r string) bool { return under(p, r) || under(r, p) }) {
+		if !covered(p, recorded, listed) {
 			missed = append(missed, p)
 		}
 	}
@@ -87,6 +96,22 @@ func TestRootsHoldEveryPathTheScanReads(t *testing.T) {
 	}
 	if len(missed) > 0 {
 		t.Errorf("the scan read paths outside catalog.Roots (%v):\n%s", roots, strings.Join(missed, "\n"))
+	}
+}
+
+func covered(p string, recorded, listed map[string]bool) bool {
+	if recorded[p] {
+		return true
+	}
+	for q := p; ; {
+		parent := filepath.Dir(q)
+		switch {
+		case listed[parent]:
+			return true // q is missing from a listed folder
+		case recorded[parent] || parent == q:
+			return false // q's folder is there, and was not listed
+		}
+		q = parent // missing too
 	}
 }
 

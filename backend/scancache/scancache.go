@@ -23,11 +23,13 @@ package scancache
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,12 +53,12 @@ const MaxEntries = 500_000
 var maxEntries = MaxEntries
 
 // MaxFile bounds the cache file read back.
-const MaxFile = 1 << 30
+const MaxFile = 512 << 20
 
 // ErrTooLarge is Take's error for trees of more than MaxEntries look-ups.
 var ErrTooLarge = errors.New("scancache: more entries than a snapshot keeps")
 
-const header = "plugboard-scancache 1\n"
+const header = "plugboard-scancache 2\n"
 
 // facts are what a look-up of one path found.
 type facts struct {
@@ -65,9 +67,10 @@ type facts struct {
 	size         int64
 	mtime, ctime int64 // ns
 	ino, dev     uint64
+	uid, gid     uint32
 }
 
-const factsSize = 4 + 4 + 8 + 8 + 8 + 8 + 8
+const factsSize = 4 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 4
 
 func factsOf(st *unix.Stat_t, err error) facts {
 	if err != nil {
@@ -77,25 +80,50 @@ func factsOf(st *unix.Stat_t, err error) facts {
 		}
 		return facts{errno: int32(errno)}
 	}
-	return facts{mode: st.Mode, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, dev: uint64(st.Dev)}
+	return facts{mode: st.Mode, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, dev: uint64(st.Dev),
+		uid: st.Uid, gid: st.Gid}
 }
 
-// entry is one recorded look-up: lstat of path, or with follow, stat.
+// entry is one recorded look-up of path: lstat, or for a link's second entry, stat.
 type entry struct {
-	path   string
-	follow bool
+	path string
+	kind uint8
 	facts
 }
+
+// The kinds of entry.
+const (
+	kindEntry  = iota // lstat of a path given or of a folder's entry
+	kindFollow        // stat of a link: what it leads to
+	kindChain         // lstat of a folder or link met in resolving a path
+)
 
 func (e *entry) look() facts {
 	var st unix.Stat_t
 	var err error
-	if e.follow {
+	if e.kind == kindFollow {
 		err = unix.Stat(e.path, &st)
 	} else {
 		err = unix.Lstat(e.path, &st)
 	}
 	return factsOf(&st, err)
+}
+
+// passedThrough: a folder met in resolving a path, of which only what it is counts,
+// not what it lists (that moves with every file made beside the path, in a home folder
+// all the time); what it leads to is the next look-up of the chain.
+func (e *entry) passedThrough() bool {
+	return e.kind == kindChain && e.mode&unix.S_IFMT == unix.S_IFDIR
+}
+
+// holds reports whether now, the facts of a new look-up, are those e recorded: for a
+// folder passed through, the same folder with the same mode and owner.
+func (e *entry) holds(now facts) bool {
+	if e.passedThrough() {
+		return now.errno == e.errno && now.mode == e.mode && now.ino == e.ino && now.dev == e.dev &&
+			now.uid == e.uid && now.gid == e.gid
+	}
+	return now == e.facts
 }
 
 // Snapshot is the recorded facts of a set of trees and files.
@@ -124,19 +152,45 @@ func (s *Snapshot) Paths() []string {
 	return out
 }
 
-// Take records the facts of paths. Each that is a folder (or a link to one) is recorded
-// with every entry below it, following links, each folder (by device and inode) walked
-// once. A path that does not exist is recorded as missing, so that its arrival is a
+// Paths says what Take records.
+type Paths struct {
+	// Walk are recorded each with every entry below it, following links, each folder
+	// (by device and inode) walked once.
+	Walk []string
+	// Resolve are recorded by what resolving each passes through (itself included), not
+	// walked: a home folder whose own path a scan resolves.
+	Resolve []string
+	// Skip is a folder left out of the walk: the cache's own, in case a walked tree
+	// holds it.
+	Skip string
+}
+
+// Listed lists the folders the snapshot listed (whose times record what they hold).
+func (s *Snapshot) Listed() []string {
+	var out []string
+	for _, l := range s.listings {
+		out = append(out, s.entries[l.dir].path)
+	}
+	return out
+}
+
+// Take records the facts of p's paths. Each is recorded with every folder and link met
+// in resolving it from the root folder (a link's target is taken apart the same way),
+// and so is every link met in the walk: a scan that resolves a path depends on each of
+// them. A path that does not exist is recorded as missing, so that its arrival is a
 // change.
 //
 // prev, when not nil, is an earlier snapshot: a folder whose facts are as prev recorded
 // them is not listed again (its entries are the ones prev met in it, as Holds assumes),
 // which spares a walk of an unchanged tree all but one look-up per entry.
-func Take(prev *Snapshot, paths []string) (*Snapshot, error) {
-	t := &taker{seen: map[[2]uint64]bool{}, prev: prev.folders()}
+func Take(prev *Snapshot, p Paths) (*Snapshot, error) {
+	t := &taker{seen: map[[2]uint64]bool{}, prev: prev.folders(), skip: p.Skip, chained: map[string]bool{}}
 	t.cond = sync.NewCond(&t.mu)
-	for _, p := range paths {
-		t.add(lookUp(nil, filepath.Clean(p), unix.AT_FDCWD, p), -1)
+	for _, path := range p.Walk {
+		t.add(t.root(path), -1, true)
+	}
+	for _, path := range p.Resolve {
+		t.add(chain(nil, absolute(path)), -1, false)
 	}
 	var wg sync.WaitGroup
 	for range 4 * runtime.GOMAXPROCS(0) {
@@ -150,11 +204,11 @@ func Take(prev *Snapshot, paths []string) (*Snapshot, error) {
 					return
 				}
 				if was, ok := t.prev[dir.path]; ok && was.facts == dir.facts {
-					t.add(lookUpAll(dir.path, was.names), i)
-				} else if es, ok := list(dir.path, buf); ok {
-					t.add(es, i)
+					t.add(t.lookUpAll(dir.path, was.names), i, true)
+				} else if es, ok := t.list(dir.path, buf); ok {
+					t.add(es, i, true)
 				} else {
-					t.add(es, -1) // not all listed: not to be reused
+					t.add(es, -1, true) // not all listed: not to be reused
 				}
 				t.done()
 			}
@@ -167,23 +221,80 @@ func Take(prev *Snapshot, paths []string) (*Snapshot, error) {
 	return &Snapshot{entries: t.entries, listings: t.listings}, nil
 }
 
+// root looks up a path given to Take to walk, and what resolving it passes through.
+func (t *taker) root(path string) []entry {
+	path = absolute(path)
+	return chain(t.lookUp(nil, path, unix.AT_FDCWD, path), path)
+}
+
+func absolute(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
 // lookUp appends to out the facts of path, looked up as name in the folder open as
-// dirfd (or unix.AT_FDCWD), and, for a symbolic link, a second entry for what the link
-// leads to.
-func lookUp(out []entry, path string, dirfd int, name string) []entry {
+// dirfd (or unix.AT_FDCWD). For a symbolic link it adds what the link leads to, and each
+// folder and link met in resolving it (chain).
+func (t *taker) lookUp(out []entry, path string, dirfd int, name string) []entry {
 	var st unix.Stat_t
 	e := entry{path: path, facts: factsOf(&st, unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW))}
 	out = append(out, e)
 	if e.errno == 0 && e.mode&unix.S_IFMT == unix.S_IFLNK {
-		out = append(out, entry{path: path, follow: true, facts: factsOf(&st, unix.Fstatat(dirfd, name, &st, 0))})
+		out = append(out, entry{path: path, kind: kindFollow, facts: factsOf(&st, unix.Fstatat(dirfd, name, &st, 0))})
+		out = chain(out, path)
 	}
 	return out
 }
 
-// list looks up every entry of the folder dir, by name in the open folder (buf holds
-// its listing). It is false when the folder could not be listed to its end; the
-// folder's own facts are recorded, and a change of its mode or entries moves them.
-func list(dir string, buf []byte) ([]entry, bool) {
+// maxHops bounds the links followed in resolving one path, as the kernel's 40 does.
+const maxHops = 40
+
+// chain appends an lstat of each path met in resolving the absolute path p from the
+// root folder: every folder on the way and every link, whose target is resolved the
+// same way. It stops at the first that cannot be looked up (recorded as missing).
+func chain(out []entry, p string) []entry {
+	rest := strings.Split(p, "/")
+	cur, hops := "", 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = strings.TrimSuffix(filepath.Dir("/"+cur), "/") // the folder above, as resolved
+			continue
+		}
+		next := cur + "/" + c
+		var st unix.Stat_t
+		err := unix.Lstat(next, &st)
+		out = append(out, entry{path: next, kind: kindChain, facts: factsOf(&st, err)})
+		if err != nil {
+			return out
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+			cur = next
+			continue
+		}
+		target, err := os.Readlink(next)
+		if hops++; err != nil || hops > maxHops {
+			return out
+		}
+		if strings.HasPrefix(target, "/") {
+			cur = ""
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	return out
+}
+
+// list looks up every entry of the folder dir but the skipped one, by name in the open
+// folder (buf holds its listing). It is false when the folder could not be listed to
+// its end; the folder's own facts are recorded, and a change of its mode or entries
+// moves them.
+func (t *taker) list(dir string, buf []byte) ([]entry, bool) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, false
@@ -201,17 +312,19 @@ func list(dir string, buf []byte) ([]entry, bool) {
 		}
 		_, _, names = unix.ParseDirent(buf[:n], -1, names[:0])
 		for _, name := range names {
-			out = lookUp(out, dir+"/"+name, fd, name)
+			if p := dir + "/" + name; p != t.skip {
+				out = t.lookUp(out, p, fd, name)
+			}
 		}
 	}
 }
 
 // lookUpAll looks up each of names in the folder dir by its path.
-func lookUpAll(dir string, names []string) []entry {
+func (t *taker) lookUpAll(dir string, names []string) []entry {
 	out := make([]entry, 0, len(names)+1)
 	for _, n := range names {
 		p := dir + "/" + n
-		out = lookUp(out, p, unix.AT_FDCWD, p)
+		out = t.lookUp(out, p, unix.AT_FDCWD, p)
 	}
 	return out
 }
@@ -232,7 +345,7 @@ func (s *Snapshot) folders() map[string]*folder {
 	for _, l := range s.listings {
 		f := &folder{facts: s.entries[l.dir].facts}
 		for i := l.from; i < l.to; i++ {
-			if e := &s.entries[i]; !e.follow {
+			if e := &s.entries[i]; e.kind == kindEntry {
 				f.names = append(f.names, filepath.Base(e.path))
 			}
 		}
@@ -248,25 +361,34 @@ type taker struct {
 	entries  []entry
 	seen     map[[2]uint64]bool // folders queued, by device and inode
 	prev     map[string]*folder
-	queue    []int // folders to list, by their place in entries
+	skip     string
+	chained  map[string]bool // paths recorded by chain, recorded once
+	queue    []int           // folders to list, by their place in entries
 	listings []listing
 	busy     int // folders being listed
 	tooLarge bool
 }
 
-// add keeps es and queues each that is a folder (or leads to one, for a link's second
-// entry) not met before. With dir not -1, es are every entry of the folder at
-// entries[dir].
-func (t *taker) add(es []entry, dir int) {
+// add keeps es and, with walk, queues each that is a folder (or leads to one, for a
+// link's second entry) not met before. With dir not -1, es are every entry of the
+// folder at entries[dir] (and what resolving its links met).
+func (t *taker) add(es []entry, dir int, walk bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if dir >= 0 {
-		t.listings = append(t.listings, listing{dir, len(t.entries), len(t.entries) + len(es)})
+		from := len(t.entries)
+		defer func() { t.listings = append(t.listings, listing{dir, from, len(t.entries)}) }()
 	}
 	for i := range es {
 		e := &es[i]
+		if e.kind == kindChain {
+			if t.chained[e.path] {
+				continue
+			}
+			t.chained[e.path] = true
+		}
 		t.entries = append(t.entries, *e)
-		if e.errno != 0 || e.mode&unix.S_IFMT != unix.S_IFDIR || t.tooLarge {
+		if !walk || e.kind == kindChain || e.errno != 0 || e.mode&unix.S_IFMT != unix.S_IFDIR || t.tooLarge {
 			continue
 		}
 		if k := [2]uint64{e.dev, e.ino}; !t.seen[k] {
@@ -311,7 +433,7 @@ func (t *taker) done() {
 func (s *Snapshot) Racy(start time.Time) bool {
 	since := start.Add(-RacyWindow).UnixNano()
 	for i := range s.entries {
-		if e := &s.entries[i]; e.errno == 0 && (e.mtime >= since || e.ctime >= since) {
+		if e := &s.entries[i]; e.errno == 0 && !e.passedThrough() && (e.mtime >= since || e.ctime >= since) {
 			return true
 		}
 	}
@@ -334,7 +456,7 @@ func (s *Snapshot) Holds() bool {
 					return
 				}
 				for j := i; j < min(i+chunk, len(s.entries)); j++ {
-					if e := &s.entries[j]; e.look() != e.facts {
+					if e := &s.entries[j]; !e.holds(e.look()) {
 						changed.Store(true)
 						return
 					}
@@ -347,11 +469,15 @@ func (s *Snapshot) Holds() bool {
 }
 
 // Save writes data with key and s to path, atomically, readable by its owner alone,
-// making the folder. It does not flush the file to the disk: a file cut short by a
-// crash fails its checksum and is a miss.
+// making the folder, which must be a folder and not a link to one. It does not flush the
+// file to the disk: a file cut short by a crash fails its checksum and is a miss.
 func Save(path, key string, s *Snapshot, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
+	}
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("scancache: %s is not a folder (a link is not followed)", dir)
 	}
 	return jsonfile.WriteCacheAtomic(path, 0o600, func(w io.Writer) error {
 		sum := crc32.New(castagnoli)
@@ -364,11 +490,7 @@ func Save(path, key string, s *Snapshot, data []byte) error {
 		for i := range s.entries {
 			e := &s.entries[i]
 			b = appendBytes(b, []byte(e.path))
-			flag := byte(0)
-			if e.follow {
-				flag = 1
-			}
-			b = append(b, flag)
+			b = append(b, e.kind)
 			b = le.AppendUint32(b, uint32(e.errno))
 			b = le.AppendUint32(b, e.mode)
 			b = le.AppendUint64(b, uint64(e.size))
@@ -376,6 +498,8 @@ func Save(path, key string, s *Snapshot, data []byte) error {
 			b = le.AppendUint64(b, uint64(e.ctime))
 			b = le.AppendUint64(b, e.ino)
 			b = le.AppendUint64(b, e.dev)
+			b = le.AppendUint32(b, e.uid)
+			b = le.AppendUint32(b, e.gid)
 			if len(b) >= 64<<10 {
 				if _, err := w.Write(b); err != nil {
 					return err
@@ -445,9 +569,13 @@ func read(path string) (string, *Snapshot, []byte, bool) {
 			return "", nil, nil, false
 		}
 		le := binary.LittleEndian
-		s.entries[i] = entry{path: string(p), follow: fb[0] == 1, facts: facts{
+		if fb[0] > kindChain {
+			return "", nil, nil, false
+		}
+		s.entries[i] = entry{path: string(p), kind: fb[0], facts: facts{
 			errno: int32(le.Uint32(fb[1:])), mode: le.Uint32(fb[5:]), size: int64(le.Uint64(fb[9:])),
 			mtime: int64(le.Uint64(fb[17:])), ctime: int64(le.Uint64(fb[25:])), ino: le.Uint64(fb[33:]), dev: le.Uint64(fb[41:]),
+			uid: le.Uint32(fb[49:]), gid: le.Uint32(fb[53:]),
 		}}
 	}
 	nl := r.uvarint()

@@ -6,13 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// tree lays out a small plugin tree, a folder outside it that a link in it leads to, and
-// returns the tree's root and the outside folder.
+// tree lays out a small plugin tree, a folder outside it that links in it lead to
+// (directly and through a link there, to a file that does not exist), a home folder
+// that is a link, and returns the tree's root and the outside folder.
 func tree(t *testing.T) (root, outside string) {
 	t.Helper()
 	base := t.TempDir()
@@ -28,6 +30,13 @@ func tree(t *testing.T) (root, outside string) {
 		write(t, filepath.Join(base, p), body)
 	}
 	link(t, filepath.Join(outside, "linked"), filepath.Join(root, "p", "skills", "linked"))
+	for _, d := range []string{"v1", "v2", "h1", "h2"} {
+		os.MkdirAll(filepath.Join(base, "outside", d), 0o755)
+	}
+	link(t, "v1", filepath.Join(outside, "cur"))
+	os.MkdirAll(filepath.Join(root, "p", "skills", "c"), 0o755)
+	link(t, filepath.Join(outside, "cur", "SKILL.md"), filepath.Join(root, "p", "skills", "c", "SKILL.md"))
+	link(t, filepath.Join(outside, "h1"), filepath.Join(base, "home"))
 	return root, outside
 }
 
@@ -99,7 +108,7 @@ func TestCacheHoldsUntilAnythingChanges(t *testing.T) {
 			os.Remove(filepath.Join(root, "p", "skills", "b", "refs", "one.md"))
 		}},
 		{"a folder renamed", func(t *testing.T, root, _ string) {
-			os.Rename(filepath.Join(root, "p", "skills", "b"), filepath.Join(root, "p", "skills", "c"))
+			os.Rename(filepath.Join(root, "p", "skills", "b"), filepath.Join(root, "p", "skills", "d"))
 		}},
 		{"a mode changed", func(t *testing.T, root, _ string) {
 			os.Chmod(filepath.Join(root, "p", "skills", "a", "SKILL.md"), 0o600)
@@ -124,6 +133,21 @@ func TestCacheHoldsUntilAnythingChanges(t *testing.T) {
 		{"a file added behind a link, outside the tree", func(t *testing.T, _, outside string) {
 			write(t, filepath.Join(outside, "linked", "three.md"), "")
 		}},
+		// What the scan resolves, beyond the files themselves (a message names where a
+		// link leads; a skill's paths are checked against the home folder's real path).
+		{"the middle link of a chain out of the tree is pointed elsewhere", func(t *testing.T, _, outside string) {
+			os.Remove(filepath.Join(outside, "cur")) // cur -> v1 becomes cur -> v2: both lack SKILL.md
+			link(t, "v2", filepath.Join(outside, "cur"))
+		}},
+		{"a folder on the way to a link's target is replaced by a link to it", func(t *testing.T, _, outside string) {
+			os.Rename(outside, outside+"-moved")
+			link(t, filepath.Base(outside)+"-moved", outside)
+		}},
+		{"a home folder that is a link is pointed at a folder like it", func(t *testing.T, root, outside string) {
+			home := filepath.Join(filepath.Dir(root), "home")
+			os.Remove(home)
+			link(t, filepath.Join(outside, "h2"), home)
+		}},
 		{"a root that was missing appears", func(t *testing.T, root, _ string) {
 			os.MkdirAll(filepath.Join(filepath.Dir(root), "later"), 0o755)
 		}},
@@ -137,7 +161,8 @@ func TestCacheHoldsUntilAnythingChanges(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root, outside := tree(t)
 			base := filepath.Dir(root)
-			paths := []string{root, filepath.Join(base, "later"), filepath.Join(base, "settings.json")}
+			paths := Paths{Walk: []string{root, filepath.Join(base, "later"), filepath.Join(base, "settings.json")},
+				Resolve: []string{filepath.Join(base, "home")}}
 			cache := filepath.Join(base, "cache", "c")
 			s, err := Take(nil, paths)
 			if err != nil {
@@ -176,7 +201,7 @@ func sortedLooks(s *Snapshot) []string {
 	var out []string
 	for _, e := range s.entries {
 		k := "lstat "
-		if e.follow {
+		if e.kind == kindFollow {
 			k = "stat "
 		}
 		out = append(out, k+e.path+" "+errnoOrMode(e.facts))
@@ -198,7 +223,7 @@ func TestTakeRecordsEveryEntryOnce(t *testing.T) {
 	// walked once, and the walk ends.
 	link(t, filepath.Join(outside, "linked"), filepath.Join(root, "p", "again"))
 	link(t, root, filepath.Join(root, "p", "skills", "b", "up"))
-	s, err := Take(nil, []string{root})
+	s, err := Take(nil, Paths{Walk: []string{root}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +249,7 @@ func TestTakeRecordsEveryEntryOnce(t *testing.T) {
 	}
 	// Taken again and again from the last snapshot, it stays the same size.
 	for range 3 {
-		next, err := Take(s, []string{root})
+		next, err := Take(s, Paths{Walk: []string{root}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,9 +266,9 @@ func TestTakeRecordsEveryEntryOnce(t *testing.T) {
 func TestFolderUnderTwoLinksIsStillRecordedWhenOneGoes(t *testing.T) {
 	root, outside := tree(t)
 	link(t, filepath.Join(outside, "linked"), filepath.Join(root, "p", "again"))
-	s, _ := Take(nil, []string{root})
+	s, _ := Take(nil, Paths{Walk: []string{root}})
 	os.Remove(filepath.Join(root, "p", "skills", "linked"))
-	next, err := Take(s, []string{root})
+	next, err := Take(s, Paths{Walk: []string{root}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +285,7 @@ func TestFolderUnderTwoLinksIsStillRecordedWhenOneGoes(t *testing.T) {
 
 func TestRacy(t *testing.T) {
 	root, _ := tree(t)
-	s, err := Take(nil, []string{root})
+	s, err := Take(nil, Paths{Walk: []string{root}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +300,7 @@ func TestRacy(t *testing.T) {
 func TestCacheThatCannotBeUsedIsAMiss(t *testing.T) {
 	root, _ := tree(t)
 	cache := filepath.Join(t.TempDir(), "c")
-	s, _ := Take(nil, []string{root})
+	s, _ := Take(nil, Paths{Walk: []string{root}})
 	if err := Save(cache, "k", s, []byte("answer")); err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +316,7 @@ func TestCacheThatCannotBeUsedIsAMiss(t *testing.T) {
 		"cut short":      good[:len(good)-10],
 		"a byte changed": append(append(append([]byte{}, good[:len(header)+3]...), good[len(header)+3]^1), good[len(header)+4:]...),
 		"empty":          {},
-		"another format": append([]byte("plugboard-scancache 0\n"), good[len(header):]...),
+		"another format": append([]byte("plugboard-scancache 1\n"), good[len(header):]...),
 	} {
 		os.WriteFile(cache, data, 0o600)
 		if _, prev, ok := Load(cache, "k"); ok || prev != nil {
@@ -313,7 +338,7 @@ func TestCacheThatCannotBeUsedIsAMiss(t *testing.T) {
 
 func TestSaveKeepsEverything(t *testing.T) {
 	root, _ := tree(t)
-	s, _ := Take(nil, []string{root, filepath.Join(root, "missing"), filepath.Join(root, "p", "plugin.json")})
+	s, _ := Take(nil, Paths{Walk: []string{root, filepath.Join(root, "missing"), filepath.Join(root, "p", "plugin.json")}})
 	data := bytes.Repeat([]byte("0123456789"), 100_000)
 	cache := filepath.Join(t.TempDir(), "new", "c")
 	if err := Save(cache, "k", s, data); err != nil {
@@ -332,7 +357,65 @@ func TestTooLarge(t *testing.T) {
 	root, _ := tree(t)
 	defer func(n int) { maxEntries = n }(maxEntries)
 	maxEntries = 5
-	if _, err := Take(nil, []string{root}); !errors.Is(err, ErrTooLarge) {
+	if _, err := Take(nil, Paths{Walk: []string{root}}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Take of more than maxEntries: %v, want ErrTooLarge", err)
+	}
+}
+
+// The folders a path is resolved through count for what they are, not for what they
+// list: a home folder gets new files all the time.
+func TestFoldersOnTheWayMayListOtherFiles(t *testing.T) {
+	root, _ := tree(t)
+	base := filepath.Dir(root)
+	s, err := Take(nil, Paths{Walk: []string{root}, Resolve: []string{filepath.Join(base, "home")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(s.Paths(), base) {
+		t.Fatalf("%s, a folder on the way to the root, is not recorded: %v", base, s.Paths())
+	}
+	afterTick(t, s, base)
+	write(t, filepath.Join(base, "unrelated.txt"), "x")
+	write(t, filepath.Join(base, "outside", "h1", "history"), "x") // in the home folder
+	if !s.Holds() {
+		t.Error("a new file beside the root, or in the home folder, made the snapshot fail")
+	}
+	if s.Racy(time.Now().Add(RacyWindow + time.Second)) {
+		t.Error("a folder on the way that lists a new file makes the snapshot racy")
+	}
+}
+
+func TestSkipLeavesTheCacheOut(t *testing.T) {
+	root, _ := tree(t)
+	cache := filepath.Join(root, "cache")
+	s, _ := Take(nil, Paths{Walk: []string{root}, Skip: cache})
+	if err := Save(filepath.Join(cache, "c"), "k", s, []byte("answer")); err != nil {
+		t.Fatal(err)
+	}
+	s, _ = Take(s, Paths{Walk: []string{root}, Skip: cache})
+	for _, p := range s.Paths() {
+		if p == cache || strings.HasPrefix(p, cache+"/") {
+			t.Errorf("%s recorded, in the skipped folder", p)
+		}
+	}
+	if err := Save(filepath.Join(cache, "c"), "k", s, []byte("answer")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := Load(filepath.Join(cache, "c"), "k"); !ok {
+		t.Error("a cache inside the tree it records is a miss after its own save")
+	}
+}
+
+func TestSaveRefusesALinkedFolder(t *testing.T) {
+	root, _ := tree(t)
+	s, _ := Take(nil, Paths{Walk: []string{root}})
+	elsewhere := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "cache")
+	link(t, elsewhere, dir)
+	if err := Save(filepath.Join(dir, "c"), "k", s, []byte("answer")); err == nil {
+		t.Error("Save wrote through a link")
+	}
+	if names, _ := os.ReadDir(elsewhere); len(names) != 0 {
+		t.Errorf("Save wrote where the link leads: %v", names)
 	}
 }
