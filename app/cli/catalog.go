@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/pathsafe"
 	"github.com/plugboard/plugboard/backend/scancache"
 )
 
@@ -61,22 +62,26 @@ func runCatalog(env Env, args []string) int {
 		return code
 	}
 	cache, key := catalogCache(o, f.json)
-	var prev *scancache.Snapshot // what the cache recorded, to spare listing unchanged folders
-	if cache != "" && !*fresh {
-		data, saved, ok := scancache.Load(cache, key)
-		if ok {
-			if _, err := env.Stdout.Write(data); err != nil {
-				return ExitUsage
-			}
-			return ExitOK
-		}
-		prev = saved
-	}
+	var snap *scancache.Snapshot
 	start := scanStart()
+	if cache != "" {
+		var prev *scancache.Snapshot // what the cache recorded, to spare listing unchanged folders
+		if !*fresh {
+			data, saved, ok := scancache.Load(cache, key)
+			if ok {
+				if _, err := env.Stdout.Write(data); err != nil {
+					return ExitUsage
+				}
+				return ExitOK
+			}
+			prev = saved
+		}
+		snap = takeSnapshot(o, prev, start)
+	}
 	c := scanCatalog(o)
 	var out bytes.Buffer
-	if cache != "" {
-		if st, err := os.Stat(cache); err == nil && st.Size() < 1<<30 {
+	if snap != nil {
+		if st, err := os.Stat(cache); err == nil && st.Size() < scancache.MaxFile {
 			out.Grow(int(st.Size())) // the last answer's size and more: no copy as it grows
 		}
 	}
@@ -88,8 +93,9 @@ func runCatalog(env Env, args []string) int {
 	} else {
 		printCatalog(w, c)
 	}
-	if cache != "" {
-		saveCatalogCache(cache, key, o, prev, start, out.Bytes())
+	if snap != nil {
+		// Failing to save costs the next run a scan, so it is not reported.
+		_ = scancache.Save(cache, key, snap, out.Bytes())
 	}
 	return ExitOK
 }
@@ -103,12 +109,28 @@ var (
 
 // catalogCache is where the output of the catalog of o is cached and the key it is
 // saved under: the program (by its file's facts, so that another build is a miss), the
-// output's form and the homes. It is "" when that output is not cached: with a workspace
-// (whose monorepo walk reaches folders no list names), or when the program cannot be
-// found, or when $PLUGBOARD_HOME does not exist (a catalog does not make it).
+// user and groups it runs as (what they may read is what the scan sees), the output's
+// form and the homes. It is "" when that output is not cached: with a workspace (whose
+// monorepo walk reaches folders no list names); when $PLUGBOARD_HOME does not exist (a
+// catalog does not make it); when the cache folder is in a tree the catalog reads (the
+// cache would be part of what it caches); or when the program cannot be found.
 func catalogCache(o catalog.Options, json bool) (path, key string) {
 	if o.Workspace != "" || !isDirPath(o.PlugboardHome) {
 		return "", ""
+	}
+	dir := filepath.Join(o.PlugboardHome, "cache")
+	real := dir
+	if r, err := filepath.EvalSymlinks(o.PlugboardHome); err == nil {
+		real = filepath.Join(r, "cache")
+	}
+	for _, root := range catalog.Roots(o) {
+		r, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			r = root
+		}
+		if pathsafe.Within(root, dir) || pathsafe.Within(r, real) {
+			return "", ""
+		}
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -118,39 +140,35 @@ func catalogCache(o catalog.Options, json bool) (path, key string) {
 	if err != nil {
 		return "", ""
 	}
-	form := "text"
-	if json {
-		form = "json"
-	}
 	sys, _ := st.Sys().(*syscall.Stat_t)
 	if sys == nil {
 		return "", ""
 	}
-	key = fmt.Sprintf("catalog %s\x00%s %d %d %d %d %d\x00%s\x00%s", form, exe, sys.Dev, sys.Ino, sys.Size,
-		sys.Mtim.Nano(), sys.Ctim.Nano(), o.Home, o.PlugboardHome)
-	return filepath.Join(o.PlugboardHome, "cache", "catalog-"+form), key
+	groups, _ := os.Getgroups()
+	form := "text"
+	if json {
+		form = "json"
+	}
+	key = fmt.Sprintf("catalog %s\x00%s %d %d %d %d %d\x00%d %d %v\x00%s\x00%s", form, exe, sys.Dev, sys.Ino, sys.Size,
+		sys.Mtim.Nano(), sys.Ctim.Nano(), os.Geteuid(), os.Getegid(), groups, o.Home, o.PlugboardHome)
+	return filepath.Join(dir, "catalog-"+form), key
 }
 
-// saveCatalogCache keeps out as the answer for o while nothing the scan that began at
-// start could have read changes: catalog.Roots (every package, skill root and file the
-// catalog reads), walked whole; the folders prev recorded that did not change are not
-// listed again. A snapshot in which something changed since shortly before start is not
-// kept (scancache.Racy): the next run scans. Failing to save costs the next run a scan,
-// so it is not reported.
-func saveCatalogCache(cache, key string, o catalog.Options, prev *scancache.Snapshot, start time.Time, out []byte) {
-	snap, err := scancache.Take(prev, scancache.Paths{
-		Walk: catalog.Roots(o),
-		// The homes' own paths: a scan resolves them (a skill's paths against the home
-		// folder), and a link among their parents can be pointed elsewhere.
-		Resolve: []string{o.Home, o.PlugboardHome},
-		Skip:    filepath.Dir(cache),
-	})
+// takeSnapshot records, before the scan, the facts of everything the catalog of o reads:
+// catalog.Roots (every package, skill root and file the catalog reads), walked whole,
+// and the homes' own paths (a scan resolves them: a skill's paths against the home
+// folder; a link among their parents can be pointed elsewhere); the folders prev
+// recorded that did not change are not listed again. Taken before the scan, it can only
+// be older than what the scan read: a change in between is a miss next time. It is nil
+// when it cannot be recorded whole, or when something in it changed since shortly
+// before start (scancache.Racy): that scan's answer is not kept, and the earlier one
+// stays (it cannot hold again; its listings spare the next snapshot).
+func takeSnapshot(o catalog.Options, prev *scancache.Snapshot, start time.Time) *scancache.Snapshot {
+	snap, err := scancache.Take(prev, scancache.Paths{Walk: catalog.Roots(o), Resolve: []string{o.Home, o.PlugboardHome}})
 	if err != nil || snap.Racy(start) {
-		// The earlier answer stays: it cannot hold again (what changed has a new
-		// status-change time), and its snapshot spares the next save listing folders.
-		return
+		return nil
 	}
-	_ = scancache.Save(cache, key, snap, out)
+	return snap
 }
 
 func printCatalog(w io.Writer, c *catalog.Catalog) {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,17 +164,72 @@ func TestCatalogCacheWithARelativeHome(t *testing.T) {
 	}
 }
 
-// A Plugboard home inside a tree the catalog reads (skillPluginPaths naming a folder
-// that holds it) does not make each run miss for the cache's own file.
+// A Plugboard home inside a tree the catalog reads is not cached: the cache would be
+// part of what the catalog reads (a skill folder named cache in a skills root that is
+// the Plugboard home; a skillPluginPaths package holding it).
 func TestCatalogCacheInsideATreeItReads(t *testing.T) {
 	scans := cacheClock(t)
 	home, env := sample(t)
-	pb := filepath.Join(home, ".plugboard")
-	write(t, filepath.Join(pb, "settings.json"), `{"skillPluginPaths": ["~/.plugboard"]}`)
-	for range 3 {
-		run(t, env, "catalog", "--json")
+	skills := filepath.Join(home, ".claude", "skills")
+	for _, c := range []struct {
+		name  string
+		pb    string
+		setup func()
+	}{
+		{"skillPluginPaths holds it", filepath.Join(home, ".plugboard"), func() {
+			write(t, filepath.Join(home, ".plugboard", "settings.json"), `{"skillPluginPaths": ["~/.plugboard"]}`)
+		}},
+		{"it is a skills root", skills, func() {}},
+	} {
+		c.setup()
+		*scans = 0
+		for range 2 {
+			run(t, env, "catalog", "--json", "--home", c.pb)
+		}
+		if _, err := os.Stat(filepath.Join(c.pb, "cache")); !os.IsNotExist(err) || *scans != 2 {
+			t.Errorf("%s: two runs, %d scans, cache folder %v; want two scans and no cache", c.name, *scans, err)
+		}
+		write(t, filepath.Join(c.pb, "cache", "SKILL.md"), "---\nname: cache\ndescription: In the cache folder\n---\n")
+		_, out, _ := run(t, env, "catalog", "--json", "--home", c.pb)
+		_, fresh, _ := run(t, env, "catalog", "--json", "--home", c.pb, "--fresh")
+		if out != fresh {
+			t.Errorf("%s: the catalog differs from a fresh scan", c.name)
+		}
+		os.RemoveAll(filepath.Join(c.pb, "cache"))
 	}
-	if *scans != 2 {
-		t.Errorf("three runs: %d scans, want 2 (the first saves, the second rewrites once the cache folder is made, the third hits)", *scans)
+}
+
+// The key holds who runs the catalog: another user or other groups may read other files.
+func TestCatalogCacheKeyNamesTheUser(t *testing.T) {
+	home, _ := sample(t)
+	_, key := catalogCache(catalog.Options{Home: home, PlugboardHome: filepath.Join(home, ".plugboard")}, true)
+	groups, _ := os.Getgroups()
+	if want := fmt.Sprintf("\x00%d %d %v\x00", os.Geteuid(), os.Getegid(), groups); !strings.Contains(key, want) {
+		t.Errorf("the cache key %q does not name the user and groups %q", key, want)
+	}
+}
+
+// A folder swapped for another right after the scan read it (a dotfiles switch while
+// the output is still being written) is seen by the next run: the snapshot the answer
+// is kept with was taken before the scan.
+func TestCatalogCacheSeesASwapDuringTheScan(t *testing.T) {
+	cacheClock(t)
+	home, env := sample(t)
+	claude := filepath.Join(home, ".claude")
+	other := filepath.Join(home, ".claude-other")
+	write(t, filepath.Join(other, "skills", "swapped-in", "SKILL.md"), "---\nname: swapped-in\ndescription: From the other folder\n---\n")
+	load := scanCatalog
+	scanCatalog = func(o catalog.Options) *catalog.Catalog {
+		c := load(o)
+		os.Rename(claude, claude+"-before")
+		os.Rename(other, claude)
+		return c
+	}
+	run(t, env, "catalog", "--json")
+	scanCatalog = load
+	_, out, _ := run(t, env, "catalog", "--json")
+	_, fresh, _ := run(t, env, "catalog", "--json", "--fresh")
+	if out != fresh || !strings.Contains(out, "swapped-in") {
+		t.Error("the catalog after a folder was swapped during the last scan differs from a fresh scan")
 	}
 }

@@ -58,6 +58,11 @@ const MaxFile = 512 << 20
 // ErrTooLarge is Take's error for trees of more than MaxEntries look-ups.
 var ErrTooLarge = errors.New("scancache: more entries than a snapshot keeps")
 
+// ErrIncomplete is Take's error when something could not be recorded whole: a folder
+// that could not be listed (a scan may still open files in it by name), or a path
+// behind more links than a look-up follows (a scan's own resolution may follow more).
+var ErrIncomplete = errors.New("scancache: a folder could not be listed or a path resolved")
+
 const header = "plugboard-scancache 2\n"
 
 // facts are what a look-up of one path found.
@@ -160,9 +165,6 @@ type Paths struct {
 	// Resolve are recorded by what resolving each passes through (itself included), not
 	// walked: a home folder whose own path a scan resolves.
 	Resolve []string
-	// Skip is a folder left out of the walk: the cache's own, in case a walked tree
-	// holds it.
-	Skip string
 }
 
 // Listed lists the folders the snapshot listed (whose times record what they hold).
@@ -184,13 +186,13 @@ func (s *Snapshot) Listed() []string {
 // them is not listed again (its entries are the ones prev met in it, as Holds assumes),
 // which spares a walk of an unchanged tree all but one look-up per entry.
 func Take(prev *Snapshot, p Paths) (*Snapshot, error) {
-	t := &taker{seen: map[[2]uint64]bool{}, prev: prev.folders(), skip: p.Skip, chained: map[string]bool{}}
+	t := &taker{seen: map[[2]uint64]bool{}, prev: prev.folders(), chained: map[string]bool{}}
 	t.cond = sync.NewCond(&t.mu)
 	for _, path := range p.Walk {
 		t.add(t.root(path), -1, true)
 	}
 	for _, path := range p.Resolve {
-		t.add(chain(nil, absolute(path)), -1, false)
+		t.add(t.chain(nil, absolute(path)), -1, false)
 	}
 	var wg sync.WaitGroup
 	for range 4 * runtime.GOMAXPROCS(0) {
@@ -208,15 +210,18 @@ func Take(prev *Snapshot, p Paths) (*Snapshot, error) {
 				} else if es, ok := t.list(dir.path, buf); ok {
 					t.add(es, i, true)
 				} else {
-					t.add(es, -1, true) // not all listed: not to be reused
+					t.fail()
 				}
 				t.done()
 			}
 		}()
 	}
 	wg.Wait()
-	if t.tooLarge {
+	switch {
+	case t.tooLarge:
 		return nil, ErrTooLarge
+	case t.incomplete:
+		return nil, ErrIncomplete
 	}
 	return &Snapshot{entries: t.entries, listings: t.listings}, nil
 }
@@ -224,7 +229,7 @@ func Take(prev *Snapshot, p Paths) (*Snapshot, error) {
 // root looks up a path given to Take to walk, and what resolving it passes through.
 func (t *taker) root(path string) []entry {
 	path = absolute(path)
-	return chain(t.lookUp(nil, path, unix.AT_FDCWD, path), path)
+	return t.chain(t.lookUp(nil, path, unix.AT_FDCWD, path), path)
 }
 
 func absolute(path string) string {
@@ -243,7 +248,7 @@ func (t *taker) lookUp(out []entry, path string, dirfd int, name string) []entry
 	out = append(out, e)
 	if e.errno == 0 && e.mode&unix.S_IFMT == unix.S_IFLNK {
 		out = append(out, entry{path: path, kind: kindFollow, facts: factsOf(&st, unix.Fstatat(dirfd, name, &st, 0))})
-		out = chain(out, path)
+		out = t.chain(out, path)
 	}
 	return out
 }
@@ -253,8 +258,9 @@ const maxHops = 40
 
 // chain appends an lstat of each path met in resolving the absolute path p from the
 // root folder: every folder on the way and every link, whose target is resolved the
-// same way. It stops at the first that cannot be looked up (recorded as missing).
-func chain(out []entry, p string) []entry {
+// same way. It stops at the first that cannot be looked up (recorded as missing); a
+// link that cannot be read, or more than maxHops of them, fails the snapshot.
+func (t *taker) chain(out []entry, p string) []entry {
 	rest := strings.Split(p, "/")
 	cur, hops := "", 0
 	for len(rest) > 0 {
@@ -280,6 +286,7 @@ func chain(out []entry, p string) []entry {
 		}
 		target, err := os.Readlink(next)
 		if hops++; err != nil || hops > maxHops {
+			t.fail()
 			return out
 		}
 		if strings.HasPrefix(target, "/") {
@@ -290,10 +297,8 @@ func chain(out []entry, p string) []entry {
 	return out
 }
 
-// list looks up every entry of the folder dir but the skipped one, by name in the open
-// folder (buf holds its listing). It is false when the folder could not be listed to
-// its end; the folder's own facts are recorded, and a change of its mode or entries
-// moves them.
+// list looks up every entry of the folder dir, by name in the open folder (buf holds
+// its listing). It is false when the folder could not be listed to its end.
 func (t *taker) list(dir string, buf []byte) ([]entry, bool) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -312,9 +317,7 @@ func (t *taker) list(dir string, buf []byte) ([]entry, bool) {
 		}
 		_, _, names = unix.ParseDirent(buf[:n], -1, names[:0])
 		for _, name := range names {
-			if p := dir + "/" + name; p != t.skip {
-				out = t.lookUp(out, p, fd, name)
-			}
+			out = t.lookUp(out, dir+"/"+name, fd, name)
 		}
 	}
 }
@@ -356,17 +359,24 @@ func (s *Snapshot) folders() map[string]*folder {
 
 // taker is one Take: a queue of folders to list, shared by the workers.
 type taker struct {
-	mu       sync.Mutex
-	cond     *sync.Cond
-	entries  []entry
-	seen     map[[2]uint64]bool // folders queued, by device and inode
-	prev     map[string]*folder
-	skip     string
-	chained  map[string]bool // paths recorded by chain, recorded once
-	queue    []int           // folders to list, by their place in entries
-	listings []listing
-	busy     int // folders being listed
-	tooLarge bool
+	mu         sync.Mutex
+	cond       *sync.Cond
+	entries    []entry
+	seen       map[[2]uint64]bool // folders queued, by device and inode
+	prev       map[string]*folder
+	chained    map[string]bool // paths recorded by chain, recorded once
+	queue      []int           // folders to list, by their place in entries
+	listings   []listing
+	busy       int // folders being listed
+	tooLarge   bool
+	incomplete bool // see ErrIncomplete
+}
+
+// fail marks the snapshot incomplete; chain may call it holding no lock.
+func (t *taker) fail() {
+	t.mu.Lock()
+	t.incomplete = true
+	t.mu.Unlock()
 }
 
 // add keeps es and, with walk, queues each that is a folder (or leads to one, for a
@@ -428,12 +438,14 @@ func (t *taker) done() {
 	t.mu.Unlock()
 }
 
-// Racy reports whether any entry changed later than RacyWindow before start: a snapshot
-// taken after a scan that began at start is only to be kept when it is not.
+// Racy reports whether any entry changed later than RacyWindow before start, by its
+// status-change time (which every write sets from the kernel's clock; a modification
+// time can be set to anything): a snapshot taken at start, before a scan, is only to be
+// kept when it is not.
 func (s *Snapshot) Racy(start time.Time) bool {
 	since := start.Add(-RacyWindow).UnixNano()
 	for i := range s.entries {
-		if e := &s.entries[i]; e.errno == 0 && !e.passedThrough() && (e.mtime >= since || e.ctime >= since) {
+		if e := &s.entries[i]; e.errno == 0 && !e.passedThrough() && e.ctime >= since {
 			return true
 		}
 	}
@@ -546,7 +558,12 @@ func Load(path, key string) (data []byte, prev *Snapshot, ok bool) {
 }
 
 // read parses the cache at path: the key it was saved under, its snapshot and its data.
+// The file and its folder must be the user's and writable by no one else: a cache
+// another user could write is one they could make say anything.
 func read(path string) (string, *Snapshot, []byte, bool) {
+	if !private(filepath.Dir(path)) || !private(path) {
+		return "", nil, nil, false
+	}
 	raw, err := capread.ReadNoFollow(path, MaxFile)
 	if err != nil || len(raw) < len(header)+4 {
 		return "", nil, nil, false
@@ -558,7 +575,7 @@ func read(path string) (string, *Snapshot, []byte, bool) {
 	r := reader{b: body[len(header):]}
 	key := string(r.bytes())
 	n := r.uvarint()
-	if r.bad || n > MaxEntries {
+	if r.bad || n == 0 || n > MaxEntries {
 		return "", nil, nil, false
 	}
 	s := &Snapshot{entries: make([]entry, n)}
@@ -595,6 +612,13 @@ func read(path string) (string, *Snapshot, []byte, bool) {
 		return "", nil, nil, false
 	}
 	return key, s, data, true
+}
+
+// private reports whether path (not followed) belongs to the user running and no one
+// else may write it.
+func private(path string) bool {
+	var st unix.Stat_t
+	return unix.Lstat(path, &st) == nil && int(st.Uid) == os.Geteuid() && st.Mode&0o022 == 0
 }
 
 // reader takes fields off a byte slice; bad is set once one is cut short.

@@ -3,13 +3,17 @@ package scancache
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 // tree lays out a small plugin tree, a folder outside it that links in it lead to
@@ -295,6 +299,14 @@ func TestRacy(t *testing.T) {
 	if s.Racy(time.Now().Add(RacyWindow + time.Second)) {
 		t.Error("a tree made more than the racy window before a scan began is racy")
 	}
+	// A modification time set in the future (an archive's, a skewed clock's) is not a
+	// recent change: the status-change time says when the file changed.
+	future := time.Now().Add(24 * time.Hour)
+	os.Chtimes(filepath.Join(root, "p", "plugin.json"), future, future)
+	s, _ = Take(nil, Paths{Walk: []string{root}})
+	if s.Racy(time.Now().Add(RacyWindow + time.Second)) {
+		t.Error("a modification time in the future makes the snapshot racy for good")
+	}
 }
 
 func TestCacheThatCannotBeUsedIsAMiss(t *testing.T) {
@@ -322,6 +334,33 @@ func TestCacheThatCannotBeUsedIsAMiss(t *testing.T) {
 		if _, prev, ok := Load(cache, "k"); ok || prev != nil {
 			t.Errorf("%s: hit %v, snapshot %v; want a miss and no snapshot", name, ok, prev != nil)
 		}
+	}
+	// A cache someone else could have written: writable by the group or others, in a
+	// folder they may write, or another user's.
+	os.WriteFile(cache, good, 0o600)
+	if _, _, ok := Load(cache, "k"); !ok {
+		t.Fatal("the good file written back is a miss")
+	}
+	for name, undo := range map[string]func() func(){
+		"group-writable file": func() func() { os.Chmod(cache, 0o620); return func() { os.Chmod(cache, 0o600) } },
+		"world-writable folder": func() func() {
+			os.Chmod(filepath.Dir(cache), 0o777)
+			return func() { os.Chmod(filepath.Dir(cache), 0o700) }
+		},
+		"another user's file": func() func() {
+			if os.Geteuid() != 0 {
+				os.Chmod(cache, 0o000) // not root: cannot give it away; unreadable stands in
+				return func() { os.Chmod(cache, 0o600) }
+			}
+			os.Lchown(cache, 65534, 65534)
+			return func() { os.Lchown(cache, 0, 0) }
+		},
+	} {
+		restore := undo()
+		if _, _, ok := Load(cache, "k"); ok {
+			t.Errorf("%s: a hit", name)
+		}
+		restore()
 	}
 	os.Remove(cache)
 	if _, prev, ok := Load(cache, "k"); ok || prev != nil {
@@ -385,25 +424,38 @@ func TestFoldersOnTheWayMayListOtherFiles(t *testing.T) {
 	}
 }
 
-func TestSkipLeavesTheCacheOut(t *testing.T) {
-	root, _ := tree(t)
-	cache := filepath.Join(root, "cache")
-	s, _ := Take(nil, Paths{Walk: []string{root}, Skip: cache})
-	if err := Save(filepath.Join(cache, "c"), "k", s, []byte("answer")); err != nil {
-		t.Fatal(err)
+func TestTakeFailsWhatItCannotRecordWhole(t *testing.T) {
+	root, outside := tree(t)
+	// A chain of more links than a look-up follows: a scan's own resolution may follow
+	// more (filepath.EvalSymlinks follows 255).
+	prev := filepath.Join(outside, "linked")
+	for i := range maxHops + 5 {
+		next := filepath.Join(outside, "hop"+strconv.Itoa(i))
+		link(t, prev, next)
+		prev = next
 	}
-	s, _ = Take(s, Paths{Walk: []string{root}, Skip: cache})
-	for _, p := range s.Paths() {
-		if p == cache || strings.HasPrefix(p, cache+"/") {
-			t.Errorf("%s recorded, in the skipped folder", p)
-		}
+	if _, err := Take(nil, Paths{Walk: []string{prev}}); !errors.Is(err, ErrIncomplete) {
+		t.Errorf("a path behind %d links: %v, want ErrIncomplete", maxHops+5, err)
 	}
-	if err := Save(filepath.Join(cache, "c"), "k", s, []byte("answer")); err != nil {
-		t.Fatal(err)
+	// A folder that cannot be listed, though a scan may open files in it by name (it
+	// may be searched): as a user that is not root, since root lists anything.
+	locked := filepath.Join(root, "p", "skills", "b")
+	os.Chmod(locked, 0o711)
+	out := testhome.AsNonRoot(t, "TestUnlistableHelper", root, filepath.Dir(root), root, filepath.Join(root, "p"), filepath.Join(root, "p", "skills"))
+	if got, _, _ := strings.Cut(string(out), "\n"); got != ErrIncomplete.Error() {
+		t.Errorf("a folder that can be searched but not listed, by its owner alone: Take = %q, want ErrIncomplete", got)
 	}
-	if _, _, ok := Load(filepath.Join(cache, "c"), "k"); !ok {
-		t.Error("a cache inside the tree it records is a miss after its own save")
+}
+
+// TestUnlistableHelper is TestTakeFailsWhatItCannotRecordWhole's Take as a user that is
+// not root.
+func TestUnlistableHelper(t *testing.T) {
+	root := os.Getenv(testhome.NonRootEnv)
+	if root == "" {
+		return
 	}
+	_, err := Take(nil, Paths{Walk: []string{root}})
+	os.Stdout.WriteString(fmt.Sprint(err) + "\n")
 }
 
 func TestSaveRefusesALinkedFolder(t *testing.T) {
