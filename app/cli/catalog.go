@@ -76,7 +76,11 @@ func runCatalog(env Env, args []string) int {
 			}
 			prev = saved
 		}
-		snap = takeSnapshot(o, prev, start)
+		// A change found within the racy window (an edit just saved) means the
+		// snapshot would be racy: spare taking it.
+		if prev == nil || !prev.Racy(start) {
+			snap = takeSnapshot(o, prev, start)
+		}
 	}
 	c := scanCatalog(o)
 	var out bytes.Buffer

@@ -137,6 +137,10 @@ type Snapshot struct {
 	// listings are the folders that were listed, each with the entries met in it:
 	// entries[from:to] (a walk adds them together).
 	listings []listing
+	// changed is, after Holds found a look-up that differs, the status-change time it
+	// found (ns; 0 when it found the path missing): what Racy says of a snapshot taken
+	// now.
+	changed atomic.Int64
 }
 
 type listing struct{ dir, from, to int }
@@ -441,9 +445,13 @@ func (t *taker) done() {
 // Racy reports whether any entry changed later than RacyWindow before start, by its
 // status-change time (which every write sets from the kernel's clock; a modification
 // time can be set to anything): a snapshot taken at start, before a scan, is only to be
-// kept when it is not.
+// kept when it is not. Of a snapshot that no longer Holds, it also says whether the
+// change found is that recent: then a snapshot taken now would be racy too.
 func (s *Snapshot) Racy(start time.Time) bool {
 	since := start.Add(-RacyWindow).UnixNano()
+	if s.changed.Load() >= since {
+		return true
+	}
 	for i := range s.entries {
 		if e := &s.entries[i]; e.errno == 0 && !e.passedThrough() && e.ctime >= since {
 			return true
@@ -452,7 +460,8 @@ func (s *Snapshot) Racy(start time.Time) bool {
 	return false
 }
 
-// Holds reports whether every recorded look-up finds what it found then.
+// Holds reports whether every recorded look-up finds what it found then. When one does
+// not, Racy says whether that change is recent.
 func (s *Snapshot) Holds() bool {
 	var changed atomic.Bool
 	var next atomic.Int64
@@ -469,6 +478,9 @@ func (s *Snapshot) Holds() bool {
 				}
 				for j := i; j < min(i+chunk, len(s.entries)); j++ {
 					if e := &s.entries[j]; !e.holds(e.look()) {
+						if now := e.look(); now.errno == 0 {
+							s.changed.Store(now.ctime)
+						}
 						changed.Store(true)
 						return
 					}

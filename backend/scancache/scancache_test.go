@@ -471,3 +471,27 @@ func TestSaveRefusesALinkedFolder(t *testing.T) {
 		t.Errorf("Save wrote where the link leads: %v", names)
 	}
 }
+
+// A snapshot that no longer holds says whether the change it found is recent: a
+// snapshot taken then would be racy, and need not be taken.
+func TestAMissSaysWhetherItsChangeIsRecent(t *testing.T) {
+	root, _ := tree(t)
+	cache := filepath.Join(t.TempDir(), "c")
+	s, _ := Take(nil, Paths{Walk: []string{root}})
+	Save(cache, "k", s, []byte("answer"))
+	afterTick(t, s, filepath.Dir(root))
+	changed := filepath.Join(root, "p", "plugin.json")
+	write(t, changed, `{"name":"q"}`)
+	var st syscall.Stat_t
+	syscall.Stat(changed, &st)
+	// A scan that begins exactly the racy window after the change: the change is
+	// within it, and every other entry, older than the change, is not.
+	start := time.Unix(0, st.Ctim.Nano()).Add(RacyWindow)
+	_, prev, ok := Load(cache, "k")
+	if ok || !prev.Racy(start) {
+		t.Errorf("a file changed the racy window before the scan: hit %v, racy %v; want a miss whose change is recent", ok, prev.Racy(start))
+	}
+	if prev.Racy(start.Add(time.Nanosecond)) {
+		t.Error("the change found is recent for a scan beginning after the racy window")
+	}
+}
