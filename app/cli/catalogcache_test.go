@@ -11,6 +11,7 @@ import (
 
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/scancache"
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 // cacheClock makes the catalog's scans begin later than the racy window after now, so a
@@ -25,10 +26,8 @@ func cacheClock(t *testing.T) *int {
 	return scans
 }
 
-// laterTick returns once a file written now in dir has a status-change time later than
-// that of every file under root: the file system's clock is coarse, and a change within
-// the tick of the scan could leave every fact as it was (what the racy window keeps out
-// of the cache in use).
+// laterTick returns once a change made now in dir has a later status-change time than
+// every file under root (testhome.AfterCtime).
 func laterTick(t *testing.T, root, dir string) {
 	t.Helper()
 	var newest int64
@@ -39,19 +38,7 @@ func laterTick(t *testing.T, root, dir string) {
 		}
 		return nil
 	})
-	probe := filepath.Join(dir, ".tick")
-	defer os.Remove(probe)
-	for {
-		write(t, probe, "x")
-		var st syscall.Stat_t
-		if err := syscall.Stat(probe, &st); err != nil {
-			t.Fatal(err)
-		}
-		if st.Ctim.Nano() > newest {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testhome.AfterCtime(t, dir, newest)
 }
 
 func TestCatalogAnswersFromItsCache(t *testing.T) {

@@ -37,8 +37,8 @@ func TestRootsHoldEveryPathTheScanReads(t *testing.T) {
 	testhome.WriteFile(t, filepath.Join(work, "plugin.json"), `{"name": "devlinked"}`)
 	testhome.WriteFile(t, filepath.Join(work, "skills", "dev", "SKILL.md"), "---\nname: dev\ndescription: d\n---\nSee ref.md\n")
 	testhome.WriteFile(t, filepath.Join(outside, "shared", "ref.md"), "ref")
-	mustLink(t, filepath.Join(outside, "shared", "ref.md"), filepath.Join(work, "skills", "dev", "ref.md"))
-	mustLink(t, work, filepath.Join(o.PlugboardHome, "plugins", "devlinked"))
+	testhome.Symlink(t, filepath.Join(outside, "shared", "ref.md"), filepath.Join(work, "skills", "dev", "ref.md"))
+	testhome.Symlink(t, work, filepath.Join(o.PlugboardHome, "plugins", "devlinked"))
 	legacy := filepath.Join(o.PlugboardHome, "plugins", "legacy-one")
 	testhome.WriteFile(t, filepath.Join(legacy, "commands", "hello.md"), "---\ndescription: Say hello\n---\nHello\n")
 	testhome.WriteFile(t, filepath.Join(legacy, "agents", "helper.md"), "---\nname: helper\ndescription: h\n---\n")
@@ -126,13 +126,6 @@ func TestScanHelper(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Stdout.WriteString("\nscanned\n")
-}
-
-func mustLink(t *testing.T, target, at string) {
-	t.Helper()
-	if err := os.Symlink(target, at); err != nil {
-		t.Fatal(err)
-	}
 }
 
 var (

@@ -31,59 +31,27 @@ func tree(t *testing.T) (root, outside string) {
 		"outside/linked/SKILL.md":        "---\nname: linked\n---\n",
 		"outside/linked/deep/two.md":     "two",
 	} {
-		write(t, filepath.Join(base, p), body)
+		testhome.WriteFile(t, filepath.Join(base, p), body)
 	}
-	link(t, filepath.Join(outside, "linked"), filepath.Join(root, "p", "skills", "linked"))
+	testhome.Symlink(t, filepath.Join(outside, "linked"), filepath.Join(root, "p", "skills", "linked"))
 	for _, d := range []string{"v1", "v2", "h1", "h2"} {
 		os.MkdirAll(filepath.Join(base, "outside", d), 0o755)
 	}
-	link(t, "v1", filepath.Join(outside, "cur"))
+	testhome.Symlink(t, "v1", filepath.Join(outside, "cur"))
 	os.MkdirAll(filepath.Join(root, "p", "skills", "c"), 0o755)
-	link(t, filepath.Join(outside, "cur", "SKILL.md"), filepath.Join(root, "p", "skills", "c", "SKILL.md"))
-	link(t, filepath.Join(outside, "h1"), filepath.Join(base, "home"))
+	testhome.Symlink(t, filepath.Join(outside, "cur", "SKILL.md"), filepath.Join(root, "p", "skills", "c", "SKILL.md"))
+	testhome.Symlink(t, filepath.Join(outside, "h1"), filepath.Join(base, "home"))
 	return root, outside
 }
 
-func write(t *testing.T, p, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func link(t *testing.T, target, at string) {
-	t.Helper()
-	if err := os.Symlink(target, at); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// afterTick returns once a change made now gets a status-change time later than every
-// one s recorded: the file system's clock is coarse, and a change within the tick of the
-// recording could leave every fact as it was (what Racy keeps out of the cache). It
-// watches a file it writes in dir, so it waits on the clock, not for a guessed time.
+// afterTick returns once a change made now in dir is one s can see (testhome.AfterCtime).
 func afterTick(t *testing.T, s *Snapshot, dir string) {
 	t.Helper()
 	var newest int64
 	for _, e := range s.entries {
 		newest = max(newest, e.ctime, e.mtime)
 	}
-	probe := filepath.Join(dir, ".tick")
-	defer os.Remove(probe)
-	for {
-		write(t, probe, "x")
-		var st syscall.Stat_t
-		if err := syscall.Stat(probe, &st); err != nil {
-			t.Fatal(err)
-		}
-		if st.Ctim.Nano() > newest {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testhome.AfterCtime(t, dir, newest)
 }
 
 func TestCacheHoldsUntilAnythingChanges(t *testing.T) {
@@ -94,7 +62,7 @@ func TestCacheHoldsUntilAnythingChanges(t *testing.T) {
 		{"a file's content, same size and modification time", func(t *testing.T, root, _ string) {
 			p := filepath.Join(root, "p", "skills", "a", "SKILL.md")
 			st, _ := os.Stat(p)
-			write(t, p, "---\nname: a\n---\nbody A\n")
+			testhome.WriteFile(t, p, "---\nname: a\n---\nbody A\n")
 			os.Chtimes(p, st.ModTime(), st.ModTime()) // the status-change time still moves
 		}},
 		{"a file grows", func(t *testing.T, root, _ string) {
@@ -106,7 +74,7 @@ func TestCacheHoldsUntilAnythingChanges(t *testing.T) {
 			f.Close()
 		}},
 		{"a new file deep in the tree", func(t *testing.T, root, _ string) {
-			write(t, filepath.Join(root, "p", "skills", "b", "refs", "new.md"), "")
+			testhome.WriteFile(t, filepath.Join(root, "p", "skills", "b", "refs", "new.md"), "")
 		}},
 		{"a file removed", func(t *testing.T, root, _ string) {
 			os.Remove(filepath.Join(root, "p", "skills", "b", "refs", "one.md"))
@@ -121,36 +89,36 @@ func TestCacheHoldsUntilAnythingChanges(t *testing.T) {
 			p := filepath.Join(root, "p", "plugin.json")
 			st, _ := os.Stat(p)
 			data, _ := os.ReadFile(p)
-			write(t, p+".new", string(data))
+			testhome.WriteFile(t, p+".new", string(data))
 			os.Chtimes(p+".new", st.ModTime(), st.ModTime())
 			os.Rename(p+".new", p)
 		}},
 		{"a link pointed elsewhere", func(t *testing.T, root, outside string) {
 			l := filepath.Join(root, "p", "skills", "linked")
 			os.Remove(l)
-			write(t, filepath.Join(outside, "other", "SKILL.md"), "---\nname: linked\n---\n")
-			link(t, filepath.Join(outside, "other"), l)
+			testhome.WriteFile(t, filepath.Join(outside, "other", "SKILL.md"), "---\nname: linked\n---\n")
+			testhome.Symlink(t, filepath.Join(outside, "other"), l)
 		}},
 		{"a file edited behind a link, outside the tree", func(t *testing.T, _, outside string) {
-			write(t, filepath.Join(outside, "linked", "deep", "two.md"), "TWO")
+			testhome.WriteFile(t, filepath.Join(outside, "linked", "deep", "two.md"), "TWO")
 		}},
 		{"a file added behind a link, outside the tree", func(t *testing.T, _, outside string) {
-			write(t, filepath.Join(outside, "linked", "three.md"), "")
+			testhome.WriteFile(t, filepath.Join(outside, "linked", "three.md"), "")
 		}},
 		// What the scan resolves, beyond the files themselves (a message names where a
 		// link leads; a skill's paths are checked against the home folder's real path).
 		{"the middle link of a chain out of the tree is pointed elsewhere", func(t *testing.T, _, outside string) {
 			os.Remove(filepath.Join(outside, "cur")) // cur -> v1 becomes cur -> v2: both lack SKILL.md
-			link(t, "v2", filepath.Join(outside, "cur"))
+			testhome.Symlink(t, "v2", filepath.Join(outside, "cur"))
 		}},
 		{"a folder on the way to a link's target is replaced by a link to it", func(t *testing.T, _, outside string) {
 			os.Rename(outside, outside+"-moved")
-			link(t, filepath.Base(outside)+"-moved", outside)
+			testhome.Symlink(t, filepath.Base(outside)+"-moved", outside)
 		}},
 		{"a home folder that is a link is pointed at a folder like it", func(t *testing.T, root, outside string) {
 			home := filepath.Join(filepath.Dir(root), "home")
 			os.Remove(home)
-			link(t, filepath.Join(outside, "h2"), home)
+			testhome.Symlink(t, filepath.Join(outside, "h2"), home)
 		}},
 		{"a root that was missing appears", func(t *testing.T, root, _ string) {
 			os.MkdirAll(filepath.Join(filepath.Dir(root), "later"), 0o755)
@@ -159,7 +127,7 @@ func TestCacheHoldsUntilAnythingChanges(t *testing.T) {
 			os.RemoveAll(root)
 		}},
 		{"a file that was missing appears", func(t *testing.T, root, _ string) {
-			write(t, filepath.Join(filepath.Dir(root), "settings.json"), "{}")
+			testhome.WriteFile(t, filepath.Join(filepath.Dir(root), "settings.json"), "{}")
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -225,8 +193,8 @@ func TestTakeRecordsEveryEntryOnce(t *testing.T) {
 	root, outside := tree(t)
 	// A second link to the same folder, and a link back up the tree: each folder is
 	// walked once, and the walk ends.
-	link(t, filepath.Join(outside, "linked"), filepath.Join(root, "p", "again"))
-	link(t, root, filepath.Join(root, "p", "skills", "b", "up"))
+	testhome.Symlink(t, filepath.Join(outside, "linked"), filepath.Join(root, "p", "again"))
+	testhome.Symlink(t, root, filepath.Join(root, "p", "skills", "b", "up"))
 	s, err := Take(nil, Paths{Walk: []string{root}})
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +237,7 @@ func TestTakeRecordsEveryEntryOnce(t *testing.T) {
 // still recorded, so a change to one is still seen.
 func TestFolderUnderTwoLinksIsStillRecordedWhenOneGoes(t *testing.T) {
 	root, outside := tree(t)
-	link(t, filepath.Join(outside, "linked"), filepath.Join(root, "p", "again"))
+	testhome.Symlink(t, filepath.Join(outside, "linked"), filepath.Join(root, "p", "again"))
 	s, _ := Take(nil, Paths{Walk: []string{root}})
 	os.Remove(filepath.Join(root, "p", "skills", "linked"))
 	next, err := Take(s, Paths{Walk: []string{root}})
@@ -281,7 +249,7 @@ func TestFolderUnderTwoLinksIsStillRecordedWhenOneGoes(t *testing.T) {
 		t.Fatalf("%s not recorded once the other link went: %v", want, next.Paths())
 	}
 	afterTick(t, next, filepath.Dir(root))
-	write(t, filepath.Join(outside, "linked", "deep", "two.md"), "TWO")
+	testhome.WriteFile(t, filepath.Join(outside, "linked", "deep", "two.md"), "TWO")
 	if next.Holds() {
 		t.Error("a change behind the remaining link was not seen")
 	}
@@ -369,7 +337,7 @@ func TestCacheThatCannotBeUsedIsAMiss(t *testing.T) {
 	// A link where the cache belongs is not followed.
 	other := filepath.Join(t.TempDir(), "other")
 	os.WriteFile(other, good, 0o600)
-	link(t, other, cache)
+	testhome.Symlink(t, other, cache)
 	if _, _, ok := Load(cache, "k"); ok {
 		t.Error("a cache read through a link")
 	}
@@ -414,8 +382,8 @@ func TestFoldersOnTheWayMayListOtherFiles(t *testing.T) {
 		t.Fatalf("%s, a folder on the way to the root, is not recorded: %v", base, s.Paths())
 	}
 	afterTick(t, s, base)
-	write(t, filepath.Join(base, "unrelated.txt"), "x")
-	write(t, filepath.Join(base, "outside", "h1", "history"), "x") // in the home folder
+	testhome.WriteFile(t, filepath.Join(base, "unrelated.txt"), "x")
+	testhome.WriteFile(t, filepath.Join(base, "outside", "h1", "history"), "x") // in the home folder
 	if !s.Holds() {
 		t.Error("a new file beside the root, or in the home folder, made the snapshot fail")
 	}
@@ -431,7 +399,7 @@ func TestTakeFailsWhatItCannotRecordWhole(t *testing.T) {
 	prev := filepath.Join(outside, "linked")
 	for i := range maxHops + 5 {
 		next := filepath.Join(outside, "hop"+strconv.Itoa(i))
-		link(t, prev, next)
+		testhome.Symlink(t, prev, next)
 		prev = next
 	}
 	if _, err := Take(nil, Paths{Walk: []string{prev}}); !errors.Is(err, ErrIncomplete) {
@@ -463,7 +431,7 @@ func TestSaveRefusesALinkedFolder(t *testing.T) {
 	s, _ := Take(nil, Paths{Walk: []string{root}})
 	elsewhere := t.TempDir()
 	dir := filepath.Join(t.TempDir(), "cache")
-	link(t, elsewhere, dir)
+	testhome.Symlink(t, elsewhere, dir)
 	if err := Save(filepath.Join(dir, "c"), "k", s, []byte("answer")); err == nil {
 		t.Error("Save wrote through a link")
 	}
@@ -481,7 +449,7 @@ func TestAMissSaysWhetherItsChangeIsRecent(t *testing.T) {
 	Save(cache, "k", s, []byte("answer"))
 	afterTick(t, s, filepath.Dir(root))
 	changed := filepath.Join(root, "p", "plugin.json")
-	write(t, changed, `{"name":"q"}`)
+	testhome.WriteFile(t, changed, `{"name":"q"}`)
 	var st syscall.Stat_t
 	syscall.Stat(changed, &st)
 	// A scan that begins exactly the racy window after the change: the change is

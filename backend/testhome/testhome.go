@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -80,4 +81,35 @@ func WaitFile(t testing.TB, p string) []byte {
 	}
 	t.Fatalf("%s did not appear within 10 s", p)
 	return nil
+}
+
+// Symlink makes a symbolic link at at that leads to target.
+func Symlink(t testing.TB, target, at string) {
+	t.Helper()
+	if err := os.Symlink(target, at); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// AfterCtime returns once a file written now in dir gets a status-change time later than
+// newest (ns). The file system's clock is coarse: a change within the tick of an
+// earlier look-up could leave every fact of a file as that look-up found it, which is
+// what a cache that trusts those facts guards against (it keeps nothing that changed
+// in the last seconds). A test that changes a file a moment after caching it waits here,
+// on the clock itself, so that the change is one such a cache can see.
+func AfterCtime(t testing.TB, dir string, newest int64) {
+	t.Helper()
+	probe := filepath.Join(dir, ".tick")
+	defer os.Remove(probe)
+	for {
+		WriteFile(t, probe, "x")
+		var st syscall.Stat_t
+		if err := syscall.Stat(probe, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Ctim.Nano() > newest {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
