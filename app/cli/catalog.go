@@ -83,13 +83,14 @@ func runCatalog(env Env, args []string) int {
 		}
 	}
 	c := scanCatalog(o)
-	var out bytes.Buffer
+	var out bytes.Buffer // what is printed, kept to be saved
+	w := env.Stdout
 	if snap != nil {
 		if st, err := os.Stat(cache); err == nil && st.Size() < scancache.MaxFile {
 			out.Grow(int(st.Size())) // the last answer's size and more: no copy as it grows
 		}
+		w = io.MultiWriter(env.Stdout, &out)
 	}
-	w := io.MultiWriter(env.Stdout, &out)
 	if f.json {
 		if err := c.WriteJSON(w); err != nil {
 			return ExitUsage
