@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/pathsafe"
 	"github.com/plugboard/plugboard/backend/scancache"
 )
@@ -62,8 +63,12 @@ func runCatalog(env Env, args []string) int {
 		return code
 	}
 	cache, key := catalogCache(o, f.json)
-	var snap *scancache.Snapshot
 	start := scanStart()
+	if cache != "" && !*fresh && scancache.Declined(cache+declinedSuffix, key, start) {
+		cache = "" // a home whose snapshot did not pay, lately: scan only
+	}
+	var snap *scancache.Snapshot
+	var took time.Duration
 	if cache != "" {
 		var prev *scancache.Snapshot // what the cache recorded, to spare listing unchanged folders
 		if !*fresh {
@@ -79,9 +84,18 @@ func runCatalog(env Env, args []string) int {
 		// A change found within the racy window (an edit just saved) means the
 		// snapshot would be racy: spare taking it.
 		if prev == nil || !prev.Racy(start) {
-			snap = takeSnapshot(o, prev, start)
+			var err error
+			t0 := time.Now()
+			snap, err = takeSnapshot(o, prev)
+			took = time.Since(t0)
+			if err != nil {
+				decline(cache, key, start) // it cannot be taken whole: it will not be soon
+			} else if snap.Racy(start) {
+				snap = nil
+			}
 		}
 	}
+	scanned := time.Now()
 	c := scanCatalog(o)
 	var out bytes.Buffer // what is printed, kept to be saved
 	w := env.Stdout
@@ -98,11 +112,87 @@ func runCatalog(env Env, args []string) int {
 	} else {
 		printCatalog(w, c)
 	}
-	if snap != nil {
-		// Failing to save costs the next run a scan, so it is not reported.
-		_ = scancache.Save(cache, key, snap, out.Bytes())
+	if snap == nil {
+		return ExitOK
+	}
+	// Failing to save costs the next run a scan, so it is not reported.
+	switch {
+	case transient(c):
+		// An error that may not happen again (too many open files, an I/O error)
+		// shaped this answer: keep nothing.
+	case c.ReadOutside() || !snapshotPays(took, time.Since(scanned)):
+		// What the scan read is not all in the snapshot, or checking the snapshot
+		// would cost about what the scan does (a linked working copy with its
+		// dependencies): scan only, for a while.
+		decline(cache, key, start)
+	default:
+		if scancache.Save(cache, key, snap, out.Bytes()) == nil {
+			os.Remove(cache + declinedSuffix)
+		}
 	}
 	return ExitOK
+}
+
+// snapshotPays reports whether a snapshot that took took to take is worth keeping
+// beside a scan that took scan: checking it costs less than taking it, and a snapshot
+// that takes longer than the scan (and is not merely quick) would not make the next run
+// faster. A variable for tests.
+var snapshotPays = func(took, scan time.Duration) bool {
+	return took < scan || took < 50*time.Millisecond
+}
+
+// declinedSuffix names, beside a cache, the record that nothing is cached for a while.
+const declinedSuffix = ".declined"
+
+// declineFor is how long a home whose snapshot did not pay is scanned without one
+// before it is tried again.
+const declineFor = 10 * time.Minute
+
+// decline drops the cached answer and records that none is kept for declineFor.
+func decline(cache, key string, now time.Time) {
+	os.Remove(cache)
+	_ = scancache.Decline(cache+declinedSuffix, key, now.Add(declineFor))
+}
+
+// transientErrors are the errors that say more of the moment than of the files: an
+// answer whose issues name one is not kept. minOpenFiles is the fewest open files that
+// let a scan open what it needs at once (Go raises the soft limit to the hard one at
+// start); under it, an error the scan did not report could have shaped a reading.
+var transientErrors = []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.EIO,
+	syscall.EINTR, syscall.EAGAIN, syscall.ESTALE, syscall.ETIMEDOUT, syscall.ENOBUFS}
+
+const minOpenFiles = 1024
+
+// transient reports whether c's scan may have met an error of the moment.
+func transient(c *catalog.Catalog) bool {
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && lim.Cur < minOpenFiles {
+		return true
+	}
+	named := func(l issue.List) bool {
+		for _, i := range l {
+			for _, e := range transientErrors {
+				if strings.Contains(i.Message, e.Error()) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if named(c.Issues) {
+		return true
+	}
+	for i := range c.Plugins {
+		if named(c.Plugins[i].AllIssues()) {
+			return true
+		}
+	}
+	for _, e := range c.Skills {
+		if named(e.Issues) {
+			return true
+		}
+	}
+	return false
 }
 
 // scanStart and scanCatalog are time.Now and catalog.Load, for tests: one makes a test
@@ -113,14 +203,19 @@ var (
 )
 
 // catalogCache is where the output of the catalog of o is cached and the key it is
-// saved under: the program (by its file's facts, so that another build is a miss), the
-// user and groups it runs as (what they may read is what the scan sees), the output's
-// form and the homes. It is "" when that output is not cached: with a workspace (whose
-// monorepo walk reaches folders no list names); when $PLUGBOARD_HOME does not exist (a
-// catalog does not make it); when the cache folder is in a tree the catalog reads (the
-// cache would be part of what it caches); or when the program cannot be found.
+// saved under: the program (by the facts of the file running, so that another build is
+// a miss), the user and groups it runs as (what they may read is what the scan sees),
+// the output's form and the homes. It is "" when that output is not cached: with a
+// workspace (whose monorepo walk reaches folders no list names); when $PLUGBOARD_HOME
+// is neither ~/.plugboard nor a folder Plugboard keeps state in (a folder given as
+// --home only to be read gets no cache folder); when the cache folder is in a tree the
+// catalog reads (the cache would be part of what it caches); or when the program
+// cannot be found.
 func catalogCache(o catalog.Options, json bool) (path, key string) {
 	if o.Workspace != "" || !isDirPath(o.PlugboardHome) {
+		return "", ""
+	}
+	if o.PlugboardHome != filepath.Join(o.Home, ".plugboard") && !isDirPath(filepath.Join(o.PlugboardHome, "state")) {
 		return "", ""
 	}
 	dir := filepath.Join(o.PlugboardHome, "cache")
@@ -141,12 +236,8 @@ func catalogCache(o catalog.Options, json bool) (path, key string) {
 	if err != nil {
 		return "", ""
 	}
-	st, err := os.Stat(exe)
-	if err != nil {
-		return "", ""
-	}
-	sys, _ := st.Sys().(*syscall.Stat_t)
-	if sys == nil {
+	var st syscall.Stat_t
+	if syscall.Stat("/proc/self/exe", &st) != nil { // the file running, even if replaced since
 		return "", ""
 	}
 	groups, _ := os.Getgroups()
@@ -154,8 +245,8 @@ func catalogCache(o catalog.Options, json bool) (path, key string) {
 	if json {
 		form = "json"
 	}
-	key = fmt.Sprintf("catalog %s\x00%s %d %d %d %d %d\x00%d %d %v\x00%s\x00%s", form, exe, sys.Dev, sys.Ino, sys.Size,
-		sys.Mtim.Nano(), sys.Ctim.Nano(), os.Geteuid(), os.Getegid(), groups, o.Home, o.PlugboardHome)
+	key = fmt.Sprintf("catalog %s\x00%s %d %d %d %d %d\x00%d %d %v\x00%s\x00%s", form, exe, st.Dev, st.Ino, st.Size,
+		st.Mtim.Nano(), st.Ctim.Nano(), os.Geteuid(), os.Getegid(), groups, o.Home, o.PlugboardHome)
 	return filepath.Join(dir, "catalog-"+form), key
 }
 
@@ -164,16 +255,12 @@ func catalogCache(o catalog.Options, json bool) (path, key string) {
 // and the homes' own paths (a scan resolves them: a skill's paths against the home
 // folder; a link among their parents can be pointed elsewhere); the folders prev
 // recorded that did not change are not listed again. Taken before the scan, it can only
-// be older than what the scan read: a change in between is a miss next time. It is nil
-// when it cannot be recorded whole, or when something in it changed since shortly
-// before start (scancache.Racy): that scan's answer is not kept, and the earlier one
-// stays (it cannot hold again; its listings spare the next snapshot).
-func takeSnapshot(o catalog.Options, prev *scancache.Snapshot, start time.Time) *scancache.Snapshot {
-	snap, err := scancache.Take(prev, scancache.Paths{Walk: catalog.Roots(o), Resolve: []string{o.Home, o.PlugboardHome}})
-	if err != nil || snap.Racy(start) {
-		return nil
-	}
-	return snap
+// be older than what the scan read: a change in between is a miss next time. A snapshot
+// in which something changed since shortly before the run began is not kept
+// (scancache.Racy); the earlier answer then stays (it cannot hold again, and its
+// listings spare the next snapshot).
+func takeSnapshot(o catalog.Options, prev *scancache.Snapshot) (*scancache.Snapshot, error) {
+	return scancache.Take(prev, scancache.Paths{Walk: catalog.Roots(o), Resolve: []string{o.Home, o.PlugboardHome}})
 }
 
 func printCatalog(w io.Writer, c *catalog.Catalog) {

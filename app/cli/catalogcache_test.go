@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/scancache"
 	"github.com/plugboard/plugboard/backend/testhome"
 )
@@ -166,7 +168,7 @@ func TestCatalogCacheInsideATreeItReads(t *testing.T) {
 		{"skillPluginPaths holds it", filepath.Join(home, ".plugboard"), func() {
 			write(t, filepath.Join(home, ".plugboard", "settings.json"), `{"skillPluginPaths": ["~/.plugboard"]}`)
 		}},
-		{"it is a skills root", skills, func() {}},
+		{"it is a skills root", skills, func() { os.MkdirAll(filepath.Join(skills, "state"), 0o755) }},
 	} {
 		c.setup()
 		*scans = 0
@@ -219,4 +221,144 @@ func TestCatalogCacheSeesASwapDuringTheScan(t *testing.T) {
 	if out != fresh || !strings.Contains(out, "swapped-in") {
 		t.Error("the catalog after a folder was swapped during the last scan differs from a fresh scan")
 	}
+}
+
+// A home whose answer the snapshot cannot hold, or whose snapshot would not pay, is
+// scanned without one for a while: a Claude component path that climbs out of the
+// package, a path behind more links than a look-up follows, a snapshot as slow as the
+// scan. Each answer is still what a fresh scan prints.
+func TestCatalogCacheDeclines(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		setup func(t *testing.T, home, pb string)
+	}{
+		{"a component path out of the package", func(t *testing.T, home, pb string) {
+			tool := filepath.Join(home, "src", "mono", "plugins", "tool")
+			write(t, filepath.Join(tool, ".claude-plugin", "plugin.json"), `{"name": "tool", "skills": ["./../../shared/skills"]}`)
+			write(t, filepath.Join(home, "src", "mono", "shared", "skills", "lint", "SKILL.md"), "---\nname: lint\ndescription: Lint\n---\n")
+			testhome.Symlink(t, tool, filepath.Join(pb, "plugins", "tool"))
+		}},
+		{"a path behind 45 links", func(t *testing.T, home, pb string) {
+			prev := filepath.Join(pb, "plugins", "good")
+			for i := range 45 {
+				next := filepath.Join(home, "l", fmt.Sprint(i))
+				os.MkdirAll(filepath.Dir(next), 0o755)
+				testhome.Symlink(t, prev, next)
+				prev = next
+			}
+			write(t, filepath.Join(pb, "settings.json"), `{"skillPluginPaths": ["`+prev+`"]}`)
+		}},
+		{"a snapshot that does not pay", func(t *testing.T, home, pb string) {
+			pays := snapshotPays
+			t.Cleanup(func() { snapshotPays = pays })
+			snapshotPays = func(time.Duration, time.Duration) bool { return false }
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			scans := cacheClock(t)
+			home, env := sample(t)
+			pb := filepath.Join(home, ".plugboard")
+			c.setup(t, home, pb)
+			for range 2 {
+				run(t, env, "catalog", "--json")
+			}
+			declined := filepath.Join(pb, "cache", "catalog-json"+declinedSuffix)
+			if _, err := os.Stat(declined); err != nil || *scans != 2 {
+				t.Fatalf("two runs: %d scans, declined record %v; want two scans and the record", *scans, err)
+			}
+			if _, err := os.Stat(filepath.Join(pb, "cache", "catalog-json")); !os.IsNotExist(err) {
+				t.Errorf("an answer was kept: %v", err)
+			}
+			_, out, _ := run(t, env, "catalog", "--json")
+			_, fresh, _ := run(t, env, "catalog", "--json", "--fresh")
+			if out != fresh {
+				t.Error("the catalog differs from a fresh scan")
+			}
+		})
+	}
+}
+
+// Judging a package whose Claude component path climbs out of it says so; the packages
+// of the full fixture home do not.
+func TestReadOutside(t *testing.T) {
+	home, _ := sample(t)
+	pb := filepath.Join(home, ".plugboard")
+	c := catalog.Load(catalog.Options{Home: home, PlugboardHome: pb})
+	if c.ReadOutside() {
+		t.Fatal("the sample home's catalog says it read outside its packages")
+	}
+	full := testhome.Copy(t, "full")
+	c = catalog.Load(catalog.Options{Home: filepath.Join(full, "home"), PlugboardHome: filepath.Join(full, "home", ".plugboard")})
+	if c.ReadOutside() {
+		t.Fatal("the full fixture home's catalog says it read outside its packages")
+	}
+	write(t, filepath.Join(pb, "plugins", "good", ".claude-plugin", "plugin.json"), `{"name": "good", "commands": ["./../../shared/cmd.md"]}`)
+	c = catalog.Load(catalog.Options{Home: home, PlugboardHome: pb})
+	if !c.ReadOutside() {
+		t.Error("a command path out of the package is not reported")
+	}
+}
+
+// An answer shaped by an error of the moment is not kept: one that names it, or a scan
+// with too few open files allowed to be sure none went unreported.
+func TestCatalogCacheKeepsNoTransientAnswer(t *testing.T) {
+	if !transient(&catalog.Catalog{Issues: issue.List{{Message: "skills/x cannot be read: input/output error"}}}) {
+		t.Error("an issue naming an I/O error is not transient")
+	}
+	if transient(&catalog.Catalog{Issues: issue.List{{Message: "skills/x cannot be read: permission denied"}}}) {
+		t.Error("an issue naming a permission error is transient")
+	}
+	if os.Getenv("PLUGBOARD_TEST_CATALOG_HOME") != "" {
+		return // the helper below
+	}
+	cacheClock(t)
+	home, _ := sample(t)
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		testhome.CannotRun(t, "prlimit (util-linux) is needed: %v", err)
+	}
+	cmd := exec.Command(prlimit, "--nofile=200:200", os.Args[0], "-test.run=^TestCatalogHelper$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "PLUGBOARD_TEST_CATALOG_HOME="+home)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), `"plugins"`) {
+		t.Fatalf("catalog with 200 open files: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".plugboard", "cache", "catalog-json")); !os.IsNotExist(err) {
+		t.Errorf("with 200 open files allowed, an answer was kept: %v", err)
+	}
+}
+
+// TestCatalogHelper runs catalog --json in the home PLUGBOARD_TEST_CATALOG_HOME names,
+// with files that look old enough to cache.
+func TestCatalogHelper(t *testing.T) {
+	home := os.Getenv("PLUGBOARD_TEST_CATALOG_HOME")
+	if home == "" {
+		return
+	}
+	cacheClock(t)
+	code, out, errs := run(t, map[string]string{"HOME": home}, "catalog", "--json")
+	if code != ExitOK {
+		t.Fatalf("catalog = %d: %s", code, errs)
+	}
+	os.Stdout.WriteString(out)
+}
+
+// A folder given as --home only to be read (not ~/.plugboard, no state of Plugboard's
+// in it) gets no cache folder.
+func TestCatalogCacheOnlyInAPlugboardHome(t *testing.T) {
+	cacheClock(t)
+	home, env := sample(t)
+	proj := t.TempDir()
+	write(t, filepath.Join(proj, "plugins", "p", "plugin.json"), strings.Replace(manifest, "%s", "p", 1))
+	for range 2 {
+		run(t, env, "catalog", "--json", "--home", proj)
+	}
+	if _, err := os.Stat(filepath.Join(proj, "cache")); !os.IsNotExist(err) {
+		t.Errorf("catalog --home of a project made %s/cache: %v", proj, err)
+	}
+	os.MkdirAll(filepath.Join(proj, "state"), 0o755)
+	run(t, env, "catalog", "--json", "--home", proj)
+	if _, err := os.Stat(filepath.Join(proj, "cache", "catalog-json")); err != nil {
+		t.Errorf("a Plugboard home with state has no cache: %v", err)
+	}
+	_ = home
 }

@@ -454,3 +454,16 @@ func (c *Catalog) summarise() {
 		c.Skills = []*SkillEntry{}
 	}
 }
+
+// ReadOutside reports whether the scan looked at a path outside the folders Roots names
+// for it: a client's reading of a package that climbs out of the package's folder (a
+// Claude component path such as "./../shared/skills"). A record of Roots does not hold
+// such a path, so a cache of this catalog checked against one would not see it change.
+func (c *Catalog) ReadOutside() bool {
+	for i := range c.Plugins {
+		if p := &c.Plugins[i]; p.Clients != nil && p.Clients.ReadOutside() {
+			return true
+		}
+	}
+	return false
+}

@@ -18,6 +18,8 @@ import (
 // out of the home, settings, Cursor's cache and index, the user's MCP file) with strace
 // and checks each path it looked at or opened against the snapshot the catalog cache
 // takes of Roots and the homes: looked up by it, or missing from a folder it listed.
+// Then a Claude component path climbs out of a package: the scan reads outside Roots,
+// only where the path leads, and the catalog reports it (ReadOutside).
 func TestRootsHoldEveryPathTheScanReads(t *testing.T) {
 	if os.Getenv("PLUGBOARD_SCAN_HOME") != "" {
 		return // the helper, which TestScanHelper runs
@@ -44,6 +46,40 @@ func TestRootsHoldEveryPathTheScanReads(t *testing.T) {
 	testhome.WriteFile(t, filepath.Join(legacy, "agents", "helper.md"), "---\nname: helper\ndescription: h\n---\n")
 	testhome.WriteFile(t, filepath.Join(legacy, "hooks", "hooks.json"), `{"hooks": {}}`)
 
+	missed, seen := missedReads(t, o)
+	for _, want := range []string{filepath.Join(work, "skills", "dev", "SKILL.md"), filepath.Join(legacy, "commands", "hello.md")} {
+		if !seen[want] {
+			t.Errorf("the trace does not show the scan reading %s: the check would not see a miss there", want)
+		}
+	}
+	if len(missed) > 0 {
+		t.Errorf("the scan read paths outside catalog.Roots (%v):\n%s", Roots(o), strings.Join(missed, "\n"))
+	}
+	if Load(o).ReadOutside() {
+		t.Error("the catalog says it read outside its packages")
+	}
+
+	// A Claude component path that climbs out of its package: the scan reads there,
+	// outside Roots, and the catalog says so (the cache then keeps no answer).
+	shared := filepath.Join(outside, "mono", "shared")
+	testhome.WriteFile(t, filepath.Join(shared, "skills", "lint", "SKILL.md"), "---\nname: lint\ndescription: l\n---\n")
+	testhome.WriteFile(t, filepath.Join(legacy, ".claude-plugin", "plugin.json"), `{"name": "legacy-one", "skills": ["./../../../../outside/mono/shared/skills"]}`)
+	missed, _ = missedReads(t, o)
+	if len(missed) == 0 || !Load(o).ReadOutside() {
+		t.Fatalf("a component path out of the package: missed %v, ReadOutside %v; want reads outside Roots, reported", missed, Load(o).ReadOutside())
+	}
+	for _, p := range missed {
+		if !under(p, outside) {
+			t.Errorf("the scan read %s, outside Roots and not where the component path leads", p)
+		}
+	}
+}
+
+// missedReads traces a scan of o and returns the paths it looked at or opened that the
+// snapshot the catalog cache takes of Roots and the homes does not cover (covered), and
+// every path it met.
+func missedReads(t *testing.T, o Options) (missed []string, seen map[string]bool) {
+	t.Helper()
 	trace := filepath.Join(t.TempDir(), "trace")
 	cmd := exec.Command("strace", "-f", "-qq", "-y", "-s", "4096", "-e", "trace=%file,%desc", "-o", trace,
 		os.Args[0], "-test.run=^TestScanHelper$", "-test.count=1")
@@ -55,10 +91,7 @@ func TestRootsHoldEveryPathTheScanReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := tracedPaths(string(data))
-
-	roots := Roots(o)
-	snap, err := scancache.Take(nil, scancache.Paths{Walk: roots, Resolve: []string{o.Home, o.PlugboardHome}})
+	snap, err := scancache.Take(nil, scancache.Paths{Walk: Roots(o), Resolve: []string{o.Home, o.PlugboardHome}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,9 +111,8 @@ func TestRootsHoldEveryPathTheScanReads(t *testing.T) {
 			listed[real] = true
 		}
 	}
-	var missed []string
-	seen := map[string]bool{}
-	for _, p := range read {
+	seen = map[string]bool{}
+	for _, p := range tracedPaths(string(data)) {
 		if seen[p] || systemPath(p) {
 			continue
 		}
@@ -89,14 +121,7 @@ func TestRootsHoldEveryPathTheScanReads(t *testing.T) {
 			missed = append(missed, p)
 		}
 	}
-	for _, want := range []string{filepath.Join(work, "skills", "dev", "SKILL.md"), filepath.Join(legacy, "commands", "hello.md")} {
-		if !seen[want] {
-			t.Errorf("the trace does not show the scan reading %s: the check would not see a miss there", want)
-		}
-	}
-	if len(missed) > 0 {
-		t.Errorf("the scan read paths outside catalog.Roots (%v):\n%s", roots, strings.Join(missed, "\n"))
-	}
+	return missed, seen
 }
 
 func covered(p string, recorded, listed map[string]bool) bool {

@@ -292,8 +292,9 @@ func objectOrPaths(v any) string {
 	return componentPaths("")(v)
 }
 
-// componentPaths checks a path or list of paths: each starts with ./, has no .. and,
-// when suffix is set, names such a file.
+// componentPaths checks a path or list of paths: each starts with ./ and, when suffix is
+// set, names such a file. A .. after the ./ is not refused, as Claude does not refuse it
+// (the reading then looks outside the package; Set.ReadOutside says so).
 func componentPaths(suffix string) func(any) string {
 	one := func(s string) string {
 		switch {

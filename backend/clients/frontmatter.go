@@ -14,6 +14,7 @@ import (
 
 	"github.com/plugboard/plugboard/backend/capread"
 	"github.com/plugboard/plugboard/backend/manifest"
+	"github.com/plugboard/plugboard/backend/pathsafe"
 	"github.com/plugboard/plugboard/backend/skill"
 )
 
@@ -184,6 +185,41 @@ func (r *files) exists(p string) bool {
 	}
 	_, err := os.Lstat(p)
 	return err == nil
+}
+
+// lookedOutside reports whether r read, listed, looked up or resolved a path outside
+// both dir and root (absolute; a model given a relative folder looks up relative paths,
+// taken from the working folder).
+func (r *files) lookedOutside(dir, root string) bool {
+	out := func(p string) bool {
+		if !filepath.IsAbs(p) {
+			if abs, err := filepath.Abs(p); err == nil {
+				p = abs
+			}
+		}
+		return !pathsafe.Within(dir, p) && (root == "" || !pathsafe.Within(root, p))
+	}
+	for p := range r.m {
+		if out(p) {
+			return true
+		}
+	}
+	for p := range r.dirs {
+		if out(p) {
+			return true
+		}
+	}
+	for p := range r.kinds {
+		if out(p) {
+			return true
+		}
+	}
+	for p := range r.real {
+		if out(p) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *files) realpath(p string) (string, error) {

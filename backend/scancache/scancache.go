@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -503,6 +504,9 @@ func Save(path, key string, s *Snapshot, data []byte) error {
 	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("scancache: %s is not a folder (a link is not followed)", dir)
 	}
+	if !private(dir) {
+		return fmt.Errorf("scancache: %s is not a private folder of this user", dir)
+	}
 	return jsonfile.WriteCacheAtomic(path, 0o600, func(w io.Writer) error {
 		sum := crc32.New(castagnoli)
 		w = io.MultiWriter(w, sum)
@@ -666,4 +670,43 @@ func (r *reader) bytes() []byte {
 		return nil
 	}
 	return r.take(int(n))
+}
+
+const declinedHeader = "plugboard-scancache-declined 1\n"
+
+// Decline records at path that nothing is to be cached under key until until: for a home
+// whose snapshot cannot be taken whole, costs about what a scan does, or cannot hold
+// what the scan read, so that the runs in between do not each pay for taking one.
+func Decline(path, key string, until time.Time) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if !private(dir) {
+		return fmt.Errorf("scancache: %s is not a private folder of this user", dir)
+	}
+	return jsonfile.WriteCacheAtomic(path, 0o600, func(w io.Writer) error {
+		b := append([]byte(declinedHeader), strconv.FormatInt(until.UnixNano(), 10)...)
+		b = append(append(b, '\n'), key...)
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// Declined reports whether Decline recorded at path, under key, a time later than now.
+func Declined(path, key string, now time.Time) bool {
+	if !private(filepath.Dir(path)) || !private(path) {
+		return false
+	}
+	data, err := capread.ReadNoFollow(path, 1<<20)
+	if err != nil {
+		return false
+	}
+	rest, ok := strings.CutPrefix(string(data), declinedHeader)
+	if !ok {
+		return false
+	}
+	until, saved, ok := strings.Cut(rest, "\n")
+	n, err := strconv.ParseInt(until, 10, 64)
+	return ok && err == nil && saved == key && now.UnixNano() < n
 }
