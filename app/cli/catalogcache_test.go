@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -238,6 +239,9 @@ func TestCatalogCacheDeclines(t *testing.T) {
 			write(t, filepath.Join(home, "src", "mono", "shared", "skills", "lint", "SKILL.md"), "---\nname: lint\ndescription: Lint\n---\n")
 			testhome.Symlink(t, tool, filepath.Join(pb, "plugins", "tool"))
 		}},
+		{"an MCP command out of the package", func(t *testing.T, home, pb string) {
+			write(t, filepath.Join(pb, "plugins", "good", "mcp.json"), mcpOut)
+		}},
 		{"a path behind 45 links", func(t *testing.T, home, pb string) {
 			prev := filepath.Join(pb, "plugins", "good")
 			for i := range 45 {
@@ -251,7 +255,7 @@ func TestCatalogCacheDeclines(t *testing.T) {
 		{"a snapshot that does not pay", func(t *testing.T, home, pb string) {
 			pays := snapshotPays
 			t.Cleanup(func() { snapshotPays = pays })
-			snapshotPays = func(time.Duration, time.Duration) bool { return false }
+			snapshotPays = func(int, int) bool { return false }
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -292,12 +296,22 @@ func TestReadOutside(t *testing.T) {
 	if c.ReadOutside() {
 		t.Fatal("the full fixture home's catalog says it read outside its packages")
 	}
+	write(t, filepath.Join(pb, "plugins", "good", "mcp.json"), mcpOut)
+	c = catalog.Load(catalog.Options{Home: home, PlugboardHome: pb})
+	if !c.ReadOutside() {
+		t.Error("an MCP command path out of the package is not reported")
+	}
+	os.Remove(filepath.Join(pb, "plugins", "good", "mcp.json"))
 	write(t, filepath.Join(pb, "plugins", "good", ".claude-plugin", "plugin.json"), `{"name": "good", "commands": ["./../../shared/cmd.md"]}`)
 	c = catalog.Load(catalog.Options{Home: home, PlugboardHome: pb})
 	if !c.ReadOutside() {
 		t.Error("a command path out of the package is not reported")
 	}
 }
+
+// mcpOut is a portable mcp.json whose server's command climbs out of the package: the
+// catalog refuses it, but looks up the folders on the way.
+const mcpOut = `{"$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", "mcpServers": {"a": {"type": "stdio", "command": "./../tools/srv"}}}`
 
 // An answer shaped by an error of the moment is not kept: one that names it, or a scan
 // with too few open files allowed to be sure none went unreported.
@@ -361,4 +375,74 @@ func TestCatalogCacheOnlyInAPlugboardHome(t *testing.T) {
 		t.Errorf("a Plugboard home with state has no cache: %v", err)
 	}
 	_ = home
+}
+
+func TestSnapshotPays(t *testing.T) {
+	for _, c := range []struct {
+		looks, items int
+		want         bool
+	}{
+		{25_010, 11_000, true}, // catalogbench's home
+		{9_999, 1, true},       // small, whatever the ratio
+		{68_016, 2_000, false}, // 1,000 plugins and a working copy with 60,000 dependencies
+		{40_000, 2_500, true},  // 16 an item
+		{40_001, 2_499, false},
+	} {
+		if got := snapshotPays(c.looks, c.items); got != c.want {
+			t.Errorf("snapshotPays(%d, %d) = %v, want %v", c.looks, c.items, got, c.want)
+		}
+	}
+}
+
+// An answer that did not all get out (a full disk, a closed pipe) is not kept, and the
+// run fails as a cached answer's would.
+func TestCatalogKeepsNoAnswerThatDidNotGetOut(t *testing.T) {
+	cacheClock(t)
+	home, env := sample(t)
+	for _, form := range [][]string{{"--json"}, nil} {
+		var errb bytes.Buffer
+		code := Main(append([]string{"catalog"}, form...), Env{Stdout: failingWriter{}, Stderr: &errb, Getenv: func(k string) string { return env[k] }})
+		if code != ExitUsage {
+			t.Errorf("catalog %v to a writer that fails = %d, want %d", form, code, ExitUsage)
+		}
+		if names, _ := os.ReadDir(filepath.Join(home, ".plugboard", "cache")); len(names) != 0 {
+			t.Errorf("catalog %v to a writer that fails kept %v", form, names)
+		}
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// A record of declining that runs out, or lies further ahead than a decline lasts (a
+// clock set ahead when it was written), stops nothing.
+func TestCatalogCacheDeclineRunsOut(t *testing.T) {
+	scans := cacheClock(t)
+	home, env := sample(t)
+	pb := filepath.Join(home, ".plugboard")
+	cache, key := catalogCache(catalog.Options{Home: home, PlugboardHome: pb}, true)
+	for _, until := range []time.Time{time.Now().Add(-time.Second), time.Now().Add(declineFor + time.Hour)} {
+		os.RemoveAll(filepath.Join(pb, "cache"))
+		if err := scancache.Decline(cache+declinedSuffix, key, until); err != nil {
+			t.Fatal(err)
+		}
+		*scans = 0
+		for range 2 {
+			run(t, env, "catalog", "--json")
+		}
+		if *scans != 1 {
+			t.Errorf("a record until %v: two runs, %d scans; want the second answered from the cache", until, *scans)
+		}
+	}
+	// One within its time stops the cache.
+	os.RemoveAll(filepath.Join(pb, "cache"))
+	scancache.Decline(cache+declinedSuffix, key, time.Now().Add(declineFor/2))
+	*scans = 0
+	for range 2 {
+		run(t, env, "catalog", "--json")
+	}
+	if *scans != 2 {
+		t.Errorf("a record within its time: two runs, %d scans, want 2", *scans)
+	}
 }

@@ -263,11 +263,13 @@ const maxHops = 40
 
 // chain appends an lstat of each path met in resolving the absolute path p from the
 // root folder: every folder on the way and every link, whose target is resolved the
-// same way. It stops at the first that cannot be looked up (recorded as missing); a
-// link that cannot be read, or more than maxHops of them, fails the snapshot.
+// same way. It stops at the first that cannot be looked up (recorded as missing) and
+// at a link met again (a loop, each of whose links is then recorded); a link that
+// cannot be read, or more than maxHops of them, fails the snapshot.
 func (t *taker) chain(out []entry, p string) []entry {
 	rest := strings.Split(p, "/")
 	cur, hops := "", 0
+	var met map[string]bool // links met: one met again is a loop, recorded whole
 	for len(rest) > 0 {
 		c := rest[0]
 		rest = rest[1:]
@@ -289,6 +291,13 @@ func (t *taker) chain(out []entry, p string) []entry {
 			cur = next
 			continue
 		}
+		if met[next] {
+			return out // a loop: every link in it is recorded, and it leads nowhere
+		}
+		if met == nil {
+			met = map[string]bool{}
+		}
+		met[next] = true
 		target, err := os.Readlink(next)
 		if hops++; err != nil || hops > maxHops {
 			t.fail()
@@ -693,20 +702,24 @@ func Decline(path, key string, until time.Time) error {
 	})
 }
 
-// Declined reports whether Decline recorded at path, under key, a time later than now.
-func Declined(path, key string, now time.Time) bool {
+// Declined returns the time Decline recorded at path under key; false when there is no
+// such record.
+func Declined(path, key string) (time.Time, bool) {
 	if !private(filepath.Dir(path)) || !private(path) {
-		return false
+		return time.Time{}, false
 	}
 	data, err := capread.ReadNoFollow(path, 1<<20)
 	if err != nil {
-		return false
+		return time.Time{}, false
 	}
 	rest, ok := strings.CutPrefix(string(data), declinedHeader)
 	if !ok {
-		return false
+		return time.Time{}, false
 	}
 	until, saved, ok := strings.Cut(rest, "\n")
 	n, err := strconv.ParseInt(until, 10, 64)
-	return ok && err == nil && saved == key && now.UnixNano() < n
+	if !ok || err != nil || saved != key {
+		return time.Time{}, false
+	}
+	return time.Unix(0, n), true
 }

@@ -405,6 +405,19 @@ func TestTakeFailsWhatItCannotRecordWhole(t *testing.T) {
 	if _, err := Take(nil, Paths{Walk: []string{prev}}); !errors.Is(err, ErrIncomplete) {
 		t.Errorf("a path behind %d links: %v, want ErrIncomplete", maxHops+5, err)
 	}
+	// A loop is not that: each of its links is recorded, and one pointed elsewhere is seen.
+	testhome.Symlink(t, "loop-b", filepath.Join(root, "p", "loop-a"))
+	testhome.Symlink(t, "loop-a", filepath.Join(root, "p", "loop-b"))
+	s, err := Take(nil, Paths{Walk: []string{root}})
+	if err != nil {
+		t.Fatalf("a tree holding a link loop: %v", err)
+	}
+	afterTick(t, s, filepath.Dir(root))
+	os.Remove(filepath.Join(root, "p", "loop-b"))
+	testhome.Symlink(t, "skills", filepath.Join(root, "p", "loop-b"))
+	if s.Holds() {
+		t.Error("a link of a loop pointed elsewhere was not seen")
+	}
 	// A folder that cannot be listed, though a scan may open files in it by name (it
 	// may be searched): as a user that is not root, since root lists anything.
 	locked := filepath.Join(root, "p", "skills", "b")
