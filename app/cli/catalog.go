@@ -239,7 +239,8 @@ var (
 
 // catalogCache is where the output of the catalog of o is cached and the key it is
 // saved under: the program (by the facts of the file running, so that another build is
-// a miss), the user and groups it runs as (what they may read is what the scan sees),
+// a miss), the user, groups and effective capabilities it runs as (what they may read is
+// what the scan sees),
 // the output's form and the homes. It is "" when that output is not cached: with a
 // workspace (whose monorepo walk reaches folders no list names); when $PLUGBOARD_HOME
 // is neither ~/.plugboard nor a folder Plugboard keeps state in (a folder given as
@@ -276,12 +277,20 @@ func catalogCache(o catalog.Options, json bool) (path, key string) {
 		return "", ""
 	}
 	groups, _ := os.Getgroups()
+	caps := "CapEff unknown"
+	if status, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(status), "\n") {
+			if strings.HasPrefix(line, "CapEff:") {
+				caps = strings.Join(strings.Fields(line), " ")
+			}
+		}
+	}
 	form := "text"
 	if json {
 		form = "json"
 	}
-	key = fmt.Sprintf("catalog %s\x00%s %d %d %d %d %d\x00%d %d %v\x00%s\x00%s", form, exe, st.Dev, st.Ino, st.Size,
-		st.Mtim.Nano(), st.Ctim.Nano(), os.Geteuid(), os.Getegid(), groups, o.Home, o.PlugboardHome)
+	key = fmt.Sprintf("catalog %s\x00%s %d %d %d %d %d\x00%d %d %v %s\x00%s\x00%s", form, exe, st.Dev, st.Ino, st.Size,
+		st.Mtim.Nano(), st.Ctim.Nano(), os.Geteuid(), os.Getegid(), groups, caps, o.Home, o.PlugboardHome)
 	return filepath.Join(dir, "catalog-"+form), key
 }
 

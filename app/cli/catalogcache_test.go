@@ -189,13 +189,14 @@ func TestCatalogCacheInsideATreeItReads(t *testing.T) {
 	}
 }
 
-// The key holds who runs the catalog: another user or other groups may read other files.
+// The key holds who runs the catalog: another user, other groups or other capabilities
+// (root without CAP_DAC_OVERRIDE) may read other files.
 func TestCatalogCacheKeyNamesTheUser(t *testing.T) {
 	home, _ := sample(t)
 	_, key := catalogCache(catalog.Options{Home: home, PlugboardHome: filepath.Join(home, ".plugboard")}, true)
 	groups, _ := os.Getgroups()
-	if want := fmt.Sprintf("\x00%d %d %v\x00", os.Geteuid(), os.Getegid(), groups); !strings.Contains(key, want) {
-		t.Errorf("the cache key %q does not name the user and groups %q", key, want)
+	if want := fmt.Sprintf("\x00%d %d %v CapEff:", os.Geteuid(), os.Getegid(), groups); !strings.Contains(key, want) {
+		t.Errorf("the cache key %q does not name the user, groups and capabilities %q", key, want)
 	}
 }
 

@@ -60,8 +60,9 @@ const MaxFile = 512 << 20
 var ErrTooLarge = errors.New("scancache: more entries than a snapshot keeps")
 
 // ErrIncomplete is Take's error when something could not be recorded whole: a folder
-// that could not be listed (a scan may still open files in it by name), or a path
-// behind more links than a look-up follows (a scan's own resolution may follow more).
+// that could not be listed (a scan may still open files in it by name), a path behind
+// more links than a look-up follows (a scan's own resolution may follow more), or a
+// path too long to look up whole (a scan opens it through its folders).
 var ErrIncomplete = errors.New("scancache: a folder could not be listed or a path resolved")
 
 const header = "plugboard-scancache 2\n"
@@ -248,6 +249,11 @@ func absolute(path string) string {
 // dirfd (or unix.AT_FDCWD). For a symbolic link it adds what the link leads to, and each
 // folder and link met in resolving it (chain).
 func (t *taker) lookUp(out []entry, path string, dirfd int, name string) []entry {
+	if len(path) >= unix.PathMax {
+		// A check looks it up by this path, which the kernel refuses (ENAMETOOLONG)
+		// while a scan still opens it through its folder: it cannot be recorded.
+		t.fail()
+	}
 	var st unix.Stat_t
 	e := entry{path: path, facts: factsOf(&st, unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW))}
 	out = append(out, e)

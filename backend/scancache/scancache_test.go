@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/plugboard/plugboard/backend/testhome"
 )
 
@@ -404,6 +406,34 @@ func TestTakeFailsWhatItCannotRecordWhole(t *testing.T) {
 	}
 	if _, err := Take(nil, Paths{Walk: []string{prev}}); !errors.Is(err, ErrIncomplete) {
 		t.Errorf("a path behind %d links: %v, want ErrIncomplete", maxHops+5, err)
+	}
+	// A file whose path is longer than the kernel looks up, in a folder whose path is
+	// not (it is listed), made folder by folder.
+	deep := t.TempDir()
+	fd, err := unix.Open(deep, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.Repeat("d", 250)
+	for range (unix.PathMax - 8 - len(deep)) / 251 {
+		if err := unix.Mkdirat(fd, name, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		next, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		unix.Close(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd = next
+	}
+	f, err := unix.Openat(fd, strings.Repeat("f", 250), unix.O_CREAT|unix.O_WRONLY, 0o644)
+	unix.Close(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(f)
+	if _, err := Take(nil, Paths{Walk: []string{deep}}); !errors.Is(err, ErrIncomplete) {
+		t.Errorf("a path longer than %d bytes: %v, want ErrIncomplete", unix.PathMax, err)
 	}
 	// A loop is not that: each of its links is recorded, and one pointed elsewhere is seen.
 	testhome.Symlink(t, "loop-b", filepath.Join(root, "p", "loop-a"))
