@@ -199,23 +199,13 @@ func (r *files) lookedOutside(dir, root string) bool {
 		}
 		return !pathsafe.Within(dir, p) && (root == "" || !pathsafe.Within(root, p))
 	}
-	for p := range r.m {
-		if out(p) {
-			return true
-		}
-	}
-	for p := range r.dirs {
-		if out(p) {
-			return true
-		}
-	}
-	for p := range r.kinds {
-		if out(p) {
-			return true
-		}
-	}
-	for p := range r.real {
-		if out(p) {
+	return anyKey(r.m, out) || anyKey(r.dirs, out) || anyKey(r.kinds, out) || anyKey(r.real, out)
+}
+
+// anyKey reports whether some key of m is one that is.
+func anyKey[V any](m map[string]V, is func(string) bool) bool {
+	for k := range m {
+		if is(k) {
 			return true
 		}
 	}
