@@ -392,10 +392,12 @@ type taker struct {
 	incomplete bool // see ErrIncomplete
 }
 
-// fail marks the snapshot incomplete; chain may call it holding no lock.
+// fail marks the snapshot incomplete, and stops the walk; it is called holding no lock.
 func (t *taker) fail() {
 	t.mu.Lock()
 	t.incomplete = true
+	t.queue = nil
+	t.cond.Broadcast()
 	t.mu.Unlock()
 }
 
@@ -418,7 +420,7 @@ func (t *taker) add(es []entry, dir int, walk bool) {
 			t.chained[e.path] = true
 		}
 		t.entries = append(t.entries, *e)
-		if !walk || e.kind == kindChain || e.errno != 0 || e.mode&unix.S_IFMT != unix.S_IFDIR || t.tooLarge {
+		if !walk || e.kind == kindChain || e.errno != 0 || e.mode&unix.S_IFMT != unix.S_IFDIR || t.tooLarge || t.incomplete {
 			continue
 		}
 		if k := [2]uint64{e.dev, e.ino}; !t.seen[k] {
@@ -429,7 +431,9 @@ func (t *taker) add(es []entry, dir int, walk bool) {
 	}
 	if len(t.entries) > maxEntries {
 		t.tooLarge = true
-		t.queue = nil
+	}
+	if t.tooLarge || t.incomplete {
+		t.queue = nil // the snapshot fails: list nothing more
 		t.cond.Broadcast()
 	}
 }
@@ -439,7 +443,7 @@ func (t *taker) next() (int, entry, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for len(t.queue) == 0 {
-		if t.busy == 0 || t.tooLarge {
+		if t.busy == 0 || t.tooLarge || t.incomplete {
 			t.cond.Broadcast()
 			return 0, entry{}, false
 		}
@@ -512,6 +516,9 @@ func (s *Snapshot) Holds() bool {
 // making the folder, which must be a folder and not a link to one. It does not flush the
 // file to the disk: a file cut short by a crash fails its checksum and is a miss.
 func Save(path, key string, s *Snapshot, data []byte) error {
+	if len(data)+len(s.entries)*(factsSize+2) >= MaxFile {
+		return fmt.Errorf("scancache: %d bytes is more than a cache file holds", len(data))
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -606,7 +613,9 @@ func read(path string) (string, *Snapshot, []byte, bool) {
 	r := reader{b: body[len(header):]}
 	key := string(r.bytes())
 	n := r.uvarint()
-	if r.bad || n == 0 || n > MaxEntries {
+	// Each entry takes at least its facts and two length bytes: a count the rest of the
+	// file cannot hold is refused before anything is made for it.
+	if r.bad || n == 0 || n > MaxEntries || n > uint64(len(r.b)/(factsSize+2)) {
 		return "", nil, nil, false
 	}
 	s := &Snapshot{entries: make([]entry, n)}

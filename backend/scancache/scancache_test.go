@@ -2,10 +2,13 @@ package scancache
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -299,6 +302,9 @@ func TestCacheThatCannotBeUsedIsAMiss(t *testing.T) {
 		"a byte changed": append(append(append([]byte{}, good[:len(header)+3]...), good[len(header)+3]^1), good[len(header)+4:]...),
 		"empty":          {},
 		"another format": append([]byte("plugboard-scancache 1\n"), good[len(header):]...),
+		// A valid checksum over a count the file cannot hold: refused before anything
+		// is made for it.
+		"a count past its end": withSum(append(appendBytes([]byte(header), []byte("k")), binary.AppendUvarint(nil, MaxEntries)...)),
 	} {
 		os.WriteFile(cache, data, 0o600)
 		if _, prev, ok := Load(cache, "k"); ok || prev != nil {
@@ -504,5 +510,25 @@ func TestAMissSaysWhetherItsChangeIsRecent(t *testing.T) {
 	}
 	if prev.Racy(start.Add(time.Nanosecond)) {
 		t.Error("the change found is recent for a scan beginning after the racy window")
+	}
+}
+
+// withSum appends a cache file's checksum to body.
+func withSum(body []byte) []byte {
+	return binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli))
+}
+
+// A file of a few bytes that claims half a million entries makes nothing for them.
+func TestReadRefusesACountPastItsEnd(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c")
+	os.WriteFile(path, withSum(append(appendBytes([]byte(header), []byte("k")), binary.AppendUvarint(nil, MaxEntries)...)), 0o600)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, _, _, ok := read(path); ok {
+		t.Fatal("read a file that claims more entries than it holds")
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("reading a %d-byte file allocated %d bytes", len(header)+10, grew)
 	}
 }
