@@ -106,9 +106,6 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// Path is the cache file.
-func (c *Cache) Path() string { return c.path }
-
 // Key is what the answer is kept under.
 func (c *Cache) Key() string { return c.key }
 
@@ -200,12 +197,6 @@ func (c *Cache) decline() {
 // Decline records that no answer is kept until until (for tests and tools).
 func (c *Cache) Decline(until time.Time) error {
 	return scancache.Decline(c.path+declinedSuffix, c.key, until)
-}
-
-// Declined reports whether a record that no answer is kept is beside the cache.
-func (c *Cache) Declined() bool {
-	_, ok := scancache.Declined(c.path+declinedSuffix, c.key)
-	return ok
 }
 
 // snapshotPays reports whether a snapshot of looks look-ups is worth checking instead
