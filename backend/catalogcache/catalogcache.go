@@ -28,6 +28,7 @@ const declinedSuffix = ".declined"
 // Cache is the cache of one form (JSON or text) of the catalog of one set of options.
 type Cache struct {
 	o         catalog.Options
+	roots     []string // catalog.Roots(o), read once (it reads settings.json)
 	path, key string
 	start     time.Time
 	snap      *scancache.Snapshot // taken for the scan about to be made; nil: keep nothing
@@ -51,7 +52,8 @@ func Open(o catalog.Options, json bool, start time.Time) *Cache {
 	if r, err := filepath.EvalSymlinks(o.PlugboardHome); err == nil {
 		real = filepath.Join(r, "cache")
 	}
-	for _, root := range catalog.Roots(o) {
+	roots := catalog.Roots(o)
+	for _, root := range roots {
 		r, err := filepath.EvalSymlinks(root)
 		if err != nil {
 			r = root
@@ -60,22 +62,22 @@ func Open(o catalog.Options, json bool, start time.Time) *Cache {
 			return nil
 		}
 	}
-	key, ok := keyOf(o, json)
-	if !ok {
-		return nil
-	}
 	form := "text"
 	if json {
 		form = "json"
 	}
-	return &Cache{o: o, path: filepath.Join(dir, "catalog-"+form), key: key, start: start}
+	key, ok := keyOf(o, form)
+	if !ok {
+		return nil
+	}
+	return &Cache{o: o, roots: roots, path: filepath.Join(dir, "catalog-"+form), key: key, start: start}
 }
 
 // keyOf is the key an answer is kept under: the program (by the facts of the file
 // running, so that another build is a miss), the user, groups and effective
 // capabilities it runs as (what they may read is what the scan sees), the form and the
 // homes.
-func keyOf(o catalog.Options, json bool) (string, bool) {
+func keyOf(o catalog.Options, form string) (string, bool) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", false
@@ -92,10 +94,6 @@ func keyOf(o catalog.Options, json bool) (string, bool) {
 				caps = strings.Join(strings.Fields(line), " ")
 			}
 		}
-	}
-	form := "text"
-	if json {
-		form = "json"
 	}
 	return fmt.Sprintf("catalog %s\x00%s %d %d %d %d %d\x00%d %d %v %s\x00%s\x00%s", form, exe, st.Dev, st.Ino, st.Size,
 		st.Mtim.Nano(), st.Ctim.Nano(), os.Geteuid(), os.Getegid(), groups, caps, o.Home, o.PlugboardHome), true
@@ -153,7 +151,7 @@ func (c *Cache) Answer(fresh bool) ([]byte, bool) {
 // (scancache.Racy); the earlier answer then stays (it cannot hold again, and its
 // listings spare the next snapshot).
 func (c *Cache) take(prev *scancache.Snapshot) (*scancache.Snapshot, error) {
-	return scancache.Take(prev, scancache.Paths{Walk: catalog.Roots(c.o), Resolve: []string{c.o.Home, c.o.PlugboardHome}})
+	return scancache.Take(prev, scancache.Paths{Walk: c.roots, Resolve: []string{c.o.Home, c.o.PlugboardHome}})
 }
 
 // Keeping reports whether the answer about to be printed may be kept (Keep): a snapshot

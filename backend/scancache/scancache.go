@@ -497,8 +497,8 @@ func (s *Snapshot) Holds() bool {
 					return
 				}
 				for j := i; j < min(i+chunk, len(s.entries)); j++ {
-					if e := &s.entries[j]; !e.holds(e.look()) {
-						if now := e.look(); now.errno == 0 {
+					if e, now := &s.entries[j], s.entries[j].look(); !e.holds(now) {
+						if now.errno == 0 {
 							s.changed.Store(now.ctime)
 						}
 						changed.Store(true)
