@@ -98,19 +98,7 @@ func missedReads(t *testing.T, o Options) (missed []string, seen map[string]bool
 	// A path is covered when the snapshot looked it up, by its own path or by a path
 	// that leads to it through links; or when it, or a missing folder on its way, is
 	// missing from a folder the snapshot listed (its arrival moves that folder's times).
-	recorded, listed := map[string]bool{}, map[string]bool{}
-	for _, p := range snap.Paths() {
-		recorded[p] = true
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			recorded[real] = true
-		}
-	}
-	for _, p := range snap.Listed() {
-		listed[p] = true
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			listed[real] = true
-		}
-	}
+	recorded, listed := withRealPaths(snap.Paths()), withRealPaths(snap.Listed())
 	seen = map[string]bool{}
 	for _, p := range tracedPaths(string(data)) {
 		if seen[p] || systemPath(p) {
@@ -122,6 +110,18 @@ func missedReads(t *testing.T, o Options) (missed []string, seen map[string]bool
 		}
 	}
 	return missed, seen
+}
+
+// withRealPaths is the set of paths, each also by where its links lead.
+func withRealPaths(paths []string) map[string]bool {
+	set := make(map[string]bool, 2*len(paths))
+	for _, p := range paths {
+		set[p] = true
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			set[real] = true
+		}
+	}
+	return set
 }
 
 func covered(p string, recorded, listed map[string]bool) bool {
