@@ -162,3 +162,13 @@ func (l *logBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.buf.String()
 }
+
+// linkInto makes the folder root and in it a symlink to target named as target's
+// folder, as a linked working copy is; it returns the link.
+func linkInto(t testing.TB, root, target string) string {
+	t.Helper()
+	mkdir(t, root)
+	link := filepath.Join(root, filepath.Base(target))
+	symlink(t, target, link)
+	return link
+}

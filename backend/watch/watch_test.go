@@ -63,9 +63,7 @@ func TestSymlinkedPluginIsReportedUnderTheLink(t *testing.T) {
 	tmp := t.TempDir()
 	root, repo := filepath.Join(tmp, "plugins"), filepath.Join(tmp, "repo", "foo")
 	plugin(t, repo)
-	mkdir(t, root)
-	link := filepath.Join(root, "foo")
-	symlink(t, repo, link)
+	link := linkInto(t, root, repo)
 	w := start(t, []string{root}, fast)
 
 	write(t, filepath.Join(repo, "skills", "a", "SKILL.md"), "edited")
@@ -368,9 +366,7 @@ func TestLinkedTargetThatReturnsIsWatchedAgain(t *testing.T) {
 			tmp := t.TempDir()
 			root, work := filepath.Join(tmp, "plugins"), filepath.Join(tmp, "work", "wc")
 			plugin(t, work)
-			mkdir(t, root)
-			link := filepath.Join(root, "wc")
-			symlink(t, work, link)
+			link := linkInto(t, root, work)
 			w := start(t, []string{root}, fast)
 
 			if how == "deleted and made again" {
@@ -402,9 +398,7 @@ func TestLinkedTargetThatReturnsIsWatchedAgain(t *testing.T) {
 func TestLinkToAMissingTargetIsWatchedWhenItArrives(t *testing.T) {
 	tmp := t.TempDir()
 	root, work := filepath.Join(tmp, "plugins"), filepath.Join(tmp, "src", "deep", "wc")
-	mkdir(t, root)
-	link := filepath.Join(root, "wc")
-	symlink(t, work, link)
+	link := linkInto(t, root, work)
 	w := start(t, []string{root}, fast)
 
 	mkdir(t, filepath.Dir(work))
