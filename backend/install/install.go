@@ -27,12 +27,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"regexp"
 	"sync"
 	"time"
 
+	"github.com/plugboard/plugboard/backend/argerr"
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/marketplace"
@@ -63,23 +63,8 @@ var (
 	ErrInUse        = errors.New("the plugin is assigned")             // Uninstall; Force removes it anyway
 	ErrNotOurs      = errors.New("not installed by plugboard install") // a link, or a folder with no lockfile entry
 	ErrStopped      = errors.New("the install was stopped")            // its context ended; nothing was placed
-	ErrBadArgument  = errors.New("an argument cannot be used")         // an id, --name or --path; a missing source is fs.ErrNotExist too
+	ErrBadArgument  = argerr.ErrBadArgument                            // an id, --name or --path; a missing source is fs.ErrNotExist too
 )
-
-// badArgument marks err as the caller's argument being unusable, keeping its text:
-// errors.Is(err, ErrBadArgument), and fs.ErrNotExist too for a source that does not
-// exist. Doors answer it as the caller's mistake (the page: invalid, not-found), not as
-// an I/O failure.
-type badArgument struct {
-	err      error
-	notFound bool
-}
-
-func (e badArgument) Error() string { return e.err.Error() }
-func (e badArgument) Unwrap() error { return e.err }
-func (e badArgument) Is(target error) bool {
-	return target == ErrBadArgument || e.notFound && target == fs.ErrNotExist
-}
 
 // Options say what to install and where. Home and PlugboardHome are required and
 // absolute; Source is required.

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/plugboard/plugboard/backend/argerr"
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/ctree"
 	"github.com/plugboard/plugboard/backend/devlink"
@@ -63,7 +64,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	}
 	if o.Name != "" {
 		if err := devlink.CheckNewName(o.Name); err != nil {
-			return Result{}, badArgument{err: err}
+			return Result{}, argerr.Bad(err)
 		}
 	}
 	_, maxBytes, maxFiles := o.limits()
@@ -152,7 +153,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 			id = src.name
 		}
 		if err := devlink.CheckNewName(id); err != nil {
-			return Result{}, badArgument{err: fmt.Errorf("%s: the plugin id would be %q: %w; give one with --name", src.shown, id, err)}
+			return Result{}, argerr.Bad(fmt.Errorf("%s: the plugin id would be %q: %w; give one with --name", src.shown, id, err))
 		}
 	}
 	res.ID = id
@@ -408,7 +409,7 @@ func cleanSubpath(p string) (string, error) {
 	}
 	s := strings.Trim(strings.ReplaceAll(p, "\\", "/"), "/")
 	if strings.HasPrefix(p, "/") || s == ".." || strings.HasPrefix(s, "../") || strings.Contains(s, "/../") || strings.HasSuffix(s, "/..") {
-		return "", badArgument{err: fmt.Errorf("--path %q: give a folder inside the source, relative and without .., such as plugins/my-plugin", p)}
+		return "", argerr.Bad(fmt.Errorf("--path %q: give a folder inside the source, relative and without .., such as plugins/my-plugin", p))
 	}
 	s = path.Clean(s)
 	if s == "." {
@@ -421,7 +422,7 @@ func cleanSubpath(p string) (string, error) {
 // link does.
 func checkID(id string) error {
 	if err := devlink.CheckFolderName("plugin id", id); err != nil {
-		return badArgument{err: err}
+		return argerr.Bad(err)
 	}
 	return nil
 }

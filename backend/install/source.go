@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/plugboard/plugboard/backend/argerr"
 	"github.com/plugboard/plugboard/backend/marketplace"
 )
 
@@ -47,25 +48,25 @@ func classify(src string) (source, error) {
 		case st.Mode().IsRegular() && archiveFormat(abs) != "":
 			return source{kind: KindArchive, fetch: abs, shown: abs, name: archiveName(abs)}, nil
 		case st.Mode().IsRegular():
-			return source{}, badArgument{err: fmt.Errorf("%s is a file, not a .zip, .tar.gz or .tgz archive; give a plugin folder, an archive or a git repository", abs)}
+			return source{}, argerr.Bad(fmt.Errorf("%s is a file, not a .zip, .tar.gz or .tgz archive; give a plugin folder, an archive or a git repository", abs))
 		case isGitRepo(abs):
 			return source{kind: KindGit, fetch: "file://" + abs, shown: abs, name: filepath.Base(abs)}, nil
 		case st.IsDir():
 			return source{kind: KindFolder, fetch: abs, shown: abs, name: filepath.Base(abs)}, nil
 		}
-		return source{}, badArgument{err: fmt.Errorf("%s is neither a folder nor an archive", abs)}
+		return source{}, argerr.Bad(fmt.Errorf("%s is neither a folder nor an archive", abs))
 	}
 	if scpLike().MatchString(src) && !strings.Contains(strings.SplitN(src, ":", 2)[0], "/") {
 		return source{kind: KindGit, fetch: src, shown: src, name: repoName(src)}, nil
 	}
 	if archiveFormat(src) != "" {
-		return source{}, badArgument{notFound: true, err: fmt.Errorf("%s: no such archive file; give the path of a .zip, .tar.gz or .tgz file that exists", src)}
+		return source{}, argerr.Missing(fmt.Errorf("%s: no such archive file; give the path of a .zip, .tar.gz or .tgz file that exists", src))
 	}
 	if shorthand().MatchString(src) {
 		u := marketplace.GitHubURL(strings.TrimSuffix(src, ".git"))
 		return source{kind: KindGit, fetch: u, shown: u, name: repoName(u)}, nil
 	}
-	return source{}, badArgument{notFound: true, err: fmt.Errorf("%s: no such folder or file, and not a git URL or owner/repo; give a git URL (https://, ssh://, git@host:path, file://), owner/repo for GitHub, a plugin folder, or a .zip/.tar.gz file", src)}
+	return source{}, argerr.Missing(fmt.Errorf("%s: no such folder or file, and not a git URL or owner/repo; give a git URL (https://, ssh://, git@host:path, file://), owner/repo for GitHub, a plugin folder, or a .zip/.tar.gz file", src))
 }
 
 // gitURL parses a URL-shaped source and strips its credentials for showing.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/plugboard/plugboard/backend/argerr"
 	"github.com/plugboard/plugboard/backend/gitexec"
 )
 
@@ -79,7 +80,7 @@ func parseGitSource(s string) (g gitSource, ok bool, err error) {
 		}
 		if !known {
 			shown, _ := StripUserinfo(base)
-			return g, true, fmt.Errorf("%s: Plugboard clones https://, http://, ssh://, git:// and file:// URLs (or GitHub owner/name)", shown)
+			return g, true, argerr.Bad(fmt.Errorf("%s: Plugboard clones https://, http://, ssh://, git:// and file:// URLs (or GitHub owner/name)", shown))
 		}
 		g.URL, g.Stripped = StripUserinfo(base)
 	case scpLike().MatchString(base):
@@ -170,12 +171,12 @@ func localRoot(s string) (string, error) {
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return "", fmt.Errorf("%s: no such folder, and not a git URL (https://, ssh://, file://, git@host:path) or GitHub owner/name", s)
+		return "", argerr.Missing(fmt.Errorf("%s: no such folder, and not a git URL (https://, ssh://, file://, git@host:path) or GitHub owner/name", s))
 	}
 	if !st.IsDir() {
 		rel := filepath.Base(filepath.Dir(abs)) + "/" + filepath.Base(abs)
 		if rel != File && rel != CursorFile {
-			return "", fmt.Errorf("%s is a file; give the marketplace folder (the one holding %s)", s, File)
+			return "", argerr.Bad(fmt.Errorf("%s is a file; give the marketplace folder (the one holding %s)", s, File))
 		}
 		abs = filepath.Dir(filepath.Dir(abs))
 	}

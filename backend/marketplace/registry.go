@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plugboard/plugboard/backend/argerr"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/jsondoc"
 	"github.com/plugboard/plugboard/backend/jsonfile"
@@ -100,7 +101,7 @@ func Add(pbHome, source string, o AddOptions) (AddResult, error) {
 	var r AddResult
 	if o.Name != "" {
 		if err := checkName(o.Name); err != nil {
-			return r, fmt.Errorf("--name %v", err)
+			return r, argerr.Bad(fmt.Errorf("--name %v", err))
 		}
 		if err := refuseTaken(pbHome, o.Name); err != nil {
 			return r, err
