@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"syscall"
 
+	"github.com/plugboard/plugboard/backend/argerr"
 	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/runtime"
 )
@@ -86,6 +87,8 @@ func launchError(err error) error {
 			names[i] = c.Name
 		}
 		return &Error{Code: CodeRefused, Message: err.Error(), Names: names, Collisions: ce.Collisions}
+	case errors.Is(err, argerr.ErrBadArgument): // an unknown backend asked for
+		return &Error{Code: CodeInvalid, Message: err.Error()}
 	case errors.Is(err, runtime.ErrTarget):
 		return &Error{Code: CodeNotFound, Message: err.Error()}
 	default:

@@ -105,6 +105,11 @@ func TestPageFoldersAreFullPaths(t *testing.T) {
 	pageErr(t, "Budget of a missing folder", err, CodeNotFound, "")
 	_, err = svc.Link(filepath.Join(home, "nonexistent"), "home", "", false, false)
 	pageErr(t, "Link of a missing folder", err, CodeNotFound, "")
+	// A backend the caller names that no launch knows is the caller's mistake.
+	_, err = svc.Budget("", "~/ws", "gemini")
+	pageErr(t, "Budget with an unknown backend", err, CodeInvalid, "")
+	_, err = svc.Budget("agent:nobody", "", "")
+	pageErr(t, "Budget of an unknown target", err, CodeNotFound, "")
 	if _, err := svc.OpenWorkspace("~/ws"); err != nil {
 		t.Errorf("OpenWorkspace(~/ws): %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/plugboard/plugboard/backend/argerr"
 	"github.com/plugboard/plugboard/backend/assign"
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/ctree"
@@ -296,6 +297,16 @@ func Build(req Request) (*Plan, error) {
 // RuntimeDir is the private folder of projections: $PLUGBOARD_HOME/runtime.
 func RuntimeDir(pbHome string) string { return filepath.Join(pbHome, "runtime") }
 
+// unknownBackend is the error for a backend no launch knows: the caller's argument when
+// it was given (asked), else the agent file's.
+func unknownBackend(asked, backend string) error {
+	err := fmt.Errorf("%w: unknown backend %q; use claude or pi", ErrTarget, backend)
+	if asked != "" {
+		return argerr.Bad(err)
+	}
+	return err
+}
+
 // resolveTarget finds the target and its effective plugin folders: the managed ids in
 // effect (its own, or its agent's when it inherits) and the unmanaged entries beside
 // them, absolute.
@@ -320,7 +331,7 @@ func resolveTarget(req Request) (assign.Target, []string, string, error) {
 			backend = Claude
 		}
 		if _, ok := backends[backend]; !ok {
-			return t, nil, "", fmt.Errorf("%w: unknown backend %q; use claude or pi", ErrTarget, backend)
+			return t, nil, "", unknownBackend(req.Backend, backend)
 		}
 		return t, dirs, backend, nil
 	}
@@ -347,7 +358,7 @@ func resolveTarget(req Request) (assign.Target, []string, string, error) {
 		backend = Claude
 	}
 	if _, ok := backends[backend]; !ok {
-		return *t, nil, "", fmt.Errorf("%w: unknown backend %q; use claude or pi", ErrTarget, backend)
+		return *t, nil, "", unknownBackend(req.Backend, backend)
 	}
 	if req.NoPlugins {
 		return *t, nil, backend, nil
