@@ -25,6 +25,7 @@ package marketplace
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -319,8 +320,13 @@ func readEntry(raw any, root, pluginRoot string) (e Entry, stripped bool) {
 	case err != nil:
 		return fail("the folder %q cannot be resolved: %v", p, err)
 	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+	switch st, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
 		return fail("the folder %q does not exist in the marketplace", p)
+	case err != nil:
+		return fail("the folder %q cannot be read: %v", p, err)
+	case !st.IsDir():
+		return fail("the source %q is %s, not a folder; point it at the plugin's folder", p, fileKind(st.Mode()))
 	}
 	e.Dir = dir
 	return e, false
@@ -356,4 +362,19 @@ func isRepoPart(s string) bool {
 		}
 	}
 	return true
+}
+
+// fileKind names what a path that should be a folder is instead.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a file"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }

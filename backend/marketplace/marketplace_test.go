@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/plugboard/plugboard/backend/testhome"
@@ -17,6 +18,10 @@ func TestRead(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, "plugins", "away")); err != nil {
 		t.Fatal(err)
 	}
+	if err := syscall.Mkfifo(filepath.Join(root, "plugins", "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testhome.WriteFile(t, filepath.Join(root, "plugins", "notes.txt"), "x")
 	testhome.WriteFile(t, filepath.Join(root, File), `{
   "name": "team",
   "owner": {"name": "Team"},
@@ -31,11 +36,13 @@ func TestRead(t *testing.T) {
     {"name": "badgh", "source": {"source": "github", "repo": "nope"}},
     {"name": "sub", "source": {"source": "git-subdir", "url": "https://example.com/r.git", "path": "plugins/sub"}},
     {"name": "good", "source": "./plugins/good"},
-    {"name": "nosource"}
+    {"name": "nosource"},
+    {"name": "pipe", "source": "./plugins/pipe"},
+    {"name": "notes", "source": "./plugins/notes.txt"}
   ]
 }`)
 	m := Read(root)
-	if m.Name != "team" || m.Owner != "Team" || len(m.Plugins) != 10 {
+	if m.Name != "team" || m.Owner != "Team" || len(m.Plugins) != 12 {
 		t.Fatalf("Read = %+v", m)
 	}
 	want := map[int]struct {
@@ -43,16 +50,18 @@ func TestRead(t *testing.T) {
 		kind string
 		why  string
 	}{
-		0: {true, "path", ""},
-		1: {true, "path", ""},
-		2: {false, "path", "does not exist"},
-		3: {false, "path", "inside the marketplace"},
-		4: {false, "path", "outside the marketplace"},
-		5: {true, "github", ""},
-		6: {false, "github", "owner/name"},
-		7: {true, "git-subdir", ""},
-		8: {false, "path", "duplicate"},
-		9: {false, "", "no \"source\""},
+		0:  {true, "path", ""},
+		1:  {true, "path", ""},
+		2:  {false, "path", "does not exist"},
+		3:  {false, "path", "inside the marketplace"},
+		4:  {false, "path", "outside the marketplace"},
+		5:  {true, "github", ""},
+		6:  {false, "github", "owner/name"},
+		7:  {true, "git-subdir", ""},
+		8:  {false, "path", "duplicate"},
+		9:  {false, "", "no \"source\""},
+		10: {false, "path", "is a named pipe, not a folder"},
+		11: {false, "path", "is a file, not a folder"},
 	}
 	for i, w := range want {
 		e := m.Plugins[i]
@@ -70,7 +79,7 @@ func TestRead(t *testing.T) {
 			t.Errorf("issue without file and line: %+v", i)
 		}
 	}
-	if codes[CodeSourceMissing] != 1 || codes[CodeDuplicate] != 1 || codes[CodeSource] < 3 {
+	if codes[CodeSourceMissing] != 1 || codes[CodeDuplicate] != 1 || codes[CodeSource] < 5 {
 		t.Errorf("issue codes = %v", codes)
 	}
 }
