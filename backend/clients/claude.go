@@ -46,7 +46,7 @@ var claudeRules = []Rule{
 	{ID: "claude.skill-id", Client: Claude, Says: "in a skill id every character other than letters, digits, _ and - becomes a hyphen (.hidden → -hidden), counted in UTF-16 code units (an emoji becomes two); two folders that end up with one id are both listed", Source: claudeSeen + ": skill-folder-name-punctuation, skill-hidden-folder, skill-folder-emoji"},
 	{ID: "claude.skill-folder-named", Client: Claude, Says: "a path that names a skill folder itself (a \"skills\" entry, skills/SKILL.md, a root SKILL.md without skills/) is named by its frontmatter name, trimmed", Source: claudeSeen + ": skills-path-skill-folder-name-differs, skill-md-directly-in-skills-dir, root-skill-md, skills-path-name-padded"},
 	{ID: "claude.skills-custom", Client: Claude, Says: "\"skills\" paths are loaded in addition to skills/: a folder holding SKILL.md is one skill, any other folder is a folder of skills", Source: claudeSeen + ": custom-skills-array; the manifest schema's field description"},
-	{ID: "claude.frontmatter", Client: Claude, Says: "CRLF, a long description, an unquoted colon or bracket in a value are tolerated (a block that is not YAML is read again with its values quoted); white space after the opening ---; the block ends at the first --- after it, even mid-line; a repeated key (its last value stands); a byte-order mark, a missing or unclosed block, or a tab-indented line leave no frontmatter", Source: claudeSeen + ": skill-crlf, skill-colon-in-value, skill-invalid-yaml, skill-utf8-bom, skill-tab-indented-line, skill-open-fence-spaces, skill-dashes-mid-line, skill-repeated-key"},
+	{ID: "claude.frontmatter", Client: Claude, Says: "CRLF, a long description, an unquoted colon or bracket in a value are tolerated: a block that is not YAML is read again with the values of its key: value lines quoted where they hold one of {}[]*&#!|>%@` or \": \" (keys of letters, _ and - only; values already quoted or a flow list are left) and each tab that starts a line made two spaces; white space after the opening ---; the block ends at the first --- after it, even mid-line; a repeated key (its last value stands); a date is text; a byte-order mark, a missing or unclosed block, or a block still not YAML leave no frontmatter", Source: claudeSeen + ": skill-crlf, skill-colon-in-value, skill-invalid-yaml, skill-utf8-bom, skill-tab-indented-line, skill-tab-nested-map, skill-retry-*, skill-open-fence-spaces, skill-dashes-mid-line, skill-repeated-key, skills-path-name-date"},
 	{ID: "claude.skill-description", Client: Claude, Says: "a skill without a description (or when_to_use) is not listed among the session's skills; a number or boolean there counts as its text; so is a SKILL.md folder under commands", Source: claudeSeen + ": skill-no-description, skill-no-frontmatter, skill-empty-frontmatter, skill-description-number, commands-skill-no-description"},
 	{ID: "claude.user-invocable", Client: Claude, Says: "a skill whose user-invocable is there and not true (or \"true\"): false, \"false\", yes, no, empty, is loaded for the model but not listed among the session's skills", Source: claudeSeen + ": user-invocable-false, skill-user-invocable-yes, skill-user-invocable-empty"},
 	{ID: "claude.commands", Client: Claude, Says: "commands/**/*.md (.md in any case; a link, to a file or a folder, is not followed) are slash commands plugin:<path with : for />, not skills; a folder with SKILL.md (in any case) under commands is a skill; a \"commands\" field replaces commands/ and may map names to files; a path it names twice is loaded once", Source: claudeSeen + ": command-*, commands-path-*"},
@@ -914,24 +914,62 @@ func claudeFrontmatter(data []byte, r *files) front {
 	if !ok {
 		return front{}
 	}
-	m, err := r.parseYAML(block)
+	parse := func(block string) (map[string]any, error) {
+		m, err := r.parseYAML(block)
+		if err != nil {
+			if m, ok := lastKeyWins(block); ok { // Bun's YAML takes a repeated key; yaml.v3 refuses it
+				return m, nil
+			}
+		}
+		return m, err
+	}
+	m, err := parse(block)
 	if err == nil {
 		return front{found: true, fields: m}
 	}
-	if m, ok := lastKeyWins(block); ok { // Bun's YAML takes a repeated key; yaml.v3 refuses it
-		return front{found: true, fields: m}
-	}
-	lines := strings.Split(block, "\n")
-	for i, line := range lines {
-		if sub := topLevelPair().FindStringSubmatch(line); sub != nil && sub[2] != "" {
-			lines[i] = sub[1] + ": " + strconv.Quote(sub[2])
-		}
-	}
-	if m, err2 := r.parseYAML(strings.Join(lines, "\n")); err2 == nil {
+	if m, err2 := parse(claudeRetry(block)); err2 == nil {
 		return front{found: true, fields: m}
 	}
 	return front{found: true, err: err}
 }
+
+// claudeRetry is a block that is not YAML as Claude reads it again: on each line
+// "key: value" (a key of letters, _ and -, white space after the colon) whose value is not
+// quoted, nor a flow list, and holds one of {}[]*&#!|>%@` or ": ", the value is quoted;
+// then every tab that starts a line becomes two spaces.
+func claudeRetry(block string) string {
+	lines := strings.Split(block, "\n")
+	for i, line := range lines {
+		sub := claudeRetryPair().FindStringSubmatch(line)
+		if sub == nil {
+			continue
+		}
+		key, val := sub[1], sub[2]
+		quoted := len(val) >= 2 && (val[0] == '"' && val[len(val)-1] == '"' || val[0] == '\'' && val[len(val)-1] == '\'')
+		if quoted || !strings.ContainsAny(val, "{}[]*&#!|>%@`") && !strings.Contains(val, ": ") {
+			continue
+		}
+		if strings.HasPrefix(val, "[") && strings.HasSuffix(val, "]") {
+			var l any
+			if yaml.Unmarshal([]byte(val), &l) == nil {
+				if _, isList := l.([]any); isList {
+					continue
+				}
+			}
+		}
+		lines[i] = key + `: "` + strings.ReplaceAll(strings.ReplaceAll(val, `\`, `\\`), `"`, `\"`) + `"`
+	}
+	return leadingTabs().ReplaceAllStringFunc(strings.Join(lines, "\n"), func(t string) string { return strings.Repeat("  ", len(t)) })
+}
+
+// claudeRetryPair is Claude's /^([a-zA-Z_-]+):\s+(.+)$/ on one line: JavaScript's \s and
+// its . (which stops at \r, U+2028 and U+2029).
+var (
+	claudeRetryPair = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([a-zA-Z_-]+):[\t\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]+([^\r\x{2028}\x{2029}]+)$`)
+	})
+	leadingTabs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\t+`) })
+)
 
 // described reports whether the frontmatter says what the skill is for, as Claude reads
 // it: a description or when_to_use that is not blank, a number or boolean taken as its
@@ -970,7 +1008,7 @@ func lastKeyWins(block string) (map[string]any, bool) {
 	m := make(map[string]any, len(top.Content)/2)
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		var v any
-		if top.Content[i+1].Decode(&v) != nil {
+		if decodeJS(top.Content[i+1], &v) != nil {
 			return nil, false
 		}
 		m[top.Content[i].Value] = v
@@ -1003,9 +1041,6 @@ func claudeFenced(s string) (string, bool) {
 	}
 	return strings.TrimSuffix(s[start:start+end], "\n"), true
 }
-
-// topLevelPair is a "key: value" line at the left margin.
-var topLevelPair = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9_-]+):[ \t]*(.*?)[ \t]*$`) })
 
 // kindOf names a decoded JSON value's type for messages.
 func kindOf(v any) string {

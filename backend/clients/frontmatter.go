@@ -242,8 +242,12 @@ func parseYAMLMap(b []byte) (map[string]any, error) {
 	if m, ok := skill.FastMap(b); ok {
 		return m, nil // the plain frontmatter nearly every file has
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
 	var v any
-	if err := yaml.Unmarshal(b, &v); err != nil {
+	if err := decodeJS(&doc, &v); err != nil {
 		return nil, err
 	}
 	m, _ := v.(map[string]any)
@@ -251,6 +255,23 @@ func parseYAMLMap(b []byte) (map[string]any, error) {
 		m = map[string]any{}
 	}
 	return m, nil
+}
+
+// decodeJS decodes n into v as the clients' JavaScript YAML readers (YAML 1.2's core
+// schema: Bun's, the yaml package) read it: a date such as 2024-01-01 is text, where
+// yaml.v3 makes it a time.
+func decodeJS(n *yaml.Node, v any) error {
+	var retag func(*yaml.Node)
+	retag = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!timestamp" && n.Style&yaml.TaggedStyle == 0 {
+			n.Tag = "!!str"
+		}
+		for _, c := range n.Content {
+			retag(c)
+		}
+	}
+	retag(n)
+	return n.Decode(v)
 }
 
 // piFrontmatter splits and parses frontmatter as PI does (utils/frontmatter.js of
