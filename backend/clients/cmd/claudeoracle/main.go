@@ -73,6 +73,14 @@ func main() {
 		if !slices.Equal(v.Skills, got.Skills) {
 			why = append(why, fmt.Sprintf("skills: model %v, claude %v", v.Skills, got.Skills))
 		}
+		agents := []string{}
+		for _, a := range v.Agents {
+			agents = append(agents, a.Name)
+		}
+		slices.Sort(agents)
+		if got.Loads && !slices.Equal(agents, append([]string{}, got.Agents...)) {
+			why = append(why, fmt.Sprintf("agents: model %v, claude %v", agents, got.Agents))
+		}
 		if len(why) > 0 {
 			differ++
 			fmt.Printf("DIFF %s\n  %s\n", d, strings.Join(why, "\n  "))
