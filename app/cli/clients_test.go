@@ -21,24 +21,10 @@ import (
 // does it). They run offline: HOME is a temporary folder, no API key is set, and when
 // this process may, inside an empty network namespace (unshare -n). See
 // ../shared/docs/AGENT-BACKENDS.md.
-var agentsDir = filepath.Join("..", "..", "build", "agents", "node_modules")
-
+//
 // client returns the path of an installed client, or skips (fails under CI, where make
 // test installs them).
-func client(t *testing.T, rel string) string {
-	t.Helper()
-	p, err := filepath.Abs(filepath.Join(agentsDir, rel))
-	if err == nil {
-		if _, err = os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is not installed: make test installs it (make deps-agents)", rel)
-	}
-	testhome.CannotRun(t, "%s is not installed; run make deps-agents", rel)
-	return ""
-}
+func client(t *testing.T, rel string) string { return testhome.AgentBin(t, rel) }
 
 // offline runs argv with a private HOME, no credentials and, when possible, no network.
 func offline(ctx context.Context, t *testing.T, argv []string, extraEnv ...string) *exec.Cmd {

@@ -106,18 +106,18 @@ func judgeClaude(dir string, r *files) Verdict {
 		v.finish()
 		return v
 	}
-	if len(m.needs) > 0 {
-		v.Issues.Add(issue.Warning, CodeClaudeNeeds, ClaudeManifest, "/dependencies", "Claude loads this plugin only when the plugins it depends on are loaded too: %s; give them to the same launch", strings.Join(m.needs, ", "))
-		v.Why = "it depends on " + strings.Join(m.needs, ", ") + ": Claude loads it only with them"
-		v.finish()
-		return v
-	}
-	v.Loads = true
 	claudeSkills(root, &v, m, r)
 	claudeCommands(root, &v, m, r)
 	claudeAgents(root, &v, m, r)
 	claudeWorkflows(root, &v, m, r)
 	sort.Strings(v.Skills)
+	v.Loads = true
+	if len(m.needs) > 0 {
+		// Alone it is left out; beside what it needs, it loads what the lists say.
+		v.Loads, v.Needs = false, m.needs
+		v.Issues.Add(issue.Warning, CodeClaudeNeeds, ClaudeManifest, "/dependencies", "Claude loads this plugin only when the plugins it depends on are loaded too: %s; give them to the same launch", strings.Join(m.needs, ", "))
+		v.Why = "it depends on " + strings.Join(m.needs, ", ") + ": Claude loads it only beside them"
+	}
 	v.finish()
 	return v
 }
@@ -198,6 +198,8 @@ func readClaudeManifest(root string, v *Verdict) (claudeManifest, bool) {
 				m.needs = append(m.needs, name)
 			}
 		}
+		slices.Sort(m.needs)
+		m.needs = slices.Compact(m.needs)
 	}
 	return m, true
 }

@@ -74,9 +74,9 @@ func agentNames(v Verdict) []string {
 
 func compare(t *testing.T, name string, v Verdict, want recorded) {
 	t.Helper()
-	if v.Loads != want.Loads || (want.Loads && v.Plugin != want.Plugin) || !slices.Equal(v.Skills, nonNil(want.Skills)) {
+	if v.Loads != want.Loads || (want.Loads && v.Plugin != want.Plugin) || !slices.Equal(v.Alone(), nonNil(want.Skills)) {
 		t.Errorf("%s: model loads=%v plugin=%q skills=%v (%s); claude loads=%v plugin=%q skills=%v",
-			name, v.Loads, v.Plugin, v.Skills, v.Why, want.Loads, want.Plugin, want.Skills)
+			name, v.Loads, v.Plugin, v.Alone(), v.Why, want.Loads, want.Plugin, want.Skills)
 	}
 	if want.Loads && !slices.Equal(agentNames(v), nonNil(want.Agents)) {
 		t.Errorf("%s: model agents %v, claude %v", name, agentNames(v), want.Agents)
@@ -105,20 +105,7 @@ func TestClaudeFixtures(t *testing.T) {
 
 // claudeBin is the real claude, installed by make deps-agents; under CI a missing one
 // fails the test.
-func claudeBin(t *testing.T) string {
-	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "..", "build", "agents", "node_modules", ".bin", "claude"))
-	if err == nil {
-		if _, err = os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("claude is not installed: make test installs it (make deps-agents)")
-	}
-	testhome.CannotRun(t, "claude is not installed; run make deps-agents")
-	return ""
-}
+func claudeBin(t *testing.T) string { return testhome.AgentBin(t, ".bin/claude") }
 
 // The recording is the real claude's: every fixture is run through it again, and both
 // the recording and the model must match what it prints now.

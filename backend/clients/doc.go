@@ -47,7 +47,12 @@ type Verdict struct {
 	Plugin string `json:"plugin,omitempty"`
 	// Skills are the names the client exposes, as it spells them: for Claude exactly the
 	// plugin entries of its init event's skills list ("plugin:name", skills and commands).
-	Skills   []string    `json:"skills"`
+	Skills []string `json:"skills"`
+	// Needs are the plugins Claude must load beside this one before it loads it (its
+	// manifest's dependencies, as Claude resolves them: name, or name@marketplace; a
+	// --plugin-dir plugin's marketplace is "inline"). With Needs, Loads is false (the
+	// package alone is left out) and the lists say what it loads once they are there.
+	Needs    []string    `json:"needs,omitempty"`
 	Commands []Component `json:"commands,omitempty"`
 	Agents   []Component `json:"agents,omitempty"`
 	Dropped  []Dropped   `json:"dropped"`
@@ -173,6 +178,15 @@ func (v *Verdict) finish() {
 		v.Dropped = []Dropped{}
 	}
 	v.Issues = v.Issues.NonNil()
+}
+
+// Alone is what the client lists of the package launched by itself: its skills when it
+// loads, none when it does not (one with Needs lists them only beside what it needs).
+func (v *Verdict) Alone() []string {
+	if !v.Loads {
+		return []string{}
+	}
+	return v.Skills
 }
 
 // notPackage is the verdict of a client for which dir is not one of its packages.

@@ -2,7 +2,6 @@ package clients
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -145,20 +144,7 @@ func TestJudgeSkill(t *testing.T) {
 }
 
 // piBin is the real pi, installed by make deps-agents; under CI a missing one fails.
-func piBin(t *testing.T) string {
-	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "..", "build", "agents", "node_modules", ".bin", "pi"))
-	if err == nil {
-		if _, err = os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("pi is not installed: make test installs it (make deps-agents)")
-	}
-	testhome.CannotRun(t, "pi is not installed; run make deps-agents")
-	return ""
-}
+func piBin(t *testing.T) string { return testhome.AgentBin(t, ".bin/pi") }
 
 // The PI model agrees with the real pi on every skill fixture: each skill folder handed
 // with --skill, as a launch does.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/clients"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
 )
 
@@ -24,7 +25,8 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 	l := newLayout()
 	argv := []string{binOr(req.Bin, Claude)}
 	servers := newServerFiles(plan, &l, req)
-	for _, u := range units {
+	unmet := claudeUnmet(units)
+	for i, u := range units {
 		ns := namespace(&u.p)
 		if u.asIs() {
 			l.how[u.p.ID] = "as-is"
@@ -34,6 +36,11 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 			argv = append(argv, "--plugin-dir", u.dir)
 			// Claude reads the folder itself: what it lists and leaves out is its own
 			// load model's (backend/clients), not the specification's.
+			if need, ok := unmet[i]; ok {
+				plan.Dropped = append(plan.Dropped, Drop{Plugin: u.p.ID, What: "plugin", Code: clients.CodeClaudeNeeds,
+					Reason: "Claude leaves it out: it depends on " + need + ", which this launch does not load; add that plugin to the launch"})
+				continue
+			}
 			if c := u.p.Clients; c != nil {
 				ns = c.Claude.Plugin
 				plan.Skills = append(plan.Skills, c.Claude.Skills...)
@@ -73,6 +80,47 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 	argv = append(argv, activityFiles(plan, &l, units, req)...)
 	plan.Argv = append(argv, req.Args...)
 	return l
+}
+
+// claudeUnmet finds the plugins of the launch Claude leaves out for their dependencies
+// (clients.Verdict.Needs): a need is met by a plugin of the same launch of that name
+// (name, or name@inline: a --plugin-dir plugin's marketplace) that Claude loads, its own
+// needs met. It returns the index of each plugin left out and the first need it lacks.
+func claudeUnmet(units []unit) map[int]string {
+	name := func(u *unit) string {
+		if u.asIs() && u.p.Clients != nil {
+			return u.p.Clients.Claude.Plugin
+		}
+		return namespace(&u.p)
+	}
+	loads := func(u *unit) bool { // before needs: refused manifests load nothing
+		c := u.p.Clients
+		return !u.asIs() || c == nil || c.Claude.Loads || len(c.Claude.Needs) > 0
+	}
+	out := map[int]string{}
+	for changed := true; changed; {
+		changed = false
+		loaded := map[string]bool{}
+		for i := range units {
+			if _, left := out[i]; !left && loads(&units[i]) {
+				loaded[name(&units[i])] = true
+			}
+		}
+		for i := range units {
+			u := &units[i]
+			if _, left := out[i]; left || !u.asIs() || u.p.Clients == nil {
+				continue
+			}
+			for _, n := range u.p.Clients.Claude.Needs {
+				plugin, market, _ := strings.Cut(n, "@")
+				if market != "" && market != "inline" || !loaded[plugin] {
+					out[i], changed = n, true
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 // compatManifest is the .claude-plugin/plugin.json of a compatibility plugin: the

@@ -22,6 +22,20 @@ func Testdata(rel string) string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", rel)
 }
 
+// AgentBin returns build/agents/node_modules/<rel> in the repository (".bin/claude"):
+// an agent make deps-agents installs. When it is not there the test cannot run: it
+// fails under CI and is skipped elsewhere.
+func AgentBin(t testing.TB, rel string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	p := filepath.Join(filepath.Dir(file), "..", "..", "build", "agents", "node_modules", filepath.FromSlash(rel))
+	if _, err := os.Stat(p); err == nil {
+		return filepath.Clean(p)
+	}
+	CannotRun(t, "%s is not installed: make test installs it (make deps-agents)", rel)
+	return ""
+}
+
 // Copy copies testdata/homes/<name> into a fresh temporary folder and returns it,
 // symlinks resolved so paths compare equal to what the catalog reports.
 func Copy(t testing.TB, name string) string { return CopyTestdata(t, filepath.Join("homes", name)) }

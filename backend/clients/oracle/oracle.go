@@ -22,10 +22,11 @@ import (
 type Init struct {
 	Loads   bool     `json:"loads"`
 	Plugin  string   `json:"plugin"`
-	Skills  []string `json:"skills"`  // plugin entries of "skills" (with a colon), sorted
-	Slash   []string `json:"slash"`   // plugin entries of "slash_commands", sorted
-	Agents  []string `json:"agents"`  // plugin entries of "agents", sorted
-	Version string   `json:"version"` // claude_code_version
+	Skills  []string `json:"skills"`            // plugin entries of "skills" (with a colon), sorted
+	Slash   []string `json:"slash"`             // plugin entries of "slash_commands", sorted
+	Agents  []string `json:"agents"`            // plugin entries of "agents", sorted
+	Version string   `json:"version"`           // claude_code_version
+	Plugins []string `json:"plugins,omitempty"` // the names of the plugins loaded, in order
 
 	all []string // every skill, built-in ones too
 }
@@ -33,19 +34,29 @@ type Init struct {
 // Claude runs bin (the claude executable) with --plugin-dir dir ("" for none) and
 // returns its init event, keeping only what the plugin added.
 func Claude(ctx context.Context, bin, dir string) (Init, error) {
+	if dir == "" {
+		return ClaudeDirs(ctx, bin)
+	}
+	return ClaudeDirs(ctx, bin, dir)
+}
+
+// ClaudeDirs runs bin with a --plugin-dir for each of dirs, in order, and returns its init
+// event, keeping only what the plugins added (Plugins names each plugin loaded; Plugin
+// the last).
+func ClaudeDirs(ctx context.Context, bin string, dirs ...string) (Init, error) {
 	home, err := os.MkdirTemp("", "plugboard-oracle-")
 	if err != nil {
 		return Init{}, err
 	}
 	defer os.RemoveAll(home)
 	var args []string
-	if dir != "" {
-		dir, _ = filepath.Abs(dir)
-		args = []string{"--plugin-dir", dir}
+	for _, d := range dirs {
+		d, _ = filepath.Abs(d)
+		args = append(args, "--plugin-dir", d)
 	}
 	in, err := run(ctx, bin, home, args)
-	if err != nil && dir != "" {
-		err = fmt.Errorf("%w for %s", err, dir)
+	if err != nil && len(dirs) > 0 {
+		err = fmt.Errorf("%w for %s", err, strings.Join(dirs, ", "))
 	}
 	return in, err
 }
@@ -89,6 +100,7 @@ func run(ctx context.Context, bin, home string, args []string) (Init, error) {
 		in := Init{Version: ev.Version, Skills: plugged(ev.Skills), Slash: plugged(ev.SlashCommands), Agents: plugged(ev.Agents), all: ev.Skills}
 		for _, p := range ev.Plugins {
 			in.Loads, in.Plugin = true, p.Name
+			in.Plugins = append(in.Plugins, p.Name)
 		}
 		return in, nil
 	}

@@ -70,8 +70,8 @@ func main() {
 		if got.Loads && v.Plugin != got.Plugin {
 			why = append(why, fmt.Sprintf("plugin: model %q, claude %q", v.Plugin, got.Plugin))
 		}
-		if !slices.Equal(v.Skills, got.Skills) {
-			why = append(why, fmt.Sprintf("skills: model %v, claude %v", v.Skills, got.Skills))
+		if !slices.Equal(v.Alone(), got.Skills) {
+			why = append(why, fmt.Sprintf("skills: model %v, claude %v", v.Alone(), got.Skills))
 		}
 		agents := []string{}
 		for _, a := range v.Agents {
