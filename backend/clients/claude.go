@@ -3,6 +3,7 @@ package clients
 import (
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -305,7 +306,8 @@ var claudeFields = []claudeField{
 
 // claudeHooks checks inline hooks: each event maps to a list of matchers.
 func claudeHooks(o map[string]any) string {
-	for k, e := range o {
+	for _, k := range slices.Sorted(maps.Keys(o)) {
+		e := o[k]
 		if _, ok := e.([]any); !ok {
 			return "must map each hook event to a list of matchers; " + k + " is " + kindOf(e)
 		}
@@ -316,7 +318,8 @@ func claudeHooks(o map[string]any) string {
 // claudeMCPServers checks inline MCP servers as Claude's server schema does: each is an
 // object of a known type with what that type needs.
 func claudeMCPServers(o map[string]any) string {
-	for name, e := range o {
+	for _, name := range slices.Sorted(maps.Keys(o)) {
+		e := o[name]
 		s, ok := e.(map[string]any)
 		if !ok {
 			return "server " + strconv.Quote(name) + " must be an object, not " + kindOf(e)
@@ -412,7 +415,8 @@ func claudeMCPServer(s map[string]any) string {
 // claudeCommandMap checks the object form of "commands": each name maps to an object with
 // either a source path (./…) or inline content, not both.
 func claudeCommandMap(o map[string]any) string {
-	for name, e := range o {
+	for _, name := range slices.Sorted(maps.Keys(o)) {
+		e := o[name]
 		c, ok := e.(map[string]any)
 		if !ok {
 			return "maps " + strconv.Quote(name) + " to " + kindOf(e) + "; map each command name to {\"source\": \"./path.md\"} or {\"content\": \"...\"}"
