@@ -28,6 +28,13 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 	unmet := claudeUnmet(units)
 	for i, u := range units {
 		ns := namespace(&u.p)
+		if need, ok := unmet[i]; ok {
+			// Claude would leave it out: it is not given.
+			l.how[u.p.ID] = "dropped"
+			plan.Dropped = append(plan.Dropped, Drop{Plugin: u.p.ID, What: "plugin", Code: clients.CodeClaudeNeeds,
+				Reason: "Claude leaves it out: it depends on " + need + ", which this launch does not load; add that plugin to the launch"})
+			continue
+		}
 		if u.asIs() {
 			l.how[u.p.ID] = "as-is"
 			if u.asClaude {
@@ -36,11 +43,6 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 			argv = append(argv, "--plugin-dir", u.dir)
 			// Claude reads the folder itself: what it lists and leaves out is its own
 			// load model's (backend/clients), not the specification's.
-			if need, ok := unmet[i]; ok {
-				plan.Dropped = append(plan.Dropped, Drop{Plugin: u.p.ID, What: "plugin", Code: clients.CodeClaudeNeeds,
-					Reason: "Claude leaves it out: it depends on " + need + ", which this launch does not load; add that plugin to the launch"})
-				continue
-			}
 			if c := u.p.Clients; c != nil {
 				ns = c.Claude.Plugin
 				plan.Skills = append(plan.Skills, c.Claude.Skills...)

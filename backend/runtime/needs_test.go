@@ -64,17 +64,26 @@ func TestClaudeLoadsAPluginOnlyBesideWhatItNeeds(t *testing.T) {
 		t.Errorf("left out %v, want lonely, top and elsewhere", left)
 	}
 
-	// The real claude, with the folders in the plan's order.
+	// The plan gives claude only what it loads; given every folder, the real claude loads
+	// the same.
 	var planned []string
 	for i, a := range p.Argv {
 		if a == "--plugin-dir" {
-			planned = append(planned, p.Argv[i+1])
+			planned = append(planned, filepath.Base(p.Argv[i+1]))
 		}
+	}
+	for _, pp := range p.Plugins {
+		if _, gone := left[pp.ID]; gone != (pp.How == "dropped") {
+			t.Errorf("plugin %s: how %q", pp.ID, pp.How)
+		}
+	}
+	if want := []string{"needy", "helper", "pinned"}; !slices.Equal(planned, want) {
+		t.Errorf("the plan gives claude %v, want %v", planned, want)
 	}
 	bin := testhome.AgentBin(t, ".bin/claude")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	in, err := oracle.ClaudeDirs(ctx, bin, planned...)
+	in, err := oracle.ClaudeDirs(ctx, bin, dirs...)
 	if err != nil {
 		t.Fatal(err)
 	}
