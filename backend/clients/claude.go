@@ -3,13 +3,11 @@ package clients
 import (
 	"encoding/json"
 	"io/fs"
-	"maps"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -39,10 +37,10 @@ var claudeRules = []Rule{
 	{ID: "claude.manifest-location", Client: Claude, Says: "Claude reads .claude-plugin/plugin.json; a root plugin.json (Agent Plugins or any other) is ignored", Source: claudeSeen + ": root-plugin-json-ignored, root-and-claude-manifest"},
 	{ID: "claude.no-manifest", Client: Claude, Says: "without .claude-plugin/plugin.json the plugin is named after its folder and loads from the standard layout", Source: claudeSeen + ": no-manifest-folder-name"},
 	{ID: "claude.manifest-json", Client: Claude, Says: "a manifest that cannot be read or is not a JSON object refuses the whole plugin", Source: claudeSeen + ": manifest-invalid-json"},
-	{ID: "claude.manifest-fields", Client: Claude, Says: "a manifest field of the wrong type or form refuses the whole plugin: name a non-empty string without spaces (a tab is taken); $schema, displayName, version, description, license, repository strings; author an object with a non-empty string name and string email and url; homepage a URL (any scheme; http, https, ws, wss and ftp need a host); keywords a list of strings; defaultEnabled true or false; settings an object; dependencies a list of plugin names (name or name@marketplace) or {name, marketplace} objects", Source: claudeSeen + ": manifest-author-string, manifest-author-name-empty, manifest-author-email-number, manifest-keywords-string, manifest-repository-object, manifest-name-spaces, manifest-name-with-tab, manifest-version-number, manifest-homepage-not-url, manifest-homepage-no-host, manifest-homepage-file-url, manifest-schema-number, manifest-displayname-number, manifest-defaultenabled-string, manifest-settings-string, manifest-dependencies-string, manifest-dependencies-bad-name"},
-	{ID: "claude.manifest-paths", Client: Claude, Says: "component paths (skills, commands, agents, hooks, mcpServers, outputStyles, lspServers, themes, workflows) must start with ./; agents name .md files, hooks and lspServers .json files, mcpServers .json, .mcpb or .dxt files (or an https URL of a .mcpb or .dxt); a \"commands\" object maps each name to either a source path or inline content, not both; an inline MCP server is an object of a known type (stdio with a command, http, sse or ws with a url); otherwise the whole plugin is refused; .. is not refused (a skills path may leave the plugin)", Source: claudeSeen + ": path-without-dot-slash, agents-folder, hooks-path-not-json, lspservers-path-not-json, mcpservers-path-not-json, mcpservers-path-mcpb, mcpservers-url-mcpb, mcpservers-inline-empty, mcpservers-inline-type-unknown, commands-object-no-source, commands-object-source-and-content"},
+	{ID: "claude.manifest-fields", Client: Claude, Says: "a manifest field of the wrong type or form refuses the whole plugin: name a non-empty string without spaces (a tab is taken); $schema, displayName, version, description, license, repository strings; author an object with a non-empty string name and string email and url; homepage a URL as a browser parses it (any scheme; http, https, ws, wss and ftp need a host; a port up to 65535; a number-ended host a valid IPv4 address); keywords a list of strings; defaultEnabled true or false; settings an object; dependencies a list of plugin names (name or name@marketplace) or {name, marketplace} objects; userConfig options with a type, title and description; channels with a server; monitors with a name, command and description", Source: claudeSeen + ": manifest-homepage-port-too-big, manifest-homepage-scp-like, manifest-homepage-percent-host, manifest-homepage-bad-ipv4, manifest-homepage-trailing-nbsp, manifest-userconfig-no-title, manifest-userconfig-valid, manifest-channels-no-server, manifest-monitors-no-command, manifest-experimental-string, manifest-author-string, manifest-author-name-empty, manifest-author-email-number, manifest-keywords-string, manifest-repository-object, manifest-name-spaces, manifest-name-with-tab, manifest-version-number, manifest-homepage-not-url, manifest-homepage-no-host, manifest-homepage-file-url, manifest-schema-number, manifest-displayname-number, manifest-defaultenabled-string, manifest-settings-string, manifest-dependencies-string, manifest-dependencies-bad-name"},
+	{ID: "claude.manifest-paths", Client: Claude, Says: "component paths (skills, commands, agents, hooks, mcpServers, outputStyles, lspServers, themes, workflows) must start with ./; agents name .md files, hooks and lspServers .json files, mcpServers .json, .mcpb or .dxt files (or an https URL of a .mcpb or .dxt); a \"commands\" object maps each name to either a source path or inline content, not both; an inline MCP server is an object of a known type (stdio with a command, http, sse or ws with a url) whose members have their types; inline hooks map events Claude knows (case matters) to matchers with hooks of a known type; an inline LSP server has a command and extensionToLanguage and no other member than its schema's; otherwise the whole plugin is refused; .. is not refused (a skills path may leave the plugin)", Source: claudeSeen + ": hooks-inline-event-case, hooks-inline-hook-without-type, hooks-inline-matcher-without-hooks, lspservers-inline-no-extensions, lspservers-inline-unknown-member, lspservers-inline-valid, mcpservers-inline-timeout-unsafe, mcpservers-inline-tool-permission, commands-object-empty-source, commands-object-allowedtools-string, path-without-dot-slash, agents-folder, hooks-path-not-json, lspservers-path-not-json, mcpservers-path-not-json, mcpservers-path-mcpb, mcpservers-url-mcpb, mcpservers-inline-empty, mcpservers-inline-type-unknown, commands-object-no-source, commands-object-source-and-content"},
 	{ID: "claude.default-enabled", Client: Claude, Says: "\"defaultEnabled\": false leaves the plugin off", Source: claudeSeen + ": default-enabled-false"},
-	{ID: "claude.dependencies", Client: Claude, Says: "a plugin whose \"dependencies\" name plugins is loaded only when those plugins are loaded too (given with --plugin-dir beside it, or enabled); alone it is left out", Source: claudeSeen + ": manifest-dependencies-unmet, manifest-dependencies-empty"},
+	{ID: "claude.dependencies", Client: Claude, Says: "a plugin whose \"dependencies\" name other plugins is loaded only when those plugins are loaded too (given with --plugin-dir beside it, or enabled); alone it is left out; naming itself needs nothing", Source: claudeSeen + ": manifest-dependencies-unmet, manifest-dependencies-empty, manifest-dependencies-self"},
 	{ID: "claude.skills-default", Client: Claude, Says: "skills/<folder>/SKILL.md are skills named plugin:<folder>, whatever their frontmatter name; deeper folders, loose .md files and skill.md are not skills", Source: claudeSeen + ": skill-name-differs-from-folder, skill-nested-two-levels, skill-loose-md-file, skill-lowercase-skill-md"},
 	{ID: "claude.skill-id", Client: Claude, Says: "in a skill id every character other than letters, digits, _ and - becomes a hyphen (.hidden → -hidden), counted in UTF-16 code units (an emoji becomes two); two folders that end up with one id are both listed", Source: claudeSeen + ": skill-folder-name-punctuation, skill-hidden-folder, skill-folder-emoji"},
 	{ID: "claude.skill-folder-named", Client: Claude, Says: "a path that names a skill folder itself (a \"skills\" entry, skills/SKILL.md, a root SKILL.md without skills/) is named by its frontmatter name, trimmed", Source: claudeSeen + ": skills-path-skill-folder-name-differs, skill-md-directly-in-skills-dir, root-skill-md, skills-path-name-padded"},
@@ -188,15 +186,20 @@ func readClaudeManifest(root string, v *Verdict) (claudeManifest, bool) {
 	}
 	if deps, ok := obj["dependencies"].([]any); ok {
 		for _, d := range deps {
+			need := ""
 			switch x := d.(type) {
 			case string:
-				m.needs = append(m.needs, claudeVersionPin().ReplaceAllString(x, ""))
+				need = claudeVersionPin().ReplaceAllString(x, "")
 			case map[string]any:
-				name, _ := x["name"].(string)
+				need, _ = x["name"].(string)
 				if mk, ok := x["marketplace"].(string); ok {
-					name += "@" + mk
+					need += "@" + mk
 				}
-				m.needs = append(m.needs, name)
+			}
+			// A plugin that names itself (in its own marketplace, inline for
+			// --plugin-dir) has what it needs.
+			if plugin, market, _ := strings.Cut(need, "@"); plugin != m.name || market != "" && market != "inline" {
+				m.needs = append(m.needs, need)
 			}
 		}
 		slices.Sort(m.needs)
@@ -301,214 +304,12 @@ var claudeFields = []claudeField{
 	{"workflows", componentPaths("")},
 	{"hooks", objectOrPaths(claudeHooks, ".json")},
 	{"mcpServers", objectOrPaths(claudeMCPServers, ".json", ".mcpb", ".dxt")},
-	{"lspServers", objectOrPaths(nil, ".json")},
+	{"lspServers", objectOrPaths(claudeLSPServers, ".json")},
+	{"userConfig", claudeUserConfig},
+	{"channels", claudeChannels},
+	{"monitors", claudeMonitors},
+	{"experimental", claudeExperimental},
 }
-
-// claudeHooks checks inline hooks: each event maps to a list of matchers.
-func claudeHooks(o map[string]any) string {
-	for _, k := range slices.Sorted(maps.Keys(o)) {
-		e := o[k]
-		if _, ok := e.([]any); !ok {
-			return "must map each hook event to a list of matchers; " + k + " is " + kindOf(e)
-		}
-	}
-	return ""
-}
-
-// claudeMCPServers checks inline MCP servers as Claude's server schema does: each is an
-// object of a known type with what that type needs.
-func claudeMCPServers(o map[string]any) string {
-	for _, name := range slices.Sorted(maps.Keys(o)) {
-		e := o[name]
-		s, ok := e.(map[string]any)
-		if !ok {
-			return "server " + strconv.Quote(name) + " must be an object, not " + kindOf(e)
-		}
-		if msg := claudeMCPServer(s); msg != "" {
-			return "server " + strconv.Quote(name) + " " + msg
-		}
-	}
-	return ""
-}
-
-func claudeMCPServer(s map[string]any) string {
-	str := func(k string, need bool) string {
-		v, ok := s[k]
-		if !ok {
-			if need {
-				return "needs a string \"" + k + "\""
-			}
-			return ""
-		}
-		if _, isStr := v.(string); !isStr {
-			return "\"" + k + "\" must be a string, not " + kindOf(v)
-		}
-		return ""
-	}
-	strMap := func(k string) string {
-		v, ok := s[k]
-		if !ok {
-			return ""
-		}
-		o, isObj := v.(map[string]any)
-		if !isObj {
-			return "\"" + k + "\" must be an object of strings, not " + kindOf(v)
-		}
-		for _, e := range o {
-			if _, isStr := e.(string); !isStr {
-				return "\"" + k + "\" must hold only strings"
-			}
-		}
-		return ""
-	}
-	var needs []string
-	var maps []string
-	switch t := s["type"]; t {
-	case nil, "stdio":
-		if c, _ := s["command"].(string); c == "" {
-			return "needs a non-empty string \"command\" (or a \"type\" of http, sse or ws with a \"url\")"
-		}
-		if a, ok := s["args"]; ok {
-			l, isList := a.([]any)
-			if !isList {
-				return "\"args\" must be a list of strings, not " + kindOf(a)
-			}
-			for _, e := range l {
-				if _, isStr := e.(string); !isStr {
-					return "\"args\" must hold only strings"
-				}
-			}
-		}
-		maps = []string{"env"}
-	case "http", "streamable-http", "sse", "ws":
-		needs, maps = []string{"url"}, []string{"headers"}
-	case "sse-ide", "ws-ide":
-		needs = []string{"url", "ideName"}
-	case "sdk":
-		needs = []string{"name"}
-	case "claudeai-proxy":
-		needs = []string{"url", "id"}
-	default:
-		if _, isStr := t.(string); !isStr {
-			return "\"type\" must be a string, not " + kindOf(t)
-		}
-		return "has an unknown \"type\" " + strconv.Quote(t.(string)) + "; use stdio, http, sse or ws"
-	}
-	for _, k := range needs {
-		if msg := str(k, true); msg != "" {
-			return msg
-		}
-	}
-	for _, k := range maps {
-		if msg := strMap(k); msg != "" {
-			return msg
-		}
-	}
-	if t, ok := s["timeout"]; ok {
-		if n, isNum := t.(float64); !isNum || n <= 0 || n != float64(int64(n)) {
-			return "\"timeout\" must be a whole number of milliseconds above 0"
-		}
-	}
-	return ""
-}
-
-// claudeCommandMap checks the object form of "commands": each name maps to an object with
-// either a source path (./…) or inline content, not both.
-func claudeCommandMap(o map[string]any) string {
-	for _, name := range slices.Sorted(maps.Keys(o)) {
-		e := o[name]
-		c, ok := e.(map[string]any)
-		if !ok {
-			return "maps " + strconv.Quote(name) + " to " + kindOf(e) + "; map each command name to {\"source\": \"./path.md\"} or {\"content\": \"...\"}"
-		}
-		src, srcOK := c["source"].(string)
-		content, contentOK := c["content"].(string)
-		if _, ok := c["source"]; ok && !srcOK {
-			return strconv.Quote(name) + ": \"source\" must be a path string, not " + kindOf(c["source"])
-		}
-		if _, ok := c["content"]; ok && !contentOK {
-			return strconv.Quote(name) + ": \"content\" must be a string, not " + kindOf(c["content"])
-		}
-		if (src != "") == (content != "") {
-			return strconv.Quote(name) + " must have either \"source\" (a file path) or \"content\" (inline markdown), not both and not neither"
-		}
-		if src != "" && !strings.HasPrefix(src, "./") {
-			return strconv.Quote(name) + ": paths must start with ./ (relative to the plugin root), such as \"./" + strings.TrimLeft(src, "/.") + "\""
-		}
-		for _, k := range []string{"description", "argumentHint", "model"} {
-			if v, ok := c[k]; ok {
-				if _, isStr := v.(string); !isStr {
-					return strconv.Quote(name) + ": \"" + k + "\" must be a string, not " + kindOf(v)
-				}
-			}
-		}
-	}
-	return ""
-}
-
-// claudeDependency is a plugin name, optionally @marketplace and a version pin (@^…).
-var (
-	claudeDependency = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^[A-Za-z0-9][-A-Za-z0-9._]*(@[A-Za-z0-9][-A-Za-z0-9._]*)?(@\^[^@]*)?$`)
-	})
-	claudePluginName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][-A-Za-z0-9._]*$`) })
-	claudeVersionPin = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@\^[^@]*$`) })
-)
-
-func claudeDependencies(v any) string {
-	l, ok := v.([]any)
-	if !ok {
-		return "must be a list of plugin names such as [\"other-plugin\"], not " + kindOf(v)
-	}
-	for _, e := range l {
-		switch x := e.(type) {
-		case string:
-			if !claudeDependency().MatchString(x) {
-				return "entry " + strconv.Quote(x) + " is not a plugin name (letters, digits, '.', '_' and '-'), optionally with @marketplace"
-			}
-		case map[string]any:
-			name, _ := x["name"].(string)
-			if !claudePluginName().MatchString(name) {
-				return "entries that are objects need a \"name\" of letters, digits, '.', '_' and '-'"
-			}
-			if mk, ok := x["marketplace"]; ok {
-				if s, _ := mk.(string); !claudePluginName().MatchString(s) {
-					return "an entry's \"marketplace\" must be a marketplace name of letters, digits, '.', '_' and '-'"
-				}
-			}
-		default:
-			return "entries must be plugin names or {\"name\": …} objects, not " + kindOf(e)
-		}
-	}
-	return ""
-}
-
-// isURL reports whether s parses as a URL the way a browser's URL parser (which Claude's
-// schema uses) takes it: a scheme, and for http, https, ws, wss and ftp a host.
-func isURL(s string) bool {
-	scheme, rest, ok := strings.Cut(strings.TrimSpace(s), ":")
-	if !ok || !urlScheme().MatchString(scheme) {
-		return false
-	}
-	switch strings.ToLower(scheme) {
-	case "http", "https", "ws", "wss", "ftp":
-		rest = strings.TrimLeft(rest, "/\\")
-		host := rest
-		if i := strings.IndexAny(rest, "/\\?#"); i >= 0 {
-			host = rest[:i]
-		}
-		if i := strings.LastIndex(host, "@"); i >= 0 {
-			host = host[i+1:]
-		}
-		if i := strings.LastIndex(host, ":"); i >= 0 && !strings.HasSuffix(host, "]") {
-			host = host[:i]
-		}
-		return host != "" && !strings.ContainsAny(host, " <>^|%")
-	}
-	return true
-}
-
-var urlScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`) })
 
 func wantString(v any) string {
 	if _, ok := v.(string); !ok {
