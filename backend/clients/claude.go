@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"bytes"
 	"encoding/json"
 	"io/fs"
 	"path"
@@ -10,6 +11,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -439,8 +443,8 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 		if folder == "" || folder == "." {
 			base = path.Base(filepath.ToSlash(root))
 		}
-		if n, _ := f.str("name"); direct && strings.TrimSpace(n) != "" {
-			base = strings.TrimSpace(n) // Claude trims the name before it becomes an id
+		if n, _ := f.str("name"); direct && jsTrim(n) != "" {
+			base = jsTrim(n) // Claude trims the name before it becomes an id
 		}
 		name := m.name + ":" + claudeIDPart(base)
 		if !f.described() {
@@ -717,7 +721,7 @@ func claudeWorkflows(root string, v *Verdict, m claudeManifest, r *files) {
 // value quoted, which rescues unquoted colons and brackets but not, for example, a
 // tab-indented line (claude.frontmatter).
 func claudeFrontmatter(data []byte, r *files) front {
-	block, ok := claudeFenced(r.lf(data))
+	block, ok := claudeFenced(claudeText(data, r))
 	if !ok {
 		return front{}
 	}
@@ -727,8 +731,15 @@ func claudeFrontmatter(data []byte, r *files) front {
 			if m, ok := lastKeyWins(block); ok { // Bun's YAML takes a repeated key; yaml.v3 refuses it
 				return m, nil
 			}
+			return m, err
 		}
-		return m, err
+		if err := yaml12Refuses(block); err != nil {
+			return nil, err
+		}
+		if multiDocument(block) { // Bun reads a list of documents, which is no object
+			return map[string]any{}, nil
+		}
+		return m, nil
 	}
 	m, err := parse(block)
 	if err == nil {
@@ -738,6 +749,15 @@ func claudeFrontmatter(data []byte, r *files) front {
 		return front{found: true, fields: m}
 	}
 	return front{found: true, err: err}
+}
+
+// claudeText is a SKILL.md as Claude reads it: bytes that are not UTF-8 become U+FFFD,
+// and line ends stay as they are (its retry does not quote a line that ends in CR).
+func claudeText(data []byte, r *files) string {
+	if !bytes.ContainsRune(data, '\r') && utf8.Valid(data) {
+		return r.lf(data) // the same text, shared with the other readers
+	}
+	return strings.ToValidUTF8(string(data), "\uFFFD")
 }
 
 // claudeRetry is a block that is not YAML as Claude reads it again: on each line
@@ -766,7 +786,11 @@ func claudeRetry(block string) string {
 		}
 		lines[i] = key + `: "` + strings.ReplaceAll(strings.ReplaceAll(val, `\`, `\\`), `"`, `\"`) + `"`
 	}
-	return leadingTabs().ReplaceAllStringFunc(strings.Join(lines, "\n"), func(t string) string { return strings.Repeat("  ", len(t)) })
+	// JavaScript's /^\t+/gm: a line starts after \n, \r, U+2028 or U+2029.
+	return leadingTabs().ReplaceAllStringFunc(strings.Join(lines, "\n"), func(t string) string {
+		tabs := strings.TrimLeft(t, "\n\r\u2028\u2029")
+		return t[:len(t)-len(tabs)] + strings.Repeat("  ", len(tabs))
+	})
 }
 
 // claudeRetryPair is Claude's /^([a-zA-Z_-]+):\s+(.+)$/ on one line: JavaScript's \s and
@@ -775,7 +799,7 @@ var (
 	claudeRetryPair = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^([a-zA-Z_-]+):[\t\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]+([^\r\x{2028}\x{2029}]+)$`)
 	})
-	leadingTabs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\t+`) })
+	leadingTabs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\n\r\x{2028}\x{2029}])\t+`) })
 )
 
 // described reports whether the frontmatter says what the skill is for, as Claude reads
@@ -785,10 +809,10 @@ func (f front) described() bool {
 	for _, k := range []string{"description", "when_to_use"} {
 		switch v := f.fields[k].(type) {
 		case string:
-			if strings.TrimSpace(v) != "" {
+			if jsTrim(v) != "" {
 				return true
 			}
-		case bool, int, int64, uint64, float64:
+		case bool, int, int64, uint64, float64, time.Time: // Bun keeps a !!timestamp as its text
 			return true
 		}
 	}
@@ -803,24 +827,78 @@ func (f front) userHidden() bool {
 	return ok && ui != true && ui != "true"
 }
 
-// lastKeyWins reads a block whose top-level mapping repeats a key, as Claude's YAML
-// reader does: the last value of the key stands (claude.frontmatter). ok is false for a
+// lastKeyWins reads a block whose mappings repeat a key, as Claude's YAML reader does:
+// the last value of the key stands, at any depth (claude.frontmatter). ok is false for a
 // block that is not valid YAML for another reason.
 func lastKeyWins(block string) (map[string]any, bool) {
 	var doc yaml.Node
 	if yaml.Unmarshal([]byte(block), &doc) != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, false
 	}
-	top := doc.Content[0]
-	m := make(map[string]any, len(top.Content)/2)
-	for i := 0; i+1 < len(top.Content); i += 2 {
-		var v any
-		if decodeJS(top.Content[i+1], &v) != nil {
+	budget := 10000 // aliases followed: a block of nested aliases must not grow without end
+	var value func(n *yaml.Node) (any, bool)
+	value = func(n *yaml.Node) (any, bool) {
+		if budget--; budget < 0 {
 			return nil, false
 		}
-		m[top.Content[i].Value] = v
+		switch n.Kind {
+		case yaml.AliasNode:
+			return value(n.Alias)
+		case yaml.SequenceNode:
+			l := make([]any, 0, len(n.Content))
+			for _, c := range n.Content {
+				v, ok := value(c)
+				if !ok {
+					return nil, false
+				}
+				l = append(l, v)
+			}
+			return l, true
+		case yaml.MappingNode:
+			m := map[string]any{}
+			var merged []map[string]any
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, vn := n.Content[i], n.Content[i+1]
+				v, ok := value(vn)
+				if !ok {
+					return nil, false
+				}
+				if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+					switch x := v.(type) {
+					case map[string]any:
+						merged = append(merged, x)
+					case []any:
+						for _, e := range x {
+							if em, ok := e.(map[string]any); ok {
+								merged = append(merged, em)
+							}
+						}
+					}
+					continue
+				}
+				var key any
+				if decodeJS(k, &key) != nil {
+					return nil, false
+				}
+				m[jsKey(key)] = v
+			}
+			for _, mm := range merged { // explicit keys win, then earlier merges
+				for k, v := range mm {
+					if _, set := m[k]; !set {
+						m[k] = v
+					}
+				}
+			}
+			return m, true
+		}
+		var v any
+		return v, decodeJS(n, &v) == nil
 	}
-	return m, true
+	v, ok := value(doc.Content[0])
+	if !ok {
+		return nil, false
+	}
+	return v.(map[string]any), true
 }
 
 // claudeFenced cuts the frontmatter block as Claude's pattern does (^---\s*\n, then
@@ -866,4 +944,16 @@ func kindOf(v any) string {
 		return "an object"
 	}
 	return "a value"
+}
+
+// jsTrim is JavaScript's String.prototype.trim: white space (U+FEFF and every space
+// separator among it) and line terminators, but not NEL.
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		switch r {
+		case '\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\ufeff', '\u2028', '\u2029':
+			return true
+		}
+		return unicode.Is(unicode.Zs, r)
+	})
 }

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -250,11 +252,30 @@ func parseYAMLMap(b []byte) (map[string]any, error) {
 	if err := decodeJS(&doc, &v); err != nil {
 		return nil, err
 	}
-	m, _ := v.(map[string]any)
-	if m == nil {
-		m = map[string]any{}
+	switch x := v.(type) {
+	case map[string]any:
+		return x, nil
+	case map[any]any: // a key that is not text (1:, true:): JavaScript makes every key text
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[jsKey(k)] = e
+		}
+		return m, nil
 	}
-	return m, nil
+	return map[string]any{}, nil
+}
+
+// jsKey is a YAML key as a JavaScript object's key: its text.
+func jsKey(k any) string {
+	switch x := k.(type) {
+	case nil:
+		return "null"
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return fmt.Sprint(k)
 }
 
 // decodeJS decodes n into v as the clients' JavaScript YAML readers (YAML 1.2's core
@@ -279,7 +300,11 @@ func decodeJS(n *yaml.Node, v any) error {
 // "---" (a byte-order mark in front means no frontmatter), the block ends at the first
 // "\n---" after it, and the block is YAML; a YAML error is an error of the whole file.
 func piFrontmatter(data []byte, r *files) front {
-	s := strings.ReplaceAll(r.lf(data), "\r", "\n")
+	text := r.lf(data)
+	if !utf8.ValidString(text) { // node reads the file as UTF-8, each bad byte a U+FFFD
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
+	s := strings.ReplaceAll(text, "\r", "\n")
 	if !strings.HasPrefix(s, "---") {
 		return front{}
 	}
@@ -288,6 +313,16 @@ func piFrontmatter(data []byte, r *files) front {
 		return front{}
 	}
 	m, err := r.parseYAML(block)
+	if err == nil {
+		// The yaml package (YAML 1.2, as strict as Bun's) refuses what yaml.v3 lets
+		// pass: a quoted value run onto an unindented line, a second document.
+		if err = yaml12Refuses(block); err == nil && multiDocument(block) {
+			err = errors.New("the block holds more than one YAML document")
+		}
+	}
+	if err != nil {
+		m = nil
+	}
 	return front{found: true, fields: m, err: err}
 }
 
@@ -318,4 +353,92 @@ func fenced(s string) (string, bool) {
 		return "", true
 	}
 	return s[start : 3+end], true
+}
+
+// yaml12Refuses finds what the JavaScript YAML 1.2 readers (Bun's, the yaml package)
+// refuse in a block yaml.v3 reads: a quoted value that runs onto a line indented no
+// deeper than its key.
+func yaml12Refuses(block string) error {
+	if !strings.ContainsAny(block, "\"'") {
+		return nil
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal([]byte(block), &doc) != nil {
+		return nil
+	}
+	lines := strings.Split(block, "\n")
+	var walk func(n *yaml.Node, indent int) error
+	walk = func(n *yaml.Node, indent int) error {
+		if n.Kind == yaml.MappingNode && n.Style&yaml.FlowStyle == 0 {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if err := walk(n.Content[i+1], n.Content[i].Column); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if n.Kind == yaml.ScalarNode && (n.Style&yaml.DoubleQuotedStyle != 0 || n.Style&yaml.SingleQuotedStyle != 0) {
+			if l := quotedRunsOut(lines, n, indent); l > 0 {
+				return fmt.Errorf("line %d: a quoted value continues on a line indented no deeper than its key", l)
+			}
+		}
+		for _, c := range n.Content {
+			if err := walk(c, indent); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(&doc, 0)
+}
+
+// quotedRunsOut returns the line (1-based) on which the quoted scalar n, the value of a
+// key at column keyColumn, continues without being indented past the key's column; 0
+// when it ends on its line or every continuation is indented.
+func quotedRunsOut(lines []string, n *yaml.Node, keyColumn int) int {
+	if n.Line < 1 || n.Line > len(lines) {
+		return 0
+	}
+	q := byte('"')
+	if n.Style&yaml.SingleQuotedStyle != 0 {
+		q = '\''
+	}
+	line, col := n.Line-1, n.Column // col: just after the opening quote (Column is 1-based)
+	for line < len(lines) {
+		text := lines[line]
+		for i := col; i < len(text); i++ {
+			switch {
+			case q == '"' && text[i] == '\\':
+				i++
+			case text[i] == q && q == '\'' && i+1 < len(text) && text[i+1] == '\'':
+				i++
+			case text[i] == q:
+				return 0
+			}
+		}
+		line, col = line+1, 0
+		if line < len(lines) {
+			next := lines[line]
+			if strings.TrimLeft(next, " \t") != "" && len(next)-len(strings.TrimLeft(next, " ")) < keyColumn {
+				return line + 1
+			}
+		}
+	}
+	return 0
+}
+
+// multiDocument reports whether the block holds a second YAML document: content after
+// a line that ends the first ("...").
+func multiDocument(block string) bool {
+	ended := false
+	for _, line := range strings.Split(block, "\n") {
+		trimmed := strings.TrimRight(line, " \t\r")
+		switch {
+		case trimmed == "..." || strings.HasPrefix(trimmed, "... ") || strings.HasPrefix(trimmed, "...\t"):
+			ended = true
+		case ended && trimmed != "" && !strings.HasPrefix(strings.TrimLeft(trimmed, " \t"), "#"):
+			return true
+		}
+	}
+	return false
 }

@@ -67,7 +67,7 @@ func piSkill(dir string, r *files) (name string, ok bool, reason, rule string) {
 		return "", false, "the frontmatter is not valid YAML, so PI skips the file: " + firstLine(f.err.Error()), "pi.frontmatter"
 	}
 	desc, isStr := f.str("description")
-	if !isStr || strings.TrimSpace(desc) == "" {
+	if !isStr || jsTrim(desc) == "" {
 		why := "it has no description"
 		if hasBOM(data) {
 			why = "it starts with a byte-order mark, so PI finds no frontmatter and no description"
