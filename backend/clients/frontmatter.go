@@ -359,8 +359,8 @@ func fenced(s string) (string, bool) {
 // refuse in a block yaml.v3 reads: a quoted value that runs onto a line indented no
 // deeper than its key.
 func yaml12Refuses(block string) error {
-	if !strings.ContainsAny(block, "\"'") {
-		return nil
+	if !unmatchedQuote(block) {
+		return nil // no quoted value can run on: spare parsing the block again
 	}
 	var doc yaml.Node
 	if yaml.Unmarshal([]byte(block), &doc) != nil {
@@ -437,6 +437,17 @@ func multiDocument(block string) bool {
 		case trimmed == "..." || strings.HasPrefix(trimmed, "... ") || strings.HasPrefix(trimmed, "...\t"):
 			ended = true
 		case ended && trimmed != "" && !strings.HasPrefix(strings.TrimLeft(trimmed, " \t"), "#"):
+			return true
+		}
+	}
+	return false
+}
+
+// unmatchedQuote reports whether a line of block holds an odd number of " or ': the
+// first line of a quoted value that runs onto the next one does.
+func unmatchedQuote(block string) bool {
+	for _, line := range strings.Split(block, "\n") {
+		if (strings.Count(line, `"`)-strings.Count(line, `\"`))%2 == 1 || strings.Count(line, "'")%2 == 1 {
 			return true
 		}
 	}
