@@ -127,7 +127,15 @@ func scalars(m *yaml.Node) map[string]any {
 			if v.Decode(&b) == nil {
 				out[k.Value] = b
 			}
-		case "!!int", "!!float", "!!null": // as yaml.v3 decodes them into any
+		case "!!timestamp":
+			// As the client models read it (clients.decodeJS): a date written plainly is
+			// text to JavaScript's YAML 1.2 readers; one tagged !!timestamp is a time.
+			if v.Style&yaml.TaggedStyle == 0 {
+				out[k.Value] = v.Value
+				continue
+			}
+			fallthrough
+		case "!!int", "!!float", "!!null", "!!binary": // as yaml.v3 decodes them into any
 			var x any
 			if v.Decode(&x) == nil {
 				out[k.Value] = x
