@@ -232,11 +232,11 @@ var claudeFields = []claudeField{
 		}
 		return ""
 	}},
-	{"$schema", wantString},
-	{"displayName", wantString},
-	{"version", wantString},
-	{"description", wantString},
-	{"license", wantString},
+	{"$schema", isStr},
+	{"displayName", isStr},
+	{"version", isStr},
+	{"description", isStr},
+	{"license", isStr},
 	{"repository", func(v any) string {
 		if _, ok := v.(string); !ok {
 			return "must be a URL string such as \"https://github.com/owner/repo\", not " + kindOf(v)
@@ -282,12 +282,7 @@ var claudeFields = []claudeField{
 		}
 		return ""
 	}},
-	{"defaultEnabled", func(v any) string {
-		if _, ok := v.(bool); !ok {
-			return "must be true or false, not " + kindOf(v)
-		}
-		return ""
-	}},
+	{"defaultEnabled", isBool},
 	{"settings", func(v any) string {
 		if _, ok := v.(map[string]any); !ok {
 			return "must be an object of settings, not " + kindOf(v)
@@ -313,13 +308,6 @@ var claudeFields = []claudeField{
 	{"channels", claudeChannels},
 	{"monitors", claudeMonitors},
 	{"experimental", claudeExperimental},
-}
-
-func wantString(v any) string {
-	if _, ok := v.(string); !ok {
-		return "must be a string, not " + kindOf(v)
-	}
-	return ""
 }
 
 // objectOrPaths accepts an inline object (checked by inline, when set), component paths

@@ -41,20 +41,20 @@ func isBool(v any) string {
 
 func anything(any) string { return "" }
 
-// posInt is zod's number().int().positive(): a whole number above 0 that is a safe
-// integer (at most 2^53-1).
-func posInt(v any) string {
-	if n, ok := v.(float64); !ok || n <= 0 || n != float64(int64(n)) || n > 1<<53-1 {
-		return "must be a whole number above 0"
-	}
-	return ""
-}
+// posInt is zod's number().int().positive() and nonNegInt its .nonnegative(): a safe
+// integer (at most 2^53-1) above 0, or of 0 or more.
+var (
+	posInt    = wholeFrom(1, "must be a whole number above 0")
+	nonNegInt = wholeFrom(0, "must be a whole number of 0 or more")
+)
 
-func nonNegInt(v any) string {
-	if n, ok := v.(float64); !ok || n < 0 || n != float64(int64(n)) || n > 1<<53-1 {
-		return "must be a whole number of 0 or more"
+func wholeFrom(least float64, msg string) shape {
+	return func(v any) string {
+		if n, ok := v.(float64); !ok || n < least || n != float64(int64(n)) || n > 1<<53-1 {
+			return msg
+		}
+		return ""
 	}
-	return ""
 }
 
 func posNum(v any) string {
@@ -389,8 +389,8 @@ func claudeCommandMap(o map[string]any) string {
 		c := v.(map[string]any)
 		src, hasSrc := c["source"].(string)
 		content, _ := c["content"].(string)
-		if hasSrc && !strings.HasPrefix(src, "./") {
-			return "\"source\": paths must start with ./ (relative to the plugin root), such as \"./" + strings.TrimLeft(src, "/.") + "\""
+		if msg := componentPaths("")(src); hasSrc && msg != "" {
+			return "\"source\": " + msg
 		}
 		if (src != "") == (content != "") {
 			return "must have either \"source\" (a file path) or \"content\" (inline markdown), not both and not neither"
