@@ -430,6 +430,9 @@ func quotedRunsOut(lines []string, n *yaml.Node, keyColumn int) int {
 // multiDocument reports whether the block holds a second YAML document: content after
 // a line that ends the first ("...").
 func multiDocument(block string) bool {
+	if !strings.Contains(block, "...") {
+		return false
+	}
 	ended := false
 	for _, line := range strings.Split(block, "\n") {
 		trimmed := strings.TrimRight(line, " \t\r")
@@ -446,6 +449,9 @@ func multiDocument(block string) bool {
 // unmatchedQuote reports whether a line of block holds an odd number of " or ': the
 // first line of a quoted value that runs onto the next one does.
 func unmatchedQuote(block string) bool {
+	if !strings.ContainsAny(block, `"'`) {
+		return false
+	}
 	for _, line := range strings.Split(block, "\n") {
 		if (strings.Count(line, `"`)-strings.Count(line, `\"`))%2 == 1 || strings.Count(line, "'")%2 == 1 {
 			return true
