@@ -27,7 +27,7 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 	servers := newServerFiles(plan, &l, req)
 	unmet := claudeUnmet(units)
 	for i, u := range units {
-		ns := namespace(&u.p)
+		ns := claudeNamespace(&u)
 		if need, ok := unmet[i]; ok {
 			// Claude would leave it out: it is not given.
 			l.how[u.p.ID] = "dropped"
@@ -44,7 +44,6 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 			// Claude reads the folder itself: what it lists and leaves out is its own
 			// load model's (backend/clients), not the specification's.
 			if c := u.p.Clients; c != nil {
-				ns = c.Claude.Plugin
 				plan.Skills = append(plan.Skills, c.Claude.Skills...)
 				for _, d := range c.Claude.Dropped {
 					plan.Dropped = append(plan.Dropped, Drop{Plugin: u.p.ID, What: "skill", Name: d.Path, Reason: "Claude leaves it out: " + d.Reason})
@@ -84,17 +83,20 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 	return l
 }
 
+// claudeNamespace is the name Claude gives the plugin: its own model's reading of a
+// folder Claude gets as it is, else the namespace of the compatibility plugin.
+func claudeNamespace(u *unit) string {
+	if u.asIs() && u.p.Clients != nil {
+		return u.p.Clients.Claude.Plugin
+	}
+	return namespace(&u.p)
+}
+
 // claudeUnmet finds the plugins of the launch Claude leaves out for their dependencies
 // (clients.Verdict.Needs): a need is met by a plugin of the same launch of that name
 // (name, or name@inline: a --plugin-dir plugin's marketplace) that Claude loads, its own
 // needs met. It returns the index of each plugin left out and the first need it lacks.
 func claudeUnmet(units []unit) map[int]string {
-	name := func(u *unit) string {
-		if u.asIs() && u.p.Clients != nil {
-			return u.p.Clients.Claude.Plugin
-		}
-		return namespace(&u.p)
-	}
 	loads := func(u *unit) bool { // before needs: refused manifests load nothing
 		c := u.p.Clients
 		return !u.asIs() || c == nil || c.Claude.Loads || len(c.Claude.Needs) > 0
@@ -105,7 +107,7 @@ func claudeUnmet(units []unit) map[int]string {
 		loaded := map[string]bool{}
 		for i := range units {
 			if _, left := out[i]; !left && loads(&units[i]) {
-				loaded[name(&units[i])] = true
+				loaded[claudeNamespace(&units[i])] = true
 			}
 		}
 		for i := range units {
