@@ -5,14 +5,16 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/plugboard/plugboard/backend/hookhttp"
 	"github.com/plugboard/plugboard/backend/runtime"
 	"github.com/plugboard/plugboard/backend/store"
 )
@@ -30,11 +32,14 @@ import (
 // and answers 204 with no body whatever it does with the input (a hook's answer can reach
 // the model), 403 for a wrong token. Like activity record it never stores a value and
 // never holds the agent up for long: the store waits 20 ms at most before it spools.
+// It is net/http's server, bounded for a client on the same machine whose input is under
+// a kilobyte: headers within 64 KiB and 5 s, the whole request within 10 s, a body of at
+// most maxHookInput (more is answered and not recorded).
 type Server struct {
 	URL   string // http://127.0.0.1:PORT
 	Token string
 
-	srv    *hookhttp.Server
+	srv    *http.Server
 	ix     *runtime.ActivityIndex // nil: the projection has none
 	target string
 	run    string
@@ -98,49 +103,60 @@ func (x *Listener) Serve(p *runtime.Plan, pbHome, home, run string) (*Server, er
 		}
 	}
 	s.w = store.NewWriter(pbHome)
-	lim := hookhttp.DefaultLimits
-	lim.Body = maxHookInput
-	s.srv = hookhttp.Serve(l, s.handle, lim)
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+		MaxHeaderBytes: 64 << 10, ErrorLog: log.New(io.Discard, "", 0)} // the agent's terminal is not ours to write on
+	go s.srv.Serve(l) // returns http.ErrServerClosed at Close
 	return s, nil
 }
 
-// handle answers POST /claude (a Claude Code hook input) and POST /pi (an event of PI's
-// extension): 204 whatever it does with the input, 403 without the token.
-func (s *Server) handle(ctx context.Context, r *hookhttp.Request) int {
+// ServeHTTP answers POST /claude (a Claude Code hook input) and POST /pi (an event of
+// PI's extension): 204 with no body whatever it does with the input, 403 without the
+// token.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(s.handle(w, r))
+}
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 	backend, from := runtime.Claude, FromClaudeHook
-	switch r.Path {
+	switch r.URL.Path {
 	case "/claude":
 	case "/pi":
 		backend, from = runtime.PI, FromPIEvent
 	default:
-		return 404
+		return http.StatusNotFound
 	}
-	if r.Method != "POST" {
-		return 405
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		return http.StatusMethodNotAllowed
 	}
-	if subtle.ConstantTimeCompare([]byte(r.Header[strings.ToLower(runtime.ActivityTokenHeader)]), []byte(s.Token)) != 1 {
-		return 403
+	if subtle.ConstantTimeCompare([]byte(r.Header.Get(runtime.ActivityTokenHeader)), []byte(s.Token)) != 1 {
+		return http.StatusForbidden
 	}
-	if r.TooLarge {
-		return 204
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHookInput))
+	if err != nil {
+		return http.StatusNoContent // too large or cut off: answered, not recorded
 	}
-	a, ok := from(r.Body, s.ix, Where{Target: s.target, Home: s.home, Now: time.Now()})
+	a, ok := from(body, s.ix, Where{Target: s.target, Home: s.home, Now: time.Now()})
 	if !ok {
-		return 204
+		return http.StatusNoContent
 	}
 	if s.ix == nil {
 		a.Backend = backend
 	}
 	a.Run = s.run
-	if _, err := s.w.Record(ctx, a); err != nil {
+	if _, err := s.w.Record(r.Context(), a); err != nil {
 		fmt.Fprintf(os.Stderr, "plugboard: a skill invocation could not be recorded: %v\n", err)
 	}
-	return 204
+	return http.StatusNoContent
 }
 
 // Close stops taking hooks, waits (at most a few seconds) for those in flight, and
 // closes the database connection.
 func (s *Server) Close() error {
-	_ = s.srv.Shutdown(3 * time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := s.srv.Shutdown(ctx); errors.Is(err, context.DeadlineExceeded) {
+		s.srv.Close()
+	}
 	return s.w.Close()
 }

@@ -71,6 +71,9 @@ func TestServerRecords(t *testing.T) {
 		{"/claude", "", skillInput("beta:translate", "beta:translate"), http.StatusForbidden},
 		{"/claude", s.Token, submit, http.StatusNoContent}, // the prompt itself: not an invocation
 		{"/claude", s.Token, "not json", http.StatusNoContent},
+		// Over maxHookInput: answered, not read on, not recorded.
+		{"/claude", s.Token, strings.Replace(skillInput("beta:translate", "beta:translate"), `"toolu_1"`, `"toolu_big"`, 1) +
+			strings.Repeat(" ", maxHookInput), http.StatusNoContent},
 		{"/nope", s.Token, skillInput("beta:translate", "beta:translate"), http.StatusNotFound},
 	} {
 		if got := post(t, s, c.path, c.token, c.body); got != c.want {
