@@ -6,8 +6,6 @@ FUZZTIME ?= 20s
 DESKTOP_TAGS := desktop,production,webkit2_41
 BIN      := build/bin/plugboard
 WINDOW   := build/bin/plugboard-window
-FULL     := build/bin/plugboard-full
-NOGUI    := build/bin/plugboard-nogui
 STATIC   := build/bin/plugboard-static
 PREFIX   ?= $(HOME)/.local
 # What plugboard --version says: the nearest tag and the commits since (or the commit), and the date.
@@ -22,8 +20,6 @@ LDFLAGS  := -w -s -X github.com/plugboard/plugboard/backend/version.Version=$(VE
 # glibc's NSS out; SQLite's extension loading (dlopen) is left out, and nothing uses it.
 CLI_TAGS    := netgo,osusergo,sqlite_omit_load_extension
 CLI_LDFLAGS := -linkmode external -extldflags -static
-# plugboard itself also leaves out what plugboard-full has (app/cli/lean.go).
-LEAN_TAGS   := lean,$(CLI_TAGS)
 
 # Debian packages: GTK/WebKit headers for the window, Xvfb and friends for its test,
 # Chromium for the page's end-to-end tests, a D-Bus session bus for the tray's, strace for
@@ -34,37 +30,29 @@ APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick ch
             appstream desktop-file-utils zsh fish fonts-wqy-microhei locales
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run build cli nogui desktop app package test-package frontend deps deps-app deps-system deps-node deps-agents test vet unit \
+.PHONY: run build cli desktop app package test-package frontend deps deps-app deps-system deps-node deps-agents test vet unit \
         test-static test-desktop e2e screenshots fuzz bench install clean
 
 ## run: build the desktop app and start it (with no display it serves the page instead)
 run: deps-app app
 	./$(BIN)
 
-## cli: the command line with Go alone (no window; serve included)
-cli build:
-	$(GO) build -o plugboard .
-
-## nogui: CLI and serve with Go alone, with the built page embedded when present
-nogui:
-	$(GO) build -tags nogui -o $(NOGUI) .
+## cli: plugboard, the command line with every command and the page embedded (serve),
+## statically linked; it links no GTK or WebKit (those cost every start about 50 ms and
+## 60 MB), and hands `plugboard` with no command to plugboard-window beside it
+cli build: frontend
+	$(GO) build -tags $(CLI_TAGS) -ldflags "$(LDFLAGS) $(CLI_LDFLAGS)" -o $(BIN) .
 
 ## desktop: the window program (GTK/WebKit 4.1), with the page embedded
 desktop: frontend
 	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "$(LDFLAGS)" -o $(WINDOW) .
 
-## app: plugboard, the command line, which hands `plugboard` with no command to
-## plugboard-window beside it (every other command starts without loading GTK and WebKit,
-## about 110 ms and 50 MB), and mcp check, mcp-proxy, budget and serve to plugboard-full, the
-## command line with everything and the page embedded (the build tag lean leaves those out of
-## plugboard: the MCP SDK and the page's server cost every other start about 2 ms)
-app: desktop
-	$(GO) build -tags $(LEAN_TAGS) -ldflags "$(LDFLAGS) $(CLI_LDFLAGS)" -o $(BIN) .
-	$(GO) build -tags $(CLI_TAGS) -ldflags "$(LDFLAGS) $(CLI_LDFLAGS)" -o $(FULL) .
+## app: the two programs: plugboard (make cli) and plugboard-window (make desktop)
+app: desktop cli
 
 ## package: the .deb and a portable .tar.gz of the same files, in build/dist
 package: app
-	build/linux/package.sh $(BIN) $(WINDOW) $(FULL) $(VERSION) build/dist
+	build/linux/package.sh $(BIN) $(WINDOW) $(VERSION) build/dist
 
 ## frontend: the TypeScript page into frontend/dist
 frontend: deps-node
@@ -103,7 +91,6 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './frontend/*'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 	$(GO) vet -tags $(DESKTOP_TAGS) . ./app/desktop/
-	$(GO) vet -tags lean . ./app/cli/
 	cd frontend && npm run typecheck
 
 unit:
@@ -113,7 +100,7 @@ unit:
 # author's CI), inspect and catalog work with it, and a command that needs SQLite (history)
 # fails with exit 2 and the message that names the cause and the fix, touching nothing.
 test-static:
-	CGO_ENABLED=0 $(GO) build -tags nogui -o $(STATIC) .
+	CGO_ENABLED=0 $(GO) build -o $(STATIC) .
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	fail() { echo "test-static: $$1"; cat "$$tmp/out"; exit 1; }; \
 	./$(STATIC) inspect testdata/runtime/home/plugins/review >"$$tmp/out" 2>&1 || fail "inspect failed"; \
@@ -135,12 +122,12 @@ test-package: package
 test-desktop: app
 	PLUGBOARD_DESKTOP_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -tags $(DESKTOP_TAGS) -skip '^TestDebPackage$$' -v ./app/desktop/
 
-e2e: frontend nogui
-	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(NOGUI) npm run e2e
+e2e: cli
+	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(BIN) npm run e2e
 
 ## screenshots: the pictures the README shows (page in Chromium, window under Xvfb)
-screenshots: frontend nogui app
-	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(NOGUI) npm run screenshots
+screenshots: app
+	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(BIN) npm run screenshots
 	PLUGBOARD_DESKTOP_BIN=$(CURDIR)/$(BIN) PLUGBOARD_SCREENSHOT=$(CURDIR)/docs/screenshots/desktop.png \
 	  $(GO) test -count=1 -tags $(DESKTOP_TAGS) -run TestWindow ./app/desktop/
 
@@ -154,17 +141,16 @@ fuzz:
 	done
 
 ## bench: micro-benchmarks, start-up, the catalog cold and warm against the read-only floor, then the page
-bench: frontend nogui
+bench: cli
 	$(GO) test -run '^$$' -bench . -benchmem ./backend/... ./app/cli/
-	$(GO) run ./backend/benchhome/cmd/startbench -tags $(LEAN_TAGS) -ldflags "$(CLI_LDFLAGS)"
-	$(GO) run ./backend/benchhome/cmd/catalogbench -tags $(LEAN_TAGS) -ldflags "$(CLI_LDFLAGS)"
-	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(NOGUI) node e2e/scale.bench.mjs
+	$(GO) run ./backend/benchhome/cmd/startbench -tags $(CLI_TAGS) -ldflags "$(CLI_LDFLAGS)"
+	$(GO) run ./backend/benchhome/cmd/catalogbench -tags $(CLI_TAGS) -ldflags "$(CLI_LDFLAGS)"
+	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(BIN) node e2e/scale.bench.mjs
 
 ## install: the desktop app for this user, started by double-click (no terminal)
 install: app
 	install -Dm755 $(BIN) $(PREFIX)/bin/plugboard
 	install -Dm755 $(WINDOW) $(PREFIX)/lib/plugboard/plugboard-window
-	install -Dm755 $(FULL) $(PREFIX)/lib/plugboard/plugboard-full
 	install -Dm644 build/appicon.png $(PREFIX)/share/icons/hicolor/512x512/apps/plugboard.png
 	sed 's|^Exec=.*|Exec=$(PREFIX)/bin/plugboard|' build/linux/plugboard.desktop > build/bin/plugboard.desktop
 	install -Dm644 build/bin/plugboard.desktop $(PREFIX)/share/applications/plugboard.desktop

@@ -29,5 +29,5 @@ func main() {
 		panic(err) // the embed pattern above guarantees the folder
 	}
 	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr, Assets: assets, Desktop: desktopRunner(),
-		Window: windowRunner(), Full: fullRunner(), WindowProgram: windowProgram}))
+		Window: windowRunner(), WindowProgram: windowProgram}))
 }

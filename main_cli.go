@@ -1,4 +1,4 @@
-//go:build !desktop || nogui
+//go:build !desktop
 
 package main
 
@@ -11,7 +11,7 @@ import (
 	"github.com/plugboard/plugboard/app/cli"
 )
 
-// desktopRunner: this build has no window (built without the desktop tag, or with nogui).
+// desktopRunner: this build has no window (built without the desktop tag).
 func desktopRunner() cli.DesktopFunc { return nil }
 
 // windowProgram is the window build (make desktop) this command line hands `plugboard`
@@ -46,12 +46,6 @@ func sibling(name, env string) string {
 // is looked for only then: other commands pay nothing for it.
 func windowRunner() func(args []string) error {
 	return handTo("plugboard-window", "PLUGBOARD_WINDOW", "make desktop builds it")
-}
-
-// fullRunner replaces this process with plugboard-full (the command line with the
-// commands a lean build leaves out: see app/cli/lean.go), running args.
-func fullRunner() func(args []string) error {
-	return handTo("plugboard-full", "PLUGBOARD_FULL", "make app builds it")
 }
 
 // handTo replaces this process with the program sibling finds, with args.

@@ -1,4 +1,4 @@
-//go:build desktop && !nogui
+//go:build desktop
 
 package main
 
@@ -16,9 +16,6 @@ var icon []byte
 
 // windowRunner: this build is the window itself.
 func windowRunner() func(args []string) error { return nil }
-
-// fullRunner: this build has every command.
-func fullRunner() func(args []string) error { return nil }
 
 // windowProgram: this build is the window; its own build information has Wails.
 func windowProgram() string { return "" }

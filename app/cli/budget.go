@@ -1,5 +1,3 @@
-//go:build !lean
-
 package cli
 
 import (

@@ -37,11 +37,6 @@ type Env struct {
 	// command starts without loading them); it returns only when that program could not
 	// be started. nil: there is none.
 	Window func(args []string) error
-	// Full, in the lean build of the command line (build tag lean: make app builds
-	// plugboard so), hands a command that build leaves out (mcp check, mcp-proxy, budget,
-	// serve) to plugboard-full, the command line with everything; it returns only when that
-	// program could not be started. nil: there is none.
-	Full func(args []string) error
 	// WindowProgram is the window program's path, for version ("" or nil: none).
 	WindowProgram func() string
 	// Stdin is what a launched agent reads; nil means os.Stdin.

@@ -1,4 +1,4 @@
-//go:build desktop && !nogui
+//go:build desktop
 
 // Package desktop opens the Plugboard window: the page in a Wails v2 webview, bound to
 // app.Page (the methods of app.Service the page may call), with a tray icon (tray.go)

@@ -1,4 +1,4 @@
-//go:build desktop && !nogui
+//go:build desktop
 
 package desktop
 
@@ -61,18 +61,17 @@ func TestDebPackage(t *testing.T) {
 	for _, f := range []string{"/usr/share/man/man1/plugboard.1.gz", "/usr/share/bash-completion/completions/plugboard",
 		"/usr/share/zsh/vendor-completions/_plugboard", "/usr/share/fish/vendor_completions.d/plugboard.fish",
 		"/usr/share/icons/hicolor/16x16/apps/plugboard.png", "/usr/share/icons/hicolor/512x512/apps/plugboard.png",
-		"/usr/share/metainfo/org.plugboard.Plugboard.metainfo.xml", "/usr/lib/plugboard/plugboard-window",
-		"/usr/lib/plugboard/plugboard-full"} {
+		"/usr/share/metainfo/org.plugboard.Plugboard.metainfo.xml", "/usr/lib/plugboard/plugboard-window"} {
 		if _, err := os.Stat(f); err != nil {
 			t.Errorf("the package did not install %s: %v", f, err)
 		}
 	}
-	// plugboard leaves mcp-proxy (and mcp check, budget, serve) to plugboard-full: the
-	// installed one hands it over, and that program's own usage answers.
+	// plugboard has every command itself: mcp-proxy (and mcp check, budget, serve) answer
+	// with their own usage.
 	proxy := exec.Command("/usr/bin/plugboard", "mcp-proxy")
 	out, _ = proxy.CombinedOutput()
 	if code := proxy.ProcessState.ExitCode(); code != 2 || !strings.HasPrefix(string(out), "usage: plugboard mcp-proxy --config FILE") {
-		t.Errorf("the installed plugboard mcp-proxy: exit %d, %q (want plugboard-full's usage, exit 2)", code, out)
+		t.Errorf("the installed plugboard mcp-proxy: exit %d, %q (want its usage, exit 2)", code, out)
 	}
 	if out, err := exec.Command("zcat", "/usr/share/man/man1/plugboard.1.gz").Output(); err != nil || !strings.HasPrefix(string(out), ".TH PLUGBOARD 1 ") ||
 		!strings.Contains(string(out), ".B inspect") {

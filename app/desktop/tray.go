@@ -1,4 +1,4 @@
-//go:build desktop && !nogui
+//go:build desktop
 
 package desktop
 

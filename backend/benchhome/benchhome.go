@@ -110,12 +110,12 @@ func Time(env []string, argv ...string) (time.Duration, int64, error) {
 	return d, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024, nil
 }
 
-// How make app builds plugboard (Makefile: LEAN_TAGS, CLI_LDFLAGS): statically linked,
-// with Go's resolver and user lookup, without the commands plugboard-full has. make bench
+// How make app builds plugboard (Makefile: CLI_TAGS, CLI_LDFLAGS): statically linked,
+// with Go's resolver and user lookup. make bench
 // passes its own values to the benchmarks that build plugboard; these are their defaults,
 // for a run by hand.
 const (
-	CLITags    = "lean,netgo,osusergo,sqlite_omit_load_extension"
+	CLITags    = "netgo,osusergo,sqlite_omit_load_extension"
 	CLILDFlags = "-linkmode external -extldflags -static"
 )
 

@@ -1,14 +1,13 @@
 #!/bin/sh
-# Builds the Debian package and a portable tarball of the same files from the three
+# Builds the Debian package and a portable tarball of the same files from the two
 # programs `make app` builds (make package runs this):
-#   build/linux/package.sh BIN WINDOW FULL VERSION OUTDIR
-# The package holds /usr/bin/plugboard, /usr/lib/plugboard/plugboard-window and
-# /usr/lib/plugboard/plugboard-full (the commands plugboard hands over), the desktop
-# entry, icons at the hicolor sizes, an AppStream metainfo file (validated), the manual
+#   build/linux/package.sh BIN WINDOW VERSION OUTDIR
+# The package holds /usr/bin/plugboard (every command), /usr/lib/plugboard/plugboard-window
+# (the window, which plugboard with no command hands over to), the desktop entry, icons at the hicolor sizes, an AppStream metainfo file (validated), the manual
 # page and bash/zsh/fish completions, the last two made by the program itself from its
 # own command table. Runtime dependencies: GTK 3 and WebKitGTK 4.1 (the window), libc.
 set -eu
-bin=$1 window=$2 full=$3 version=$4 out=$5
+bin=$1 window=$2 version=$3 out=$4
 here=$(cd "$(dirname "$0")" && pwd)
 id=org.plugboard.Plugboard
 
@@ -21,7 +20,6 @@ trap 'rm -rf "$stage"' EXIT
 root=$stage/root
 install -Dm755 "$bin" "$root/usr/bin/plugboard"
 install -Dm755 "$window" "$root/usr/lib/plugboard/plugboard-window"
-install -Dm755 "$full" "$root/usr/lib/plugboard/plugboard-full"
 sed 's|^Exec=.*|Exec=/usr/bin/plugboard|' "$here/plugboard.desktop" > "$stage/$id.desktop"
 install -Dm644 "$stage/$id.desktop" "$root/usr/share/applications/$id.desktop"
 desktop-file-validate "$root/usr/share/applications/$id.desktop"

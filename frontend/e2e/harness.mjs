@@ -29,8 +29,8 @@ export function pluginBin() {
   const bin = process.env.PLUGBOARD_BIN;
   if (!bin) {
     throw new Error(
-      'PLUGBOARD_BIN is not set: build the backend with `go build -tags nogui -o build/bin/plugboard-nogui .` ' +
-        '(after `npm run build`, so the page is embedded) and run `PLUGBOARD_BIN=$PWD/../build/bin/plugboard-nogui npm run e2e`',
+      'PLUGBOARD_BIN is not set: build the command line with `make cli` (which builds the page and embeds it) ' +
+        'and run `PLUGBOARD_BIN=$PWD/../build/bin/plugboard npm run e2e`',
     );
   }
   return resolve(process.cwd(), bin);

@@ -9,7 +9,7 @@
 // Chromium's own window UI beside the page, on two cores.
 // Nothing is asserted about time; e2e/scale.test.mjs checks what the page does at that size.
 //
-// Run: PLUGBOARD_BIN=build/bin/plugboard-nogui node e2e/scale.bench.mjs
+// Run: PLUGBOARD_BIN=build/bin/plugboard node e2e/scale.bench.mjs
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
