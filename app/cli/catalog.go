@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"bytes"
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/plugboard/plugboard/backend/catalog"
-	"github.com/plugboard/plugboard/backend/catalogcache"
 )
 
 func loadCatalog(env Env, name string, args []string) (*catalog.Catalog, *flags, int) {
@@ -46,79 +44,24 @@ func catalogOptions(env Env, f *flags, args []string) (catalog.Options, *flags, 
 	return o, f, ExitOK
 }
 
-// runCatalog prints the catalog. Without a workspace it answers from the cache of its
-// last output while every file and folder that scan could have read is as it was
-// (backend/catalogcache): one look-up per path instead of reading and judging every
-// file. --fresh scans regardless.
+// runCatalog prints the catalog: every run scans the homes again.
 func runCatalog(env Env, args []string) int {
-	f := newFlags(env, "catalog", true)
-	fresh := f.fs.Bool("fresh", false, "read every file again instead of answering from the cache of the last scan (which this refreshes)")
-	o, f, code := catalogOptions(env, f, args)
+	o, f, code := catalogOptions(env, newFlags(env, "catalog", true), args)
 	if code != ExitOK {
 		return code
 	}
-	cache := catalogcache.Open(o, f.json, scanStart())
-	if cache != nil {
-		if data, ok := cache.Answer(*fresh); ok {
-			if _, err := env.Stdout.Write(data); err != nil {
-				return ExitUsage
-			}
-			return ExitOK
-		}
-	}
-	c := scanCatalog(o)
-	w := &keeper{to: env.Stdout, keep: cache.Keeping()}
-	if w.keep {
-		w.out.Grow(cache.SizeHint()) // the last answer's size and more: no copy as it grows
-	}
-	var err error
+	c := catalog.Load(o)
+	w := bufio.NewWriterSize(env.Stdout, 64<<10) // keeps the first failed write, which Flush returns
 	if f.json {
-		err = c.WriteJSON(w)
+		_ = c.WriteJSON(w)
 	} else {
 		printCatalog(w, c)
 	}
-	if err != nil || w.err != nil {
-		return ExitUsage // the answer did not all get out: keep none
-	}
-	if w.keep {
-		cache.Keep(c, w.out.Bytes())
+	if w.Flush() != nil {
+		return ExitUsage // the answer did not all get out (a full disk, a closed pipe)
 	}
 	return ExitOK
 }
-
-// keeper writes to to, and with keep keeps what it wrote, to be saved; err is the first
-// write that failed (a full disk, a closed pipe), after which nothing more is written.
-type keeper struct {
-	to   io.Writer
-	keep bool
-	out  bytes.Buffer
-	err  error
-}
-
-func (k *keeper) Write(p []byte) (int, error) {
-	if k.err != nil {
-		return 0, k.err
-	}
-	n, err := k.to.Write(p)
-	if err == nil && n < len(p) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		k.err = err
-		return n, err
-	}
-	if k.keep {
-		k.out.Write(p)
-	}
-	return n, nil
-}
-
-// scanStart and scanCatalog are time.Now and catalog.Load, for tests: one makes a test
-// home's fresh files look older than the racy window, the other counts the scans.
-var (
-	scanStart   = time.Now
-	scanCatalog = catalog.Load
-)
 
 func printCatalog(w io.Writer, c *catalog.Catalog) {
 	for _, i := range sortedIssues(c.Issues) {

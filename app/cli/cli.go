@@ -61,7 +61,7 @@ func commands() []command {
 		{"version", "[--json]", "the version (a git tag or commit), build date, Go version and the window's Wails version", runVersion},
 		{"completion", "bash|zsh|fish", "print the shell completion script (the package installs them)", runCompletion},
 		{"man", "", "print the manual page, plugboard(1), in roff", runMan},
-		{"catalog", "[--json] [--fresh] [--home DIR] [--workspace DIR]", "every plugin, skill and MCP server on this machine", runCatalog},
+		{"catalog", "[--json] [--home DIR] [--workspace DIR]", "every plugin, skill and MCP server on this machine", runCatalog},
 		{"skills", "[--json] [--home DIR] [--workspace DIR]", "skills grouped by plugin, in precedence order", runSkills},
 		{"targets", "[--json] [--home DIR]", "agents and template slots with their plugin sets and hashes", runTargets},
 		{"assign", "TARGET (--set a,b | --add a | --remove a | --defaults) [--expect-hash H] [--ack-mcp] [--json] [--home DIR]", "change a target's plugin set (exit 3 stale, 4 acknowledgment needed)", runAssign},

@@ -9,7 +9,6 @@ import (
 
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
-	"github.com/plugboard/plugboard/backend/pathsafe"
 	"github.com/plugboard/plugboard/backend/settings"
 	"github.com/plugboard/plugboard/backend/skill"
 )
@@ -46,9 +45,6 @@ type Catalog struct {
 	Seq int64 `json:"seq,omitempty"`
 
 	scan *scan // what Refresh reuses; nil on a Catalog not made by Load or Refresh
-	// readOutside: Load resolved a path that led outside the folder it was to stay in
-	// (pathsafe.OutsideLookups moved while it ran; see ReadOutside).
-	readOutside bool
 	// standalone are the Skills not of a plugin (user, project and built-in), in order:
 	// what precedence and Diff read, without a walk of every plugin skill.
 	standalone []*SkillEntry
@@ -129,7 +125,6 @@ type rootScan struct {
 
 // Load scans everything Options names.
 func Load(o Options) *Catalog {
-	looked := pathsafe.OutsideLookups()
 	s := &scan{}
 	var st Settings
 	st, _, s.settingsIssues = settings.Read(o.PlugboardHome)
@@ -139,9 +134,7 @@ func Load(o Options) *Catalog {
 	s.user = loadRoots(userRoots(o), o.Home)
 	s.project = loadRoots(workspaceRoots(o.Workspace), o.Home)
 	s.builtin = builtinSkills(o.Home)
-	c := assemble(o, st, s, plugins)
-	c.readOutside = pathsafe.OutsideLookups() != looked
-	return c
+	return assemble(o, st, s, plugins)
 }
 
 // indexLocations maps each package folder, as Plugin.Path spells it, to its position.
@@ -460,23 +453,4 @@ func (c *Catalog) summarise() {
 	if c.Skills == nil {
 		c.Skills = []*SkillEntry{}
 	}
-}
-
-// ReadOutside reports whether the scan looked at a path outside the folders Roots names
-// for it: a client's reading of a package that climbs out of the package's folder (a
-// Claude component path such as "./../shared/skills"), or a path resolved out of the
-// folder it was to stay in (an MCP command "./../tools/srv", refused, but looked up on
-// the way). A record of Roots does not hold such a path, so a cache of this catalog
-// checked against one would not see it change. It may say so of a scan that did not
-// (another goroutine of the process resolved a path meanwhile), never the reverse.
-func (c *Catalog) ReadOutside() bool {
-	if c.readOutside {
-		return true
-	}
-	for i := range c.Plugins {
-		if p := &c.Plugins[i]; p.Clients != nil && p.Clients.ReadOutside() {
-			return true
-		}
-	}
-	return false
 }

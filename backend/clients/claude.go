@@ -353,7 +353,7 @@ func objectOrPaths(inline func(map[string]any) string, suffixes ...string) func(
 
 // componentPaths checks a path or list of paths: each starts with ./ and, when suffix is
 // set, names such a file. A .. after the ./ is not refused, as Claude does not refuse it
-// (the reading then looks outside the package; Set.ReadOutside says so).
+// (the reading then looks outside the package).
 func componentPaths(suffix string) func(any) string {
 	one := func(s string) string {
 		switch {

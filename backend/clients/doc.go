@@ -93,15 +93,7 @@ type Set struct {
 	Cursor Verdict `json:"cursor"`
 	Codex  Verdict `json:"codex"`
 	PI     Verdict `json:"pi"`
-	// outside: a model looked at a path outside the package folder (Claude's component
-	// paths may climb out with ..), which a record of the package's tree does not hold.
-	outside bool
 }
-
-// ReadOutside reports whether judging the package looked at a path outside its folder
-// (neither below the folder as given nor below where it resolves), as a component path
-// such as "./../shared/skills" makes Claude do.
-func (s *Set) ReadOutside() bool { return s.outside }
 
 // Rule is one observed or documented rule of a client, with where it comes from.
 type Rule struct {
@@ -163,10 +155,7 @@ func JudgeWith(dir string, o Options) Set {
 	if root, err := r.realpath(abs); err == nil {
 		_, _ = r.readDir(root)
 	}
-	set := Set{Claude: judgeClaude(dir, r), Cursor: judgeCursor(dir, r), Codex: judgeCodex(dir, r), PI: judgePI(dir, r)}
-	root, _ := r.realpath(abs)
-	set.outside = r.lookedOutside(abs, root)
-	return set
+	return Set{Claude: judgeClaude(dir, r), Cursor: judgeCursor(dir, r), Codex: judgeCodex(dir, r), PI: judgePI(dir, r)}
 }
 
 // finish makes lists non-nil for JSON.

@@ -16,7 +16,6 @@ import (
 
 	"github.com/plugboard/plugboard/backend/capread"
 	"github.com/plugboard/plugboard/backend/manifest"
-	"github.com/plugboard/plugboard/backend/pathsafe"
 	"github.com/plugboard/plugboard/backend/skill"
 )
 
@@ -187,31 +186,6 @@ func (r *files) exists(p string) bool {
 	}
 	_, err := os.Lstat(p)
 	return err == nil
-}
-
-// lookedOutside reports whether r read, listed, looked up or resolved a path outside
-// both dir and root (absolute; a model given a relative folder looks up relative paths,
-// taken from the working folder).
-func (r *files) lookedOutside(dir, root string) bool {
-	out := func(p string) bool {
-		if !filepath.IsAbs(p) {
-			if abs, err := filepath.Abs(p); err == nil {
-				p = abs
-			}
-		}
-		return !pathsafe.Within(dir, p) && (root == "" || !pathsafe.Within(root, p))
-	}
-	return anyKey(r.m, out) || anyKey(r.dirs, out) || anyKey(r.kinds, out) || anyKey(r.real, out)
-}
-
-// anyKey reports whether some key of m is one that is.
-func anyKey[V any](m map[string]V, is func(string) bool) bool {
-	for k := range m {
-		if is(k) {
-			return true
-		}
-	}
-	return false
 }
 
 func (r *files) realpath(p string) (string, error) {

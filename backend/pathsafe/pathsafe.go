@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 )
 
 // maxLinks bounds how many symlinks one resolution follows; more means a loop.
@@ -63,7 +62,7 @@ func Resolve(root, rel string) (string, error) {
 	if filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
 		return "", ErrAbsolute
 	}
-	got, err := resolveFrom(root, root, filepath.FromSlash(rel))
+	got, err := resolveFrom(root, filepath.FromSlash(rel))
 	if err != nil {
 		return "", err
 	}
@@ -83,7 +82,7 @@ func ResolveUnder(root, base, rel string) (string, error) {
 	if !Within(root, base) {
 		return base, ErrEscapes
 	}
-	got, err := resolveFrom(root, base, filepath.FromSlash(rel))
+	got, err := resolveFrom(base, filepath.FromSlash(rel))
 	if err != nil {
 		return "", err
 	}
@@ -98,23 +97,11 @@ func ResolveAbs(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("%q: want an absolute path", p)
 	}
-	return resolveFrom("", string(filepath.Separator), p)
+	return resolveFrom(string(filepath.Separator), p)
 }
 
-// outside counts the look-ups Resolve and ResolveUnder made outside the root they were
-// given (a path that climbs out with .., a link that leads out).
-var outside atomic.Int64
-
-// OutsideLookups is how many look-ups Resolve and ResolveUnder have made, in this
-// process, outside the root they were given: a caller that keeps what it read below
-// some folders (a cache checked against them) compares it before and after reading, to
-// know whether it also read elsewhere.
-func OutsideLookups() int64 { return outside.Load() }
-
-// resolveFrom walks the components of rel starting at the resolved folder base; root,
-// when not "", is the folder the result must stay in, and a look-up outside it counts
-// (OutsideLookups).
-func resolveFrom(root, base, rel string) (string, error) {
+// resolveFrom walks the components of rel starting at the resolved folder base.
+func resolveFrom(base, rel string) (string, error) {
 	cur := base
 	pending := splitComponents(rel)
 	links := 0
@@ -129,9 +116,6 @@ func resolveFrom(root, base, rel string) (string, error) {
 			continue
 		}
 		next := filepath.Join(cur, c)
-		if root != "" && !Within(root, next) {
-			outside.Add(1)
-		}
 		st, err := os.Lstat(next)
 		if errors.Is(err, os.ErrNotExist) {
 			// The rest does not exist: join it lexically, unless it climbs back up

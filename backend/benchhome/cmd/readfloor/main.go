@@ -1,14 +1,11 @@
-// Command readfloor is the floor the catalog benchmark compares against: it lists and
-// reads exactly the files `plugboard catalog` reads in a benchmark home (plugin.json,
-// mcp.json, each skills/*/SKILL.md) with the same number of goroutines, and does nothing
-// with them. It uses the system calls alone (open, getdents, read, close) with one
-// buffer per goroutine: no os.File, no allocation per file. A catalog cannot be faster
-// than this.
-//
-// With -stat, it looks up (lstat) each of those files and the folders that hold them
-// instead of reading them, still listing each skills/ folder: the least a catalog that
-// kept its results from an earlier scan would have to do to know that nothing changed.
-// It is a measure of that design, not a floor of this one.
+// Command readfloor is the floor the catalog benchmark compares against: it does the
+// least reading `plugboard catalog` does in a benchmark home, and nothing with what it
+// reads. It lists every folder the catalog reads in (plugins/, each plugin folder, its
+// skills/ and each skill folder: the specification's checks of a skill's files need the
+// listing) and reads exactly the files the catalog reads (plugin.json, mcp.json, each
+// skills/*/SKILL.md), on the same number of goroutines. It uses the system calls alone
+// (open, getdents, read, close) with one buffer per goroutine: no os.File, no allocation
+// per file. A catalog cannot be faster than this.
 package main
 
 import (
@@ -20,63 +17,57 @@ import (
 )
 
 func main() {
-	args := os.Args[1:]
-	stat := len(args) == 2 && args[0] == "-stat"
-	if stat {
-		args = args[1:]
-	}
-	if len(args) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: readfloor [-stat] PLUGBOARD_HOME")
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: readfloor PLUGBOARD_HOME")
 		os.Exit(2)
 	}
-	total, err := scan(args[0], stat)
+	bytes, names, err := scan(os.Args[1])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	fmt.Println(total)
+	fmt.Println(bytes, names)
 }
 
-// scan reads (or with stat, looks up) the files of the home's plugins on four goroutines
-// a CPU and returns the bytes read (or the sizes looked up).
-func scan(home string, stat bool) (int, error) {
+// Goroutines is how many the floor reads on: as many as the catalog's package loads
+// (backend/catalog: loadAll), four a CPU.
+func goroutines() int { return 4 * runtime.GOMAXPROCS(0) }
+
+// scan lists and reads the home's plugins and returns the bytes read and the names
+// listed.
+func scan(home string) (int, int, error) {
 	plugins := home + "/plugins"
-	read := readFile
-	if stat {
-		read = lookUp
-	}
 	names, err := list(plugins, make([]byte, 64<<10), nil)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	next := make(chan string, 64)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	total := 0
-	for w := 0; w < 4*runtime.GOMAXPROCS(0); w++ {
+	total, listed := 0, len(names)
+	for range goroutines() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			buf := make([]byte, 64<<10)
 			dbuf := make([]byte, 16<<10)
-			var skills []string
-			n := 0
+			var entries, skills []string
+			n, l := 0, 0
 			for dir := range next {
-				if stat {
-					n += read(dir, buf)
-				}
-				n += read(dir+"/plugin.json", buf)
-				n += read(dir+"/mcp.json", buf)
+				entries, _ = list(dir, dbuf, entries[:0])
+				n += readFile(dir+"/plugin.json", buf)
+				n += readFile(dir+"/mcp.json", buf)
 				skills, _ = list(dir+"/skills", dbuf, skills[:0])
+				l += len(entries) + len(skills)
 				for _, s := range skills {
-					if stat {
-						n += read(dir+"/skills/"+s, buf)
-					}
-					n += read(dir+"/skills/"+s+"/SKILL.md", buf)
+					entries, _ = list(dir+"/skills/"+s, dbuf, entries[:0])
+					l += len(entries)
+					n += readFile(dir+"/skills/"+s+"/SKILL.md", buf)
 				}
 			}
 			mu.Lock()
 			total += n
+			listed += l
 			mu.Unlock()
 		}()
 	}
@@ -85,7 +76,7 @@ func scan(home string, stat bool) (int, error) {
 	}
 	close(next)
 	wg.Wait()
-	return total, nil
+	return total, listed, nil
 }
 
 // readFile reads the whole file at path into buf (over and over: only the size is kept)
@@ -105,15 +96,6 @@ func readFile(path string, buf []byte) int {
 	}
 	syscall.Close(fd)
 	return n
-}
-
-// lookUp returns the size lstat gives the file at path (0 when it is not there).
-func lookUp(path string, _ []byte) int {
-	var st syscall.Stat_t
-	if syscall.Lstat(path, &st) != nil {
-		return 0
-	}
-	return int(st.Size)
 }
 
 // list appends the names in the folder at path (without . and ..) to names.
