@@ -11,7 +11,9 @@
 // kernel's accounting of each child), with /bin/true as the floor of starting a process
 // here and a Go "hello world" linked with cgo, as plugboard is (for SQLite), as the floor
 // of starting a Go program of that kind; the report gives each command's median as a
-// multiple of that floor, measured in the same run.
+// multiple of that floor, measured in the same run. Where build/agents has Claude Code,
+// it also times `claude plugin validate` of the package inspect reads (11 runs, no
+// network) and gives inspect's speed as a multiple of it.
 //
 // With -before PATH, every plugboard row also measures that program (an earlier build), its
 // runs alternating with the other's, and gives the ratio of the medians.
@@ -84,20 +86,36 @@ func main() {
 	}
 	var floor float64
 	stampFile := filepath.Join(home, "stamp.out")
-	for _, c := range []struct {
+	type row struct {
 		name string
 		argv []string
 		goal string
-	}{
-		{"/bin/true", []string{"/bin/true"}, ""},
-		{"Go hello world (cgo)", []string{hello}, ""},
-		{"plugboard --help", []string{*bin, "--help"}, "goal <= 5 ms"},
-		{"plugboard inspect (small package)", []string{*bin, "inspect", pkg}, "goal <= 8 ms, <= 15 MiB"},
-		{"plugboard inspect --json", []string{*bin, "inspect", "--json", pkg}, ""},
-		{"plugboard launch (projection reused)", launch, "goal <= 20 ms (to the agent's exec)"},
-		{"  the same, 100,000 activity records", launchBusy, ""},
-		{"  the same, a skill of 200 files, 4 MB", launchBig, ""},
-	} {
+		runs int // 0: -runs
+	}
+	rows := []row{
+		{"/bin/true", []string{"/bin/true"}, "", 0},
+		{"Go hello world (cgo)", []string{hello}, "", 0},
+		{"plugboard --help", []string{*bin, "--help"}, "goal <= 5 ms", 0},
+		{"plugboard inspect (small package)", []string{*bin, "inspect", pkg}, "goal <= 15 ms, <= 20 MiB", 0},
+		{"plugboard inspect --json", []string{*bin, "inspect", "--json", pkg}, "", 0},
+		{"plugboard launch (projection reused)", launch, "goal <= 20 ms (to the agent's exec)", 0},
+		{"  the same, 100,000 activity records", launchBusy, "", 0},
+		{"  the same, a skill of 200 files, 4 MB", launchBig, "", 0},
+	}
+	// Claude Code's own check of the same folder, the tool a plugin author would run
+	// otherwise (build/agents; make deps-agents installs it), with no network.
+	claude, _ := filepath.Abs("build/agents/node_modules/.bin/claude")
+	if _, err := os.Stat(claude); err == nil && exec.Command("unshare", "-n", "true").Run() == nil {
+		rows = append(rows, row{"claude plugin validate (same package)", []string{"unshare", "-n", claude, "plugin", "validate", pkg}, "", 11})
+	} else {
+		fmt.Fprintln(os.Stderr, "startbench: no build/agents claude, or unshare -n refused: claude plugin validate is not measured")
+	}
+	medians := map[string]float64{}
+	for _, c := range rows {
+		n := *runs
+		if c.runs > 0 {
+			n = c.runs
+		}
 		// With -before, each run measures both programs, in alternating order, so that the
 		// machine's drift (±30% over minutes here) falls on both alike.
 		progs := []string{c.argv[0]}
@@ -105,7 +123,7 @@ func main() {
 			progs = []string{*before, *bin}
 		}
 		ms := make([]measured, len(progs))
-		for i := 0; i < 5+*runs; i++ {
+		for i := 0; i < 5+n; i++ {
 			for k := range progs {
 				if i%2 == 1 {
 					k = len(progs) - 1 - k
@@ -130,6 +148,7 @@ func main() {
 		if c.argv[0] == hello {
 			floor = msOf(median(ms[0].whole))
 		}
+		medians[c.name] = msOf(median(ms[len(ms)-1].whole))
 		for k, m := range ms {
 			name, goal := c.name, c.goal
 			if len(progs) > 1 {
@@ -146,6 +165,9 @@ func main() {
 			}
 			m.print(name, floor, c.argv[0] == hello, goal)
 		}
+	}
+	if c, i := medians["claude plugin validate (same package)"], medians["plugboard inspect (small package)"]; c > 0 && i > 0 {
+		fmt.Printf("inspect is %.0fx faster than claude plugin validate of the same folder (goal >= 20x)\n", c/i)
 	}
 }
 
