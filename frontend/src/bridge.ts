@@ -8,40 +8,8 @@
 // sessionStorage so a reload works; the server also sets a cookie), and events arrive over
 // `GET /api/events` (server-sent events). Every failure becomes an ApiError with a code.
 
-import type {
-  AddedMarketplace,
-  AckRef,
-  ActivityReport,
-  BudgetState,
-  MCPHealth,
-  VersionInfo,
-  Place,
-  AutostartState,
-  AckResult,
-  ApiErrorBody,
-  AssignChange,
-  AssignResult,
-  CatalogDoc,
-  Change,
-  EventMap,
-  HistoryEntry,
-  InstalledPlugin,
-  InstallResult,
-  LaunchResult,
-  LinkInto,
-  LinkResult,
-  Marketplace,
-  PluginUpdate,
-  RemovedMarketplace,
-  Settings,
-  SettingsEnvelope,
-  SnapshotInfo,
-  TargetsDoc,
-  TryResult,
-  UninstallResult,
-  UpdateResult,
-  WatchState,
-} from './types';
+import type { PageMethods } from './models.gen';
+import type { AckRef, ApiErrorBody, AssignChange, EventMap, LinkInto, Settings } from './types';
 import { t } from './i18n';
 
 type Method =
@@ -88,6 +56,15 @@ type Method =
   | 'Places'
   | 'Autostart'
   | 'SetAutostart';
+
+// Method names exactly the methods of app.Page that models.gen.ts lists with their Go argument and result
+// types (a compile-time check), so each call below is typed by Go's signature.
+type Holds<T extends true> = T;
+export type MethodsAreGo = Holds<
+  [Method] extends [keyof PageMethods] ? ([keyof PageMethods] extends [Method] ? true : false) : false
+>;
+type Args<M extends Method> = Parameters<PageMethods[M]>;
+type Result<M extends Method> = ReturnType<PageMethods[M]>;
 
 interface WailsService {
   [method: string]: ((...args: unknown[]) => Promise<unknown>) | undefined;
@@ -214,7 +191,7 @@ function firstPaint(): Promise<void> {
   });
 }
 
-async function callHTTP<T>(method: Method, args: unknown[]): Promise<T> {
+async function callHTTP<M extends Method>(method: M, args: Args<M>): Promise<Result<M>> {
   if (cachedToken === undefined) cachedToken = token();
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (cachedToken) headers['X-Plugboard-Token'] = cachedToken;
@@ -246,7 +223,7 @@ async function callHTTP<T>(method: Method, args: unknown[]): Promise<T> {
   if (method === 'CatalogList') performance.mark('plugboard:list-headers');
   else await firstPaint();
   try {
-    return (await res.json()) as T;
+    return (await res.json()) as Result<M>;
   } catch (e) {
     throw new ApiError('transport', t('bridge.notJSON', { method, msg: errorText(e) }));
   }
@@ -256,76 +233,74 @@ async function callHTTP<T>(method: Method, args: unknown[]): Promise<T> {
  * Calls a method. A desktop binding may hand back a document as JSON text, which is parsed; a
  * method whose result is itself a string (PickFolder) passes text = true to keep it as it is.
  */
-async function invoke<T>(method: Method, args: unknown[], text = false): Promise<T> {
+async function invoke<M extends Method>(method: M, args: Args<M>, text = false): Promise<Result<M>> {
   const svc = wailsService();
-  if (!svc) return callHTTP<T>(method, args);
+  if (!svc) return callHTTP(method, args);
   const fn = svc[method];
   if (typeof fn !== 'function') throw new ApiError('transport', t('bridge.noBinding', { method }));
   try {
     const out = await fn(...args);
-    return (typeof out === 'string' && !text ? JSON.parse(out) : out) as T;
+    return (typeof out === 'string' && !text ? JSON.parse(out) : out) as Result<M>;
   } catch (e) {
     throw toApiError(e);
   }
 }
 
-function call<T>(method: Method, ...args: unknown[]): Promise<T> {
-  return invoke<T>(method, args);
+function call<M extends Method>(method: M, ...args: Args<M>): Promise<Result<M>> {
+  return invoke(method, args);
 }
 
 export const api = {
-  catalog: () => call<CatalogDoc>('Catalog'),
+  catalog: () => call('Catalog'),
   /** The part of the catalog the Plugins list draws (part: 'list', a tenth of a large document), or a small catalog whole. */
-  catalogList: () => call<CatalogDoc>('CatalogList'),
-  rescan: () => call<CatalogDoc>('Rescan'),
-  settings: () => call<SettingsEnvelope>('Settings'),
-  saveSettings: (settings: Settings, hash: string) => call<SettingsEnvelope>('SaveSettings', settings, hash),
-  openWorkspace: (path: string) => call<CatalogDoc>('OpenWorkspace', path),
-  setWorkspaceTrust: (trusted: boolean) => call<CatalogDoc>('SetWorkspaceTrust', trusted),
-  targets: () => call<TargetsDoc>('Targets'),
+  catalogList: () => call('CatalogList'),
+  rescan: () => call('Rescan'),
+  settings: () => call('Settings'),
+  saveSettings: (settings: Settings, hash: string) => call('SaveSettings', settings, hash),
+  openWorkspace: (path: string) => call('OpenWorkspace', path),
+  setWorkspaceTrust: (trusted: boolean) => call('SetWorkspaceTrust', trusted),
+  targets: () => call('Targets'),
   assign: (target: string, change: AssignChange, hash: string, ack: boolean) =>
-    call<AssignResult>('Assign', target, change, hash, ack),
+    call('Assign', target, change, hash, ack),
   /**
    * Launches a package the specification rejects as a client loads it (client "claude"), or stops
    * ("" clears the choice); returns the catalog after a rescan. Refused (`refused`) for a valid
    * package or one that client would not load either.
    */
-  setLaunchAs: (pluginId: string, client: string) => call<CatalogDoc>('SetLaunchAs', pluginId, client),
-  history: (target: string) => call<HistoryEntry[]>('History', target),
-  revert: (id: number, ack: boolean) => call<AssignResult>('Revert', id, ack),
-  setDraftDirty: (dirty: boolean) => call<null>('SetDraftDirty', dirty),
+  setLaunchAs: (pluginId: string, client: string) => call('SetLaunchAs', pluginId, client),
+  history: (target: string) => call('History', target),
+  revert: (id: number, ack: boolean) => call('Revert', id, ack),
+  setDraftDirty: (dirty: boolean) => call('SetDraftDirty', dirty),
   /**
    * backend "" is the agent's own. requireAck: MCP servers not acknowledged for the target stop the
    * launch with `ack-needed` (servers listed); without it they are left out (dropped, with `ack`).
    */
-  launch: (target: string, backend: string, requireAck: boolean) =>
-    call<LaunchResult>('Launch', target, backend, requireAck),
+  launch: (target: string, backend: string, requireAck: boolean) => call('Launch', target, backend, requireAck),
   /** Records the acknowledgment of servers as shown (digests); `stale` when one changed since. */
-  acknowledge: (target: string, servers: AckRef[]) => call<AckResult>('Acknowledge', target, servers),
-  watchState: () => call<WatchState>('WatchState'),
-  pauseWatching: (paused: boolean) => call<WatchState>('PauseWatching', paused),
-  links: () => call<LinkResult[]>('Links'),
+  acknowledge: (target: string, servers: AckRef[]) => call('Acknowledge', target, servers),
+  watchState: () => call('WatchState'),
+  pauseWatching: (paused: boolean) => call('PauseWatching', paused),
+  links: () => call('Links'),
   /** into "" is home; name "" is the manifest's name, else the folder's. */
   link: (dir: string, into: LinkInto | '', name: string, copy: boolean, force: boolean) =>
-    call<LinkResult>('Link', dir, into, name, copy, force),
-  /** into "" looks in both places. */
-  unlink: (name: string, into: LinkInto | '') => call<LinkResult>('Unlink', name, into),
+    call('Link', dir, into, name, copy, force),
+  /** into (a LinkResult's) "" looks in both places. */
+  unlink: (name: string, into: string) => call('Unlink', name, into),
   /** The window's folder dialog ("" when cancelled); over HTTP it fails with `unsupported`. */
-  pickFolder: () => invoke<string>('PickFolder', [], true),
-  snapshots: () => call<SnapshotInfo[]>('Snapshots'),
-  snapshotDiff: (a: number, b: number) => call<Change[]>('SnapshotDiff', a, b),
+  pickFolder: () => invoke('PickFolder', [], true),
+  snapshots: () => call('Snapshots'),
+  snapshotDiff: (a: number, b: number) => call('SnapshotDiff', a, b),
   /** Skill uses in the last `days` days (0: all time) and the assigned skills never used. */
-  activity: (days: number) => call<ActivityReport>('Activity', days),
+  activity: (days: number) => call('Activity', days),
   /** The same report as CSV text (docs/api.md says the columns). */
-  activityCSV: (days: number) => invoke<string>('ActivityCSV', [days], true),
+  activityCSV: (days: number) => invoke('ActivityCSV', [days], true),
   /**
    * The window's save dialog, then the CSV written to the chosen file; resolves with its path, ""
    * when cancelled. Over HTTP it fails with `unsupported`: the page downloads activityCSV instead.
    */
-  saveActivityCSV: (days: number) => invoke<string>('SaveActivityCSV', [days], true),
+  saveActivityCSV: (days: number) => invoke('SaveActivityCSV', [days], true),
   /** One prompt as one turn of the agent on a target's (or a folder's) launch; target or dir, not both. */
-  try: (target: string, dir: string, backend: string, prompt: string) =>
-    call<TryResult>('Try', target, dir, backend, prompt),
+  try: (target: string, dir: string, backend: string, prompt: string) => call('Try', target, dir, backend, prompt),
   /**
    * Installs a plugin package: source is a git URL, owner/repo, a folder's or archive's full path, or
    * PLUGIN@MARKETPLACE; ref, path and name may be "". force installs an invalid package and replaces an
@@ -334,34 +309,34 @@ export const api = {
    * `exists`, `not-plugin`, `rule`, `not-installable`. The backend rescans before it answers.
    */
   install: (source: string, ref: string, path: string, name: string, force: boolean) =>
-    call<InstallResult>('Install', source, ref, path, name, force),
+    call('Install', source, ref, path, name, force),
   /** Removes an installed plugin; refused (`in-use`, with `targets`) while targets assign it, unless force. */
-  uninstall: (name: string, force: boolean) => call<UninstallResult>('Uninstall', name, force),
+  uninstall: (name: string, force: boolean) => call('Uninstall', name, force),
   /** The entries of plugins.lock.json: the plugins Install installed. */
-  installed: () => call<InstalledPlugin[]>('Installed'),
-  marketplaces: () => call<Marketplace[]>('Marketplaces'),
+  installed: () => call('Installed'),
+  marketplaces: () => call('Marketplaces'),
   /** name "" takes the marketplace file's name. */
-  addMarketplace: (source: string, name: string) => call<AddedMarketplace>('AddMarketplace', source, name),
-  removeMarketplace: (name: string) => call<RemovedMarketplace>('RemoveMarketplace', name),
+  addMarketplace: (source: string, name: string) => call('AddMarketplace', source, name),
+  removeMarketplace: (name: string) => call('RemoveMarketplace', name),
   /** What an update of name ("" every installed plugin) would change; it fetches, so call it when asked. */
-  checkUpdates: (name: string) => call<PluginUpdate[]>('CheckUpdates', name),
+  checkUpdates: (name: string) => call('CheckUpdates', name),
   /** Puts the new version of an installed plugin in place (the old one kept for rollback). */
-  update: (name: string) => call<UpdateResult>('Update', name),
+  update: (name: string) => call('Update', name),
   /** Puts back the version the last update replaced. */
-  rollback: (name: string) => call<Omit<InstallResult, 'progress'>>('Rollback', name),
+  rollback: (name: string) => call('Rollback', name),
   /** What a launch of a target (or a folder) puts in front of the model, and its servers' last checks. */
-  budget: (target: string, dir: string, backend: string) => call<BudgetState>('Budget', target, dir, backend),
+  budget: (target: string, dir: string, backend: string) => call('Budget', target, dir, backend),
   /** Starts each MCP server of the launch as it would start and reports what it answers (`mcp:progress` as it goes). */
-  checkMCP: (target: string, dir: string) => call<MCPHealth[]>('CheckMCP', target, dir),
+  checkMCP: (target: string, dir: string) => call('CheckMCP', target, dir),
   /** Which Plugboard serves the page (plugboard version --json). */
-  version: () => call<VersionInfo>('Version'),
+  version: () => call('Version'),
   /** The folder the app was last asked to open (plugboard FOLDER), once: later calls get none. */
-  takeOpen: () => call<{ dir?: string }>('TakeOpen'),
+  takeOpen: () => call('TakeOpen'),
   /** The folders the catalog looks in, each with whether it is there (the welcome view). */
-  places: () => call<Place[]>('Places'),
+  places: () => call('Places'),
   /** Whether Plugboard starts at login, in the tray (the XDG autostart entry). */
-  autostart: () => call<AutostartState>('Autostart'),
-  setAutostart: (on: boolean) => call<AutostartState>('SetAutostart', on),
+  autostart: () => call('Autostart'),
+  setAutostart: (on: boolean) => call('SetAutostart', on),
 };
 
 type Handler<K extends keyof EventMap> = (data: EventMap[K]) => void;

@@ -74,9 +74,9 @@ export function clientBadge(c: ClientName, v: ClientVerdict): HTMLElement {
   );
 }
 
-/** The client the user chose to launch this plugin as ("" for none): the plugin's own member, else settings. */
-export function launchAsOf(p: Plugin, doc?: CatalogDoc): string {
-  return p.launchAs ?? doc?.settings.launchAs?.[p.id] ?? '';
+/** The client the user chose to launch this plugin as ("" for none): settings' launchAs (a plugin carries none). */
+export function launchAsOf(p: Plugin, doc: CatalogDoc): string {
+  return doc.settings.launchAs?.[p.id] ?? '';
 }
 
 /** The specification rejects the package but Claude Code loads it. */
@@ -85,7 +85,7 @@ export function claudeOnly(p: Plugin): boolean {
 }
 
 /** An invalid package the user chose to launch as Claude loads it, and Claude still loads it (the backend's rule). */
-export function launchesAsClaude(p: Plugin, doc?: CatalogDoc): boolean {
+export function launchesAsClaude(p: Plugin, doc: CatalogDoc): boolean {
   return claudeOnly(p) && launchAsOf(p, doc) === 'claude';
 }
 

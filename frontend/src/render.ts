@@ -2,7 +2,7 @@
 
 import { badge, h } from './dom';
 import { fmtNumber, t } from './i18n';
-import type { Issue, IssueCounts, McpSummary, McpType } from './types';
+import type { Issue, IssueCounts, McpSummary } from './types';
 
 /**
  * `path:line: severity: message [code]`, the compiler-style line the CLI prints. Kept as the CLI
@@ -72,7 +72,8 @@ export function countsBadges(c: IssueCounts): HTMLElement {
   return out;
 }
 
-export function isRemote(type: McpType, s: McpSummary): boolean {
+/** type is the server's transport as Go sends it: stdio, streamable-http, sse, http, or "" when unknown. */
+export function isRemote(type: string, s: McpSummary): boolean {
   return type !== 'stdio' && (s.origin !== undefined || s.headerNames !== undefined || type !== '');
 }
 
@@ -80,7 +81,7 @@ export function isRemote(type: McpType, s: McpSummary): boolean {
  * The sanitised summary of one server. The backend sends names and counts only; this shows exactly
  * those fields and nothing else of the server.
  */
-export function mcpSummary(type: McpType, s: McpSummary): HTMLElement {
+export function mcpSummary(type: string, s: McpSummary): HTMLElement {
   const parts: Node[] = [];
   const item = (label: string, value: Node | string) =>
     h('span', { class: 'kv' }, h('span', { class: 'k' }, label), ' ', value);
@@ -99,6 +100,6 @@ export function mcpSummary(type: McpType, s: McpSummary): HTMLElement {
   return h('div', { class: 'mcp-summary', 'data-testid': 'mcp-summary' }, ...parts);
 }
 
-export function typeBadge(type: McpType): HTMLElement {
+export function typeBadge(type: string): HTMLElement {
   return badge(type || t('plugins.render.mcp.unknownType'), type === 'stdio' ? 'neutral' : 'info');
 }

@@ -36,6 +36,12 @@ const KIND_LABEL: Record<TargetKind, Key> = {
   active: 'assign.kind.active',
 };
 
+/** A target's kind in words; a kind this page does not know (Target.kind is any string) as Go names it. */
+function kindLabel(kind: string): string {
+  const key: Key | undefined = (KIND_LABEL as Partial<Record<string, Key>>)[kind];
+  return key ? tr(key) : kind;
+}
+
 function sameList(a: string[], b: string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
@@ -458,7 +464,7 @@ export class AssignView {
       h(
         'div',
         { class: 'detail-badges' },
-        badge(tr(KIND_LABEL[t.kind]), 'fmt-none'),
+        badge(kindLabel(t.kind), 'fmt-none'),
         t.kind === 'template-slot'
           ? h(
               'span',
@@ -537,7 +543,7 @@ export class AssignView {
     const row = (id: string, p: Plugin | undefined) => {
       const on = checked.includes(id);
       // a package the specification rejects counts as valid once the user chose to launch it as Claude loads it
-      const asClaude = !!p && launchesAsClaude(p, doc);
+      const asClaude = !!p && !!doc && launchesAsClaude(p, doc);
       const valid = !!p && (p.valid || asClaude);
       // invalid (or unknown) entries can only be unchecked
       const disabled = !editable || (!valid && !on);

@@ -6,10 +6,10 @@ import { badge, h, tilde } from '../dom';
 import { t } from '../i18n';
 import { allIssues } from '../pluginDetail';
 import { countsBadges, issueGroups } from '../render';
-import type { LinkInto, LinkResult, Plugin } from '../types';
+import type { LinkResult, Plugin } from '../types';
 
 /** The name of a place a link goes into, for people. */
-export function intoLabel(into: LinkInto): string {
+export function intoLabel(into: string): string {
   return into === 'cursor' ? t('dev.into.cursor') : into === 'home' ? t('dev.into.home') : into;
 }
 
