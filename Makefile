@@ -91,6 +91,7 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './frontend/*'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 	$(GO) vet -tags $(DESKTOP_TAGS) . ./app/desktop/
+	$(GO) test -count=1 -run '^TestModelsUpToDate$$' ./app/tsgen/ # frontend/src/models.gen.ts is what go generate writes
 	cd frontend && npm run typecheck
 
 unit:
