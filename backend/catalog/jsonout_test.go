@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/plugboard/plugboard/backend/benchhome"
 )
 
 // TestWriteJSON: the streamed document is the document json.Marshal makes, on one line.
@@ -14,7 +16,16 @@ func TestWriteJSON(t *testing.T) {
 	o.Workspace = filepath.Join(dir, "ws")
 	numbered := Load(o)
 	numbered.Seq = 7
-	for _, c := range []*Catalog{Load(o), Load(Options{Home: t.TempDir(), PlugboardHome: t.TempDir()}), numbered} {
+	// Arrays longer than a chunk of elems: encoded on every CPU, written in order.
+	big := filepath.Join(t.TempDir(), ".plugboard")
+	if err := benchhome.Generate(big, 600, 2); err != nil {
+		t.Fatal(err)
+	}
+	large := Load(Options{Home: filepath.Dir(big), PlugboardHome: big})
+	if len(large.Plugins) != 600 || len(large.Skills) < 1200 {
+		t.Fatalf("the large home has %d plugins and %d skills", len(large.Plugins), len(large.Skills))
+	}
+	for _, c := range []*Catalog{Load(o), Load(Options{Home: t.TempDir(), PlugboardHome: t.TempDir()}), numbered, large} {
 		var buf bytes.Buffer
 		if err := c.WriteJSON(&buf); err != nil {
 			t.Fatal(err)
