@@ -176,7 +176,7 @@ func readDirNoFollow(dir string) ([]os.DirEntry, error) {
 // loadSkillEntries loads the skill folders listed in entries of the skills folder rel,
 // found at at and resolved to resolved.
 func loadSkillEntries(root, rel, at, resolved, home string, entries []os.DirEntry, issues *issue.List) []skill.Skill {
-	var out []skill.Skill
+	out := make([]skill.Skill, 0, len(entries)) // a Skill is large: no copies as it grows
 	// The root, opened at the first skill that needs it, for every skill folder's check
 	// (what a launch would leave out is said here first).
 	var tree *ctree.Root
