@@ -312,3 +312,42 @@ test('Uninstall is refused while a target assigns the plugin; Uninstall anyway r
   assert.equal(lockfile().greeter, undefined);
   await page.getByTestId('search').fill('');
 });
+
+test('the Install dialog is modal: the page behind is inert, Tab stays in it, Escape and the backdrop close it and the focus returns to Install…', async () => {
+  const opener = page.getByRole('button', { name: 'Install…' });
+  const focusedTestid = () => page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
+  await opener.focus();
+  await page.keyboard.press('Enter');
+  const named = page.getByRole('dialog', { name: 'Install a plugin' });
+  await named.waitFor();
+  assert.equal(await named.evaluate((d) => d.matches('dialog:modal')), true, 'shown with showModal');
+  assert.equal(await focusedTestid(), 'install-source', 'the first field has the focus');
+  // the page behind takes no focus
+  assert.equal(
+    await page.evaluate(() => {
+      const b = document.querySelector('[data-testid="search"]');
+      b.focus();
+      return document.activeElement === b;
+    }),
+    false,
+  );
+  for (let i = 0; i < 20; i++) {
+    await page.keyboard.press(i < 10 ? 'Tab' : 'Shift+Tab');
+    assert.ok(
+      await page.evaluate(() => !!document.activeElement?.closest('[data-testid="install-dialog"]')),
+      `Tab ${i}`,
+    );
+  }
+  await page.keyboard.press('Escape');
+  await dialog().waitFor({ state: 'detached' });
+  assert.equal(await focusedTestid(), 'install-open', 'Escape: the focus is back on Install…');
+
+  await opener.click();
+  await dialog().waitFor();
+  const box = await dialog().boundingBox();
+  await page.mouse.click(box.x + 8, box.y + 8);
+  assert.equal(await dialog().isVisible(), true, 'a click inside keeps it open');
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height + 20);
+  await dialog().waitFor({ state: 'detached' });
+  assert.equal(await focusedTestid(), 'install-open', 'backdrop: the focus is back on Install…');
+});

@@ -445,6 +445,7 @@ tablist.addEventListener('keydown', (e) => {
 
 document.addEventListener('keydown', (e) => {
   const el = e.target as HTMLElement | null;
+  if (el?.closest('dialog')) return; // the page behind a modal dialog is inert: its shortcuts too
   const typing =
     !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable);
   if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey && !e.altKey && (index || listIndex)) {

@@ -1,5 +1,9 @@
-// A modal dialog: an overlay with role="dialog", focus trapped inside, Escape cancels, focus
-// returns to where it was. Resolves with the value of the button chosen (`cancel` for Escape).
+// Modal dialogs on <dialog>.showModal(): the browser makes the rest of the page inert, keeps the
+// dialog above everything (the top layer, with its ::backdrop), sends Escape to the topmost dialog as
+// a `cancel` and fires `close` however it closes. This module adds what showModal leaves out: a click on
+// the backdrop cancels, Tab wraps at the ends of the dialog (rather than leaving for the browser's own
+// controls), the dialog leaves the document when it closes, and the focus goes back to the control that
+// opened it.
 
 import { h } from './dom';
 import { t } from './i18n';
@@ -22,10 +26,54 @@ export interface ModalOptions {
 
 let seq = 0;
 
-export function openModal(o: ModalOptions): Promise<string> {
+/**
+ * Shows a modal <dialog> titled title (its accessible name), with body and a row of actions. onClose
+ * runs once, after it has closed (an action, Escape, the backdrop or close()) and left the document.
+ */
+function show(
+  o: { title: string; testid: string; body: Array<Node | string>; actions: HTMLElement[]; wide?: boolean },
+  onClose: () => void,
+): HTMLDialogElement {
   const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
   const id = `modal-${++seq}`;
+  const dialog = h(
+    'dialog',
+    { class: o.wide ? 'modal modal-wide' : 'modal', 'aria-labelledby': `${id}-title`, 'data-testid': o.testid },
+    h('h2', { id: `${id}-title`, class: 'modal-title' }, o.title),
+    h('div', { class: 'modal-body' }, ...o.body),
+    h('div', { class: 'modal-actions' }, ...o.actions),
+  );
+  // The dialog's box fills the element, so a press on the element outside its box is on the backdrop.
+  // Both the press and the release must be there: a text selection that ends outside does not cancel.
+  let downOutside = false;
+  const outside = (e: MouseEvent) => {
+    if (e.target !== dialog) return false;
+    const r = dialog.getBoundingClientRect();
+    return e.clientX < r.left || e.clientX > r.right || e.clientY < r.top || e.clientY > r.bottom;
+  };
+  dialog.addEventListener('mousedown', (e) => (downOutside = outside(e)));
+  dialog.addEventListener('click', (e) => {
+    if (downOutside && outside(e)) dialog.close();
+    downOutside = false;
+  });
+  dialog.addEventListener('keydown', (e) => {
+    if (e.key === 'Tab') wrapTab(e, dialog);
+  });
+  dialog.addEventListener('close', () => {
+    dialog.remove();
+    // showModal's close gives the focus back too, but not in every engine (nor after a re-render)
+    if (before?.isConnected) before.focus();
+    onClose();
+  });
+  document.body.append(dialog);
+  dialog.showModal();
+  return dialog;
+}
+
+/** Resolves with the value of the button chosen, or `cancel` for Escape and the backdrop. */
+export function openModal(o: ModalOptions): Promise<string> {
   return new Promise((resolve) => {
+    let chosen = o.cancel;
     const buttons = o.actions.map((a) =>
       h(
         'button',
@@ -33,49 +81,16 @@ export function openModal(o: ModalOptions): Promise<string> {
           type: 'button',
           class: a.primary ? 'btn btn-primary' : 'btn',
           'data-testid': a.testid,
-          onclick: () => close(a.value),
+          onclick: () => {
+            chosen = a.value;
+            dialog.close();
+          },
         },
         a.label,
       ),
     );
-    const dialog = h(
-      'div',
-      {
-        class: 'modal',
-        role: 'dialog',
-        'aria-modal': 'true',
-        'aria-labelledby': `${id}-title`,
-        'data-testid': o.testid,
-      },
-      h('h2', { id: `${id}-title`, class: 'modal-title' }, o.title),
-      h('div', { class: 'modal-body' }, ...o.body),
-      h('div', { class: 'modal-actions' }, ...buttons),
-    );
-    const overlay = h('div', { class: 'modal-overlay' }, dialog);
-    overlay.addEventListener('mousedown', (e) => {
-      if (e.target === overlay) close(o.cancel);
-    });
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') {
-        e.preventDefault();
-        e.stopPropagation();
-        close(o.cancel);
-      } else if (e.key === 'Tab') {
-        trapTab(e, dialog, false);
-      }
-    };
-    // capture: the trap sees keys before anything else on the page
-    document.addEventListener('keydown', onKey, true);
-    let done = false;
-    function close(value: string): void {
-      if (done) return;
-      done = true;
-      document.removeEventListener('keydown', onKey, true);
-      overlay.remove();
-      if (before && before.isConnected) before.focus();
-      resolve(value);
-    }
-    document.body.append(overlay);
+    const dialog = show({ ...o, actions: buttons }, () => resolve(chosen));
+    // the safe choice first: Enter on a dialog just opened does not confirm it
     (buttons.find((_, i) => !o.actions[i].primary) ?? buttons[0])?.focus();
   });
 }
@@ -98,58 +113,18 @@ export interface DialogHandle {
 }
 
 /**
- * A dialog that stays open while the user works in it (a form, a list): the same overlay, focus trap
- * and Escape as openModal, and one Close button; the caller closes it with close().
+ * A dialog that stays open while the user works in it (a form, a list): modal like openModal, with one
+ * Close button; Escape and the backdrop close it too, and the caller closes it with close().
  */
 export function openDialog(o: DialogOptions): DialogHandle {
-  const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-  const id = `modal-${++seq}`;
   const closeBtn = h(
     'button',
-    { type: 'button', class: 'btn', 'data-testid': `${o.testid}-close`, onclick: () => close() },
+    { type: 'button', class: 'btn', 'data-testid': `${o.testid}-close`, onclick: () => dialog.close() },
     o.closeLabel ?? t('common.close'),
   );
-  const dialog = h(
-    'div',
-    {
-      class: o.wide ? 'modal modal-wide' : 'modal',
-      role: 'dialog',
-      'aria-modal': 'true',
-      'aria-labelledby': `${id}-title`,
-      'data-testid': o.testid,
-    },
-    h('h2', { id: `${id}-title`, class: 'modal-title' }, o.title),
-    h('div', { class: 'modal-body' }, ...o.body),
-    h('div', { class: 'modal-actions' }, closeBtn),
-  );
-  const overlay = h('div', { class: 'modal-overlay' }, dialog);
-  overlay.addEventListener('mousedown', (e) => {
-    if (e.target === overlay) close();
-  });
-  const onKey = (e: KeyboardEvent) => {
-    // a modal opened over this one (a confirmation) handles its own keys
-    if (overlay.nextElementSibling?.classList.contains('modal-overlay')) return;
-    if (e.key === 'Escape') {
-      e.preventDefault();
-      e.stopPropagation();
-      close();
-    } else if (e.key === 'Tab') {
-      trapTab(e, dialog, true);
-    }
-  };
-  document.addEventListener('keydown', onKey, true);
-  let done = false;
-  function close(): void {
-    if (done) return;
-    done = true;
-    document.removeEventListener('keydown', onKey, true);
-    overlay.remove();
-    if (before && before.isConnected) before.focus();
-    o.onClose?.();
-  }
-  document.body.append(overlay);
+  const dialog = show({ ...o, actions: [closeBtn] }, () => o.onClose?.());
   (dialog.querySelector<HTMLElement>('input, select, textarea') ?? closeBtn).focus();
-  return { el: dialog, close };
+  return { el: dialog, close: () => dialog.close() };
 }
 
 /** "Discard unsaved changes?" — resolves true when the user chose to discard. */
@@ -168,19 +143,18 @@ export async function confirmDiscard(what: string): Promise<boolean> {
 }
 
 /**
- * Keeps Tab and Shift+Tab inside dialog: the focus moves to the next (or previous) enabled control,
- * wrapping at the ends; with visibleOnly, hidden controls (a collapsed part of a form) are skipped.
+ * Tab on the last control of the dialog goes to its first, Shift+Tab on the first to its last: showModal
+ * keeps the focus off the inert page, but past the ends it would leave for the browser's own controls.
+ * Controls that are disabled or hidden (a collapsed part of a form) are not stops.
  */
-function trapTab(e: KeyboardEvent, dialog: HTMLElement, visibleOnly: boolean): void {
+function wrapTab(e: KeyboardEvent, dialog: HTMLElement): void {
   const f = Array.from(
     dialog.querySelectorAll<HTMLElement>('button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])'),
-  ).filter((el) => !(el as HTMLButtonElement).disabled && (!visibleOnly || el.offsetParent !== null));
+  ).filter((el) => !(el as HTMLButtonElement).disabled && el.offsetParent !== null);
   if (f.length === 0) return;
   const i = f.indexOf(document.activeElement as HTMLElement);
-  let j = e.shiftKey ? i - 1 : i + 1;
-  if (i < 0) j = 0;
-  if (j < 0) j = f.length - 1;
-  if (j >= f.length) j = 0;
-  e.preventDefault();
-  f[j].focus();
+  if (e.shiftKey ? i <= 0 : i === f.length - 1 || i < 0) {
+    e.preventDefault();
+    f[e.shiftKey ? f.length - 1 : 0].focus();
+  }
 }
