@@ -84,6 +84,47 @@ func TestIsURLAsClaudeParses(t *testing.T) {
 	}
 }
 
+// What new URL() says in Bun 1.4.5 (the runtime claude is built on) of hosts where the
+// URL library alone, or the home-made parser isURL replaced, went wrong: each of
+// domainHost's mends, and IDNA, which Bun applies (ZWJ, U+2100, bad punycode refused).
+// Left out, as a Bun quirk that neither the standard nor Node shares: Bun refuses
+// "http://42949672950x" (and "http://42949672950x7f"), which isURL takes.
+var bunURLs = map[string]bool{
+	"http://a_b.bücher.example":             true,
+	"http://ex~ample.bücher":                true,
+	"https://my_site.xn--bcher-kva.example": true,
+	"http://xn--.example":                   false,
+	"http://xn--bcher-kvaß-":                false,
+	"http://ＸＮ--bcher-kva.example":          true,
+	"http://xn--bcher-kva\u00ad.example":    true,
+	"http://-1.2.3.4":                       false,
+	"http://+1.2.3.4":                       false,
+	"http://1.-2.3.4":                       false,
+	"http://-1":                             true,
+	"http://a.+1":                           true,
+	"http://0x-1":                           true,
+	"http://42949672964294967296(":          true,
+	"http://a\u200db.example":               false,
+	"http://\u2100.example":                 false,
+	"http://xn--a.com":                      false,
+	"http://xn--bcher-kva-.example":         false,
+	"http://例え.テスト":                         true,
+	"http://bücher\u00ad.example":           true,
+	"foo://a@":                              false,
+	"foo://a@/x":                            false,
+	"foo://:":                               false,
+	"file:1<":                               true,
+	"file:///.09:/":                         true,
+}
+
+func TestIsURLAsBunParses(t *testing.T) {
+	for s, want := range bunURLs {
+		if got := isURL(s); got != want {
+			t.Errorf("isURL(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
 // BenchmarkIsURL is one isURL call, over the cases above in turn.
 func BenchmarkIsURL(b *testing.B) {
 	cases := make([]string, 0, len(claudeURLs))
