@@ -1,7 +1,6 @@
 package marketplace
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,36 +18,6 @@ import (
 
 // DefaultCloneTimeout bounds one git clone of a marketplace.
 const DefaultCloneTimeout = 2 * time.Minute
-
-// StripUserinfo returns u without the password of an ssh URL and without the whole
-// user name and password of any other URL (https://TOKEN@host/… carries a secret in the
-// user name), and whether it removed anything. An ssh user name (git@host:…,
-// ssh://git@host/…) is kept: it names the account, not a secret. Anything that is not a
-// URL is returned as it is.
-func StripUserinfo(u string) (string, bool) {
-	scheme, rest, ok := strings.Cut(u, "://")
-	if !ok {
-		return u, false
-	}
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	at := strings.LastIndex(rest[:end], "@")
-	if at < 0 {
-		return u, false
-	}
-	userinfo, host := rest[:at], rest[at+1:]
-	switch strings.ToLower(scheme) {
-	case "ssh", "git+ssh", "ssh+git":
-		user, _, hasPassword := strings.Cut(userinfo, ":")
-		if !hasPassword {
-			return u, false
-		}
-		return scheme + "://" + user + "@" + host, true
-	}
-	return scheme + "://" + host, true
-}
 
 // A git source as written for "marketplace add": a URL of these schemes, an scp-like
 // user@host:path, or GitHub owner/name; each may end in #REF (a branch or tag).
@@ -79,10 +48,10 @@ func parseGitSource(s string) (g gitSource, ok bool, err error) {
 			known = known || strings.HasPrefix(lower, p)
 		}
 		if !known {
-			shown, _ := StripUserinfo(base)
+			shown, _ := gitexec.StripUserinfo(base)
 			return g, true, argerr.Bad(fmt.Errorf("%s: Plugboard clones https://, http://, ssh://, git:// and file:// URLs (or GitHub owner/name)", shown))
 		}
-		g.URL, g.Stripped = StripUserinfo(base)
+		g.URL, g.Stripped = gitexec.StripUserinfo(base)
 	case scpLike().MatchString(base):
 		g.URL = base
 	case isRepo(base):
@@ -117,13 +86,14 @@ func cloneShallow(url, ref, dest string, timeout time.Duration) (string, error) 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	run := gitexec.Runner{Bin: git, Env: []string{"LC_ALL=C"}} // the URL has no password left to hide
 	args := []string{"-c", "protocol.ext.allow=never", "clone", "--depth", "1", "--quiet", "--no-tags"}
 	if ref != "" {
 		args = append(args, "--branch", ref)
 	}
 	args = append(args, "--", url, dest)
-	if _, err := runGit(ctx, git, "", args...); err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if _, err := run.Run(ctx, "", args...); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
 			return "", fmt.Errorf("git clone %s did not finish within %s; check the URL and the network (nothing was added)", url, timeout)
 		}
 		what := ""
@@ -132,34 +102,11 @@ func cloneShallow(url, ref, dest string, timeout time.Duration) (string, error) 
 		}
 		return "", fmt.Errorf("git clone %s%s failed: %v; check the URL and that you can reach it (git ls-remote %s); nothing was added", url, what, err, url)
 	}
-	out, err := runGit(ctx, git, dest, "rev-parse", "HEAD")
+	out, err := run.Run(ctx, dest, "rev-parse", "HEAD")
 	if err != nil {
 		return "", fmt.Errorf("the clone of %s has no commit: %v", url, err)
 	}
 	return strings.TrimSpace(out), nil
-}
-
-// runGit runs git with args (in dir, when given) and returns its stdout; an error carries
-// the last lines git wrote on stderr. git is prepared by gitexec: no prompt, and killed
-// whole when ctx ends.
-func runGit(ctx context.Context, git, dir string, args ...string) (string, error) {
-	if dir != "" {
-		args = append([]string{"-C", dir}, args...)
-	}
-	cmd := gitexec.Command(ctx, git, []string{"LC_ALL=C"}, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if len(msg) > 2000 {
-			msg = "…" + msg[len(msg)-2000:]
-		}
-		if msg == "" {
-			return "", err
-		}
-		return "", fmt.Errorf("%s", strings.ReplaceAll(msg, "\n", "; "))
-	}
-	return stdout.String(), nil
 }
 
 // localRoot returns the marketplace root SOURCE names: a folder, or the marketplace file

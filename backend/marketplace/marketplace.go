@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/plugboard/plugboard/backend/capread"
+	"github.com/plugboard/plugboard/backend/gitexec"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/jsondoc"
 	"github.com/plugboard/plugboard/backend/pathsafe"
@@ -271,7 +272,7 @@ func readEntry(raw any, root, pluginRoot string) (e Entry, stripped bool) {
 			*strs[k] = str
 		}
 		if e.Source.URL != "" {
-			e.Source.URL, stripped = StripUserinfo(e.Source.URL)
+			e.Source.URL, stripped = gitexec.StripUserinfo(e.Source.URL)
 		}
 		if e.Source.SHA != "" && !isSHA(e.Source.SHA) {
 			return fail("the source's \"sha\" %q must be a full 40-character lowercase commit SHA", e.Source.SHA)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plugboard/plugboard/backend/gitexec"
 	"github.com/plugboard/plugboard/backend/testhome"
 )
 
@@ -271,7 +272,7 @@ func TestAddFailingClone(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-repo")
 	for _, source := range []string{"file://" + missing, "https://someone:s3cret@127.0.0.1:1/team.git"} {
 		_, err := Add(pb, source, AddOptions{})
-		shown, _ := StripUserinfo(source)
+		shown, _ := gitexec.StripUserinfo(source)
 		if err == nil || !strings.Contains(err.Error(), "git clone "+shown) || !strings.Contains(err.Error(), "nothing was added") {
 			t.Errorf("Add(%s) = %v; want a clone error naming %s", source, err, shown)
 		}
@@ -331,24 +332,6 @@ func TestAddOverHTTP(t *testing.T) {
 	for _, p := range []string{filepath.Join(pb, RegistryFile), filepath.Join(res.Path, ".git", "config")} {
 		if b, err := os.ReadFile(p); err != nil || strings.Contains(string(b), "s3cret") || strings.Contains(string(b), "someone") {
 			t.Errorf("%s holds the user name or password (or cannot be read: %v)", p, err)
-		}
-	}
-}
-
-// StripUserinfo removes secrets from URLs and keeps ssh user names.
-func TestStripUserinfo(t *testing.T) {
-	for in, want := range map[string]string{
-		"https://tok@github.com/o/r.git":         "https://github.com/o/r.git",
-		"https://u:p@host/r.git?x=@y":            "https://host/r.git?x=@y",
-		"ssh://git@host/r.git":                   "ssh://git@host/r.git",
-		"ssh://git:pw@host/r.git":                "ssh://git@host/r.git",
-		"git@github.com:o/r.git":                 "git@github.com:o/r.git",
-		"https://github.com/o/r.git":             "https://github.com/o/r.git",
-		"file:///srv/r.git":                      "file:///srv/r.git",
-		"http://a:b@127.0.0.1:8080/path@x/r.git": "http://127.0.0.1:8080/path@x/r.git",
-	} {
-		if got, stripped := StripUserinfo(in); got != want || stripped != (in != want) {
-			t.Errorf("StripUserinfo(%s) = %s, %v; want %s", in, got, stripped, want)
 		}
 	}
 }

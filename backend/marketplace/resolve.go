@@ -23,7 +23,7 @@ type Resolved struct {
 	// marketplace's root: its clone or its folder) or a git URL to clone (a github
 	// source as https://github.com/OWNER/NAME.git; url and git-subdir as written, a
 	// git-subdir's owner/name as its GitHub URL). A URL never carries a user name or
-	// password (StripUserinfo).
+	// password (gitexec.StripUserinfo).
 	Source string `json:"source"`
 	Local  bool   `json:"local"`          // Source is a folder, not a URL
 	Ref    string `json:"ref,omitempty"`  // the branch or tag to clone; "" is the default branch
