@@ -1,7 +1,6 @@
 package install
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,20 +10,14 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/plugboard/plugboard/backend/gitexec"
 )
 
 var fullSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}$`) })
 
-// gitRun is one git invocation in dir with the install's environment.
-type gitRun struct {
-	bin     string
-	timeout time.Duration
-	url     string // as shown, for messages
-	secret  string // the URL as given, replaced by url in git's messages
-}
+// gitRun runs git for one fetch: gitexec's Runner, whose Shown is the URL in messages.
+type gitRun struct{ gitexec.Runner }
 
 // fetchGit clones s into dir (which must not exist) at ref, shallow, and returns the
 // commit checked out. expectCommit, when set, is fetched by its id.
@@ -37,7 +30,7 @@ func fetchGit(ctx context.Context, o *Options, s source, dir, expectCommit strin
 		}
 	}
 	timeout, _, _ := o.limits()
-	g := gitRun{bin: bin, timeout: timeout, url: s.shown, secret: s.fetch}
+	g := gitRun{gitexec.Runner{Bin: bin, Timeout: timeout, Given: s.fetch, Shown: s.shown}}
 	ref := o.Ref
 	switch {
 	case expectCommit != "":
@@ -111,45 +104,32 @@ func (g gitRun) refuseSubmodules(ctx context.Context, dir string) error {
 	for _, line := range strings.Split(out, "\x00") {
 		if strings.HasPrefix(line, "160000 ") {
 			name := line[strings.IndexByte(line, '\t')+1:]
-			return fmt.Errorf("%s has submodules (%s is one; see .gitmodules), which install does not fetch: %w; install a repository without submodules (vendor their files), or give a folder you assembled", g.url, name, ErrRefused)
+			return fmt.Errorf("%s has submodules (%s is one; see .gitmodules), which install does not fetch: %w; install a repository without submodules (vendor their files), or give a folder you assembled", g.Shown, name, ErrRefused)
 		}
 	}
 	if _, err := os.Lstat(filepath.Join(dir, ".gitmodules")); err == nil {
-		return fmt.Errorf("%s has a .gitmodules file (submodules), which install does not fetch: %w; install a repository without submodules (vendor their files), or give a folder you assembled", g.url, ErrRefused)
+		return fmt.Errorf("%s has a .gitmodules file (submodules), which install does not fetch: %w; install a repository without submodules (vendor their files), or give a folder you assembled", g.Shown, ErrRefused)
 	}
 	return nil
 }
 
-// run runs git as gitexec prepares it, with the timeout, and
-// returns its standard output; an error carries git's own message, credentials removed.
+// run runs git in dir and returns its standard output; an error says what failed in
+// git's own words, credentials removed, and what to check.
 func (g gitRun) run(ctx context.Context, dir string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
-	defer cancel()
-	cmd := gitexec.Command(ctx, g.bin, nil, args...) // killed whole on a timeout: git runs ssh and remote helpers
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if err == nil {
-		return stdout.String(), nil
-	}
-	msg := strings.TrimSpace(stderr.String())
-	if g.secret != "" {
-		msg = strings.ReplaceAll(msg, g.secret, g.url)
-	}
-	msg = redactAny(msg)
-	if msg == "" {
-		msg = err.Error()
-	}
-	verb := "git " + args[0]
-	if args[0] == "-c" {
-		verb = "git checkout"
+	out, err := g.Run(ctx, dir, args...)
+	var e *gitexec.Error
+	if !errors.As(err, &e) {
+		return out, err
 	}
 	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return "", fmt.Errorf("fetching %s took longer than %s and was stopped; check the URL and your network (a proxy, a VPN), then try again", g.url, g.timeout)
-	case ctx.Err() != nil:
-		return "", fmt.Errorf("fetching %s: %w", g.url, ctx.Err())
+	case errors.Is(e.Err, context.DeadlineExceeded):
+		return "", fmt.Errorf("fetching %s took longer than %s and was stopped; check the URL and your network (a proxy, a VPN), then try again", g.Shown, g.Timeout)
+	case errors.Is(e.Err, context.Canceled):
+		return "", fmt.Errorf("fetching %s: %w", g.Shown, e.Err)
 	}
-	return "", fmt.Errorf("fetching %s: %s failed: %s\n  check the URL and --ref, and that `git ls-remote %s` works in your shell (credentials, SSH keys and proxies are your git's)", g.url, verb, msg, g.url)
+	msg := e.Stderr
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return "", fmt.Errorf("fetching %s: git %s failed: %s\n  check the URL and --ref, and that `git ls-remote %s` works in your shell (credentials, SSH keys and proxies are your git's)", g.Shown, e.Subcommand(), msg, g.Shown)
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/plugboard/plugboard/backend/argerr"
+	"github.com/plugboard/plugboard/backend/gitexec"
 	"github.com/plugboard/plugboard/backend/marketplace"
 )
 
@@ -73,7 +74,7 @@ func classify(src string) (source, error) {
 func gitURL(raw string) (source, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return source{}, fmt.Errorf("%s is not a URL git can fetch: %v", redactAny(raw), err)
+		return source{}, fmt.Errorf("%s is not a URL git can fetch: %v", gitexec.Redact(raw, "", ""), err)
 	}
 	s := source{kind: KindGit, fetch: raw}
 	if u.Scheme == "file" {
@@ -101,12 +102,6 @@ func gitURL(raw string) (source, error) {
 	s.name = repoName(u.Path)
 	return s, nil
 }
-
-// redactAny removes userinfo from anything URL-shaped in text (git's messages quote the
-// URL they were given).
-var userinfo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]*@`) })
-
-func redactAny(text string) string { return userinfo().ReplaceAllString(text, "$1") }
 
 // repoName is the last path element of a repository address, without .git.
 func repoName(p string) string {
