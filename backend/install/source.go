@@ -74,7 +74,8 @@ func classify(src string) (source, error) {
 func gitURL(raw string) (source, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return source{}, fmt.Errorf("%s is not a URL git can fetch: %v", gitexec.Redact(raw, "", ""), err)
+		// net/url's error quotes the URL, credentials and all.
+		return source{}, fmt.Errorf("%s is not a URL git can fetch: %s", gitexec.Redact(raw, "", ""), gitexec.Redact(err.Error(), "", ""))
 	}
 	s := source{kind: KindGit, fetch: raw}
 	if u.Scheme == "file" {
