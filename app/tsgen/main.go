@@ -453,13 +453,13 @@ func (g *gen) fields(t reflect.Type) []field {
 	}
 	var kept []cand
 	for _, cs := range byName {
-		min := cs[0].depth
+		shallowest := cs[0].depth
 		for _, c := range cs {
-			min = minInt(min, c.depth)
+			shallowest = min(shallowest, c.depth)
 		}
 		var at, tagged []cand
 		for _, c := range cs {
-			if c.depth == min {
+			if c.depth == shallowest {
 				at = append(at, c)
 				if c.tagged {
 					tagged = append(tagged, c)
@@ -479,13 +479,6 @@ func (g *gen) fields(t reflect.Type) []field {
 		out[i] = c.field
 	}
 	return out
-}
-
-func minInt(a, b int) int {
-	if a < b {
-		return a
-	}
-	return b
 }
 
 // ts is the TypeScript type of t, written in place; indent is the indentation of the line
