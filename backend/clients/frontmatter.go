@@ -426,8 +426,22 @@ func unmatchedQuote(block string) bool {
 	if !strings.ContainsAny(block, `"'`) {
 		return false
 	}
-	for _, line := range strings.Split(block, "\n") {
-		if (strings.Count(line, `"`)-strings.Count(line, `\"`))%2 == 1 || strings.Count(line, "'")%2 == 1 {
+	for rest := block; rest != ""; {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		// Count " (less \") and ' in one pass over the line.
+		double, single := 0, 0
+		for i := 0; i < len(line); i++ {
+			switch line[i] {
+			case '"':
+				if i == 0 || line[i-1] != '\\' {
+					double++
+				}
+			case '\'':
+				single++
+			}
+		}
+		if double%2 == 1 || single%2 == 1 {
 			return true
 		}
 	}
