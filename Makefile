@@ -16,7 +16,7 @@ LDFLAGS  := -w -s -X github.com/plugboard/plugboard/backend/version.Version=$(VE
 
 # The command line is linked statically (SQLite and the C library inside): linked
 # dynamically, every start took about 1 ms more on this project's machine (the dynamic
-# loader and its page faults; README, Performance). Go's own DNS resolver and user lookup keep
+# loader and its page faults; docs/performance.md). Go's own DNS resolver and user lookup keep
 # glibc's NSS out; SQLite's extension loading (dlopen) is left out, and nothing uses it.
 CLI_TAGS    := netgo,osusergo,sqlite_omit_load_extension
 CLI_LDFLAGS := -linkmode external -extldflags -static
@@ -143,7 +143,7 @@ fuzz:
 
 ## bench: micro-benchmarks, start-up, the catalog cold and warm against the read-only floor, then the page
 bench: cli
-	$(GO) test -run '^$$' -bench . -benchmem ./backend/... ./app/cli/
+	$(GO) test -run '^$$' -bench . -benchmem ./schemas/ ./backend/... ./app/cli/
 	$(GO) run ./backend/benchhome/cmd/startbench -tags $(CLI_TAGS) -ldflags "$(CLI_LDFLAGS)"
 	$(GO) run ./backend/benchhome/cmd/catalogbench -tags $(CLI_TAGS) -ldflags "$(CLI_LDFLAGS)"
 	cd frontend && PLUGBOARD_BIN=$(CURDIR)/$(BIN) node e2e/scale.bench.mjs

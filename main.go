@@ -20,7 +20,7 @@ var dist embed.FS
 
 func main() {
 	// A command runs once and exits: trade some memory for less collector work (a catalog
-	// of 10,000 skills stays near 50 MB resident; see README, Performance). The soft limit
+	// of 10,000 skills stays near 50 MB resident; see docs/performance.md). The soft limit
 	// makes the collector work harder only as the heap nears it.
 	debug.SetGCPercent(200)
 	debug.SetMemoryLimit(128 << 20)

@@ -224,7 +224,7 @@ func homes(env Env, f *flags) (home, pbHome string, err error) {
 		return "", "", errors.New("HOME is not set")
 	}
 	// A relative HOME is taken from the working folder once, here, so that every path
-	// made from it (and the catalog cache's key) names the same folder.
+	// made from it names the same folder.
 	if home, err = filepath.Abs(home); err != nil {
 		return "", "", err
 	}
