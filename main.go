@@ -19,10 +19,11 @@ import (
 var dist embed.FS
 
 func main() {
-	// A command runs once and exits: trade some memory for less collector work (a catalog
-	// of 10,000 skills stays near 50 MB resident; see docs/performance.md). The soft limit
-	// makes the collector work harder only as the heap nears it.
-	debug.SetGCPercent(200)
+	// A command runs once and exits: trade some memory for less collector work. At 400
+	// (the default is 100) `catalog --json` of 10,000 skills takes 16% less CPU than at 200
+	// and peaks near 110 MB resident (docs/performance.md). The soft limit makes the
+	// collector work harder only as the heap nears it.
+	debug.SetGCPercent(400)
 	debug.SetMemoryLimit(128 << 20)
 	assets, err := fs.Sub(dist, "frontend/dist")
 	if err != nil {
