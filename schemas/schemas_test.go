@@ -53,28 +53,24 @@ func TestServerVariants(t *testing.T) {
 	}
 }
 
-// A pattern is compiled when a value first reaches it, but a broken one still fails the
-// schema's compilation, and a value that does not match names the pattern.
-func TestPatternCompiledOnFirstUse(t *testing.T) {
-	if c, err := compileDoc([]byte(`{"type": "string", "pattern": "(["}`)); err != nil {
-		t.Fatal(err)
-	} else if _, err := c.at("", ""); err == nil || !strings.Contains(err.Error(), "missing closing ]") {
-		t.Fatalf("a schema with a broken pattern compiled (%v)", err)
+// A value that does not match a pattern fails at the pattern keyword, at the value's
+// instance location, with a message that names the pattern (and not the value).
+func TestPatternFailureNamesPattern(t *testing.T) {
+	v, _ := ByID(PluginV1)
+	err := v.Manifest.Validate(map[string]any{"$schema": PluginV1, "name": "Bad-Name"})
+	ve, ok := err.(*ValidationError)
+	if !ok {
+		t.Fatalf("Validate = %v, want a *ValidationError", err)
 	}
-	c, err := compileDoc([]byte(`{"type": "string", "pattern": "^a+$"}`))
-	if err != nil {
-		t.Fatal(err)
+	for _, l := range ve.Causes {
+		if strings.HasSuffix(l.KeywordLocation, "/pattern") && l.InstanceLocation == "/name" {
+			if !strings.Contains(l.Message, "^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$") || strings.Contains(l.Message, "Bad-Name") {
+				t.Errorf("pattern failure says %q", l.Message)
+			}
+			return
+		}
 	}
-	s, err := c.at("", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Validate("aaa"); err != nil {
-		t.Errorf("aaa: %v", err)
-	}
-	if err := s.Validate("ab"); err == nil || !strings.Contains(err.Error(), `does not match pattern "^a+$"`) {
-		t.Errorf("ab: %v, want a pattern failure naming the pattern", err)
-	}
+	t.Fatalf("no pattern failure at /name in %v", err)
 }
 
 // VersionOf reads the version segment of a canonical identifier of the kind asked for,
@@ -122,4 +118,41 @@ func FuzzVersionOf(f *testing.F) {
 			t.Fatalf("VersionOf(%q, %q) = %q, %v; the expression says %q, %v", id, kind, got, ok, want, wantOK)
 		}
 	})
+}
+
+// Failures carry plain JSON pointers: a member named "" has its (empty) token, which
+// jsonschema leaves out, and a name jsonschema percent-encodes is as written.
+func TestInstanceLocations(t *testing.T) {
+	v, _ := ByID(MCPV1)
+	for _, tc := range []struct{ doc, want string }{
+		{`{"type": "stdio", "command": "x", "env": {"": 1}}`, "/env/"},
+		{`{"type": "stdio", "command": "x", "env": {"a b/~%": 1}}`, "/env/a b~1~0%"},
+		{`{"type": "stdio", "command": "x", "args": ["a", "b", 3]}`, "/args/2"},
+	} {
+		var inst any
+		json.Unmarshal([]byte(tc.doc), &inst)
+		err := v.Servers["stdio"].Validate(inst)
+		ve, ok := err.(*ValidationError)
+		if !ok || len(ve.Causes) != 1 || ve.Causes[0].InstanceLocation != tc.want || !strings.HasSuffix(ve.Causes[0].KeywordLocation, "/type") {
+			t.Errorf("%s: Validate = %v, want one type failure at %q", tc.doc, err, tc.want)
+		}
+	}
+	// A document with members named "" at several levels.
+	var inst any
+	json.Unmarshal([]byte(`{"$schema": "`+MCPV1+`", "mcpServers": {"": {"type": "sse", "url": "u", "headers": {"": 0, "a": 1}}}}`), &inst)
+	err := v.MCPFile.Validate(inst)
+	var got []string
+	for _, c := range err.(*ValidationError).Causes {
+		if strings.HasSuffix(c.KeywordLocation, "/type") {
+			got = append(got, c.InstanceLocation)
+		}
+		if strings.HasSuffix(c.KeywordLocation, "/additionalProperties") && (c.InstanceLocation != "/mcpServers/" ||
+			c.Message != "additionalProperties 'headers', 'url' not allowed") { // by the stdio variant
+			t.Errorf("additionalProperties failure %+v", c)
+		}
+	}
+	// once for each variant with headers (streamable-http and sse)
+	if strings.Join(got, " ") != "/mcpServers//headers/ /mcpServers//headers/ /mcpServers//headers/a /mcpServers//headers/a" {
+		t.Errorf("type failures at %q, want two at /mcpServers//headers/ and two at /mcpServers//headers/a", got)
+	}
 }

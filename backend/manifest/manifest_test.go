@@ -219,6 +219,20 @@ func BenchmarkParsePortable(b *testing.B) {
 	}
 }
 
+// The members "author" may not hold are named sorted and as written, whatever order the
+// validator visits them in.
+func TestAuthorExtraMembers(t *testing.T) {
+	data := []byte(`{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "a",
+		"author": {"zz": 1, "name": "x", "it's": 2, "a\\b": 3, "mm": 4}}`)
+	want := `"author" may hold only "name", "email" and "url": additionalProperties 'a\b', 'it's', 'mm', 'zz' not allowed`
+	for range 20 {
+		m := ParsePortable(data)
+		if m.Valid || len(m.Issues) != 1 || m.Issues[0].Code != CodeFieldInvalid || m.Issues[0].Pointer != "/author" || m.Issues[0].Message != want {
+			t.Fatalf("issues = %+v, want one at /author saying %s", m.Issues, want)
+		}
+	}
+}
+
 // FuzzKebab: the legacy name check says what the regular expression it replaced says.
 func FuzzKebab(f *testing.F) {
 	for _, s := range []string{"my-plugin", "a.b-c9", "a--b", "a-.b", "-a", "a-", ".", "", "A", "é", "ab12.cd"} {

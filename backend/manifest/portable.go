@@ -252,7 +252,15 @@ func describeSchemaError(e *schemas.ValidationError, doc map[string]any) (string
 		}
 		return CodeFieldType, fmt.Sprintf("%q %s", field, e.Message)
 	case kw == "additionalProperties" && strings.HasPrefix(ptr, "/author"):
-		return CodeFieldInvalid, fmt.Sprintf("\"author\" may hold only \"name\", \"email\" and \"url\": %s", e.Message)
+		// Sorted and as written (jsonschema escapes quotes, backslashes and control characters).
+		author, _ := doc["author"].(map[string]any)
+		var extra []string
+		for _, k := range sortedKeys(author) {
+			if k != "name" && k != "email" && k != "url" {
+				extra = append(extra, "'"+k+"'")
+			}
+		}
+		return CodeFieldInvalid, fmt.Sprintf("\"author\" may hold only \"name\", \"email\" and \"url\": additionalProperties %s not allowed", strings.Join(extra, ", "))
 	case kw == "const" && ptr == "/$schema":
 		return CodeSchemaUnsupported, fmt.Sprintf("\"$schema\" must be %q", schemas.PluginV1)
 	}
