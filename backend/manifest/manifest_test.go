@@ -8,9 +8,7 @@ import (
 	"testing"
 
 	"github.com/plugboard/plugboard/backend/issue"
-	"github.com/plugboard/plugboard/backend/jsondoc"
 	"github.com/plugboard/plugboard/backend/pathsafe"
-	"github.com/plugboard/plugboard/schemas"
 )
 
 const fixtures = "../../testdata/manifest"
@@ -242,32 +240,6 @@ func FuzzKebab(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name string) {
 		if got, want := kebab(name), re.MatchString(name); got != want {
 			t.Fatalf("kebab(%q) = %v, the expression says %v", name, got, want)
-		}
-	})
-}
-
-// FuzzPlainManifest is the differential check of the plainManifest fast path: whenever it
-// says a manifest is plain, the schema validator accepts it too.
-func FuzzPlainManifest(f *testing.F) {
-	for _, s := range []string{
-		`{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "a.b-c9", "version": "1", "author": {"name": "x", "url": "u"}, "keywords": ["k"], "extensions": {"com.x": {}}}`,
-		`{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "a--b"}`,
-		`{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "a..b", "author": {"x": "y"}}`,
-		`{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "-a", "keywords": [1]}`,
-		`{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "a-.b", "version": 1}`,
-		`{"$schema": "x", "name": "Ab"}`,
-	} {
-		f.Add([]byte(s))
-	}
-	ver, _ := schemas.ByID(schemas.PluginV1)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := jsondoc.Decode(data)
-		obj, ok := v.(map[string]any)
-		if err != nil || !ok || !plainManifest(obj, ver.PluginID) {
-			return
-		}
-		if err := ver.Manifest.Validate(obj); err != nil {
-			t.Fatalf("plainManifest passed %s, but the schema says %v", data, err)
 		}
 	})
 }

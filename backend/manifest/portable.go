@@ -91,10 +91,7 @@ func validatePortable(m *Manifest, data []byte, obj map[string]any) bool {
 	}
 
 	valid := true
-	if plainManifest(clean, ver.PluginID) {
-		// The schema would pass it (FuzzPlainManifest checks this): skip the generic
-		// validator, the largest cost of reading a thousand manifests.
-	} else if err := ver.Manifest.Validate(clean); err != nil {
+	if err := ver.Manifest.Validate(clean); err != nil {
 		var ve *schemas.ValidationError
 		if !errors.As(err, &ve) {
 			add(issue.Error, CodeFieldInvalid, "", err.Error())
@@ -112,78 +109,6 @@ func validatePortable(m *Manifest, data []byte, obj map[string]any) bool {
 	}
 	fill(m, clean)
 	return valid
-}
-
-// plainManifest reports whether a manifest (with unknown members and non-object
-// extensions already dropped) satisfies the manifest schema of schemaID outright.
-func plainManifest(m map[string]any, schemaID string) bool {
-	if id, ok := m["$schema"].(string); !ok || id != schemaID {
-		return false
-	}
-	if name, ok := m["name"].(string); !ok || !plainName(name) {
-		return false
-	}
-	for k, v := range m {
-		switch k {
-		case "$schema", "name":
-		case "version", "description", "homepage", "repository", "license":
-			if _, ok := v.(string); !ok {
-				return false
-			}
-		case "author":
-			a, ok := v.(map[string]any)
-			if !ok {
-				return false
-			}
-			for ak, av := range a {
-				if _, ok := av.(string); !ok || (ak != "name" && ak != "email" && ak != "url") {
-					return false
-				}
-			}
-		case "keywords":
-			l, ok := v.([]any)
-			if !ok {
-				return false
-			}
-			for _, x := range l {
-				if _, ok := x.(string); !ok {
-					return false
-				}
-			}
-		case "extensions":
-			e, ok := v.(map[string]any)
-			if !ok {
-				return false
-			}
-			for _, x := range e {
-				if _, ok := x.(map[string]any); !ok {
-					return false
-				}
-			}
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// plainName is the name rule of spec §5.5 for the common case: 1-64 of a-z, 0-9, "-"
-// and ".", alphanumeric at both ends, no "--" or "..".
-func plainName(n string) bool {
-	if len(n) == 0 || len(n) > 64 {
-		return false
-	}
-	alnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
-	for i := 0; i < len(n); i++ {
-		c := n[i]
-		switch {
-		case alnum(c):
-		case (c == '-' || c == '.') && i > 0 && i < len(n)-1 && n[i-1] != c:
-		default:
-			return false
-		}
-	}
-	return alnum(n[0]) && alnum(n[len(n)-1])
 }
 
 // selectVersion reads $schema and picks the embedded rules for it (§5.2).

@@ -117,32 +117,3 @@ func collect(v any, secretObject bool, secrets, others *[]string) {
 		}
 	}
 }
-
-// FuzzPlainServer is the differential check of the plainServer fast path: whenever it
-// says an entry is plain, validating the entry against every variant's schema yields no
-// leaf that schemaLeaves would report.
-func FuzzPlainServer(f *testing.F) {
-	for _, s := range []string{
-		`{"type": "stdio", "command": "x", "args": ["a"], "env": {"K": "v"}, "cwd": "./d"}`,
-		`{"type": "stdio", "command": "", "args": [1]}`,
-		`{"type": "sse", "url": "https://x", "headers": {"H": "v"}}`,
-		`{"type": "streamable-http", "url": "", "headers": {"H": 1}}`,
-		`{"type": 3, "env": {"PLUGIN_ROOT": "x"}, "cwd": "/abs", "extra": null}`,
-		`{"args": {}, "env": [], "headers": "x"}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := jsondoc.Decode(data)
-		obj, ok := v.(map[string]any)
-		if err != nil || !ok || !plainServer(obj) {
-			return
-		}
-		ver, _ := schemas.ByID(schemas.PluginV1)
-		for typ, sch := range ver.Servers {
-			if leaves := reportedLeaves(obj, sch); len(leaves) > 0 {
-				t.Fatalf("plainServer passed %s, but the %s schema reports %s at %q", data, typ, leaves[0].KeywordLocation, leaves[0].InstanceLocation)
-			}
-		}
-	})
-}

@@ -114,9 +114,6 @@ func (p portable) fields(s *Server, obj map[string]any, sch *schemas.Schema, ptr
 // report more precisely are dropped. jsonschema's own messages are never shown: some of
 // them quote instance values.
 func (p portable) schemaLeaves(s *Server, obj map[string]any, sch *schemas.Schema, ptr string) {
-	if plainServer(obj) {
-		return // the schema would fail no leaf reported here (FuzzPlainServer checks it)
-	}
 	for _, leaf := range reportedLeaves(obj, sch) {
 		kw := leaf.KeywordLocation[strings.LastIndexByte(leaf.KeywordLocation, '/')+1:]
 		loc := leaf.InstanceLocation
@@ -153,47 +150,6 @@ func reportedLeaves(obj map[string]any, sch *schemas.Schema) []*schemas.Validati
 		out = append(out, leaf)
 	}
 	return out
-}
-
-// plainServer reports whether every member of a server entry has its schema type (and
-// command and url are not empty): then the variant's schema fails only on what
-// schemaLeaves drops (unknown or missing members, const, the cwd pattern, env names),
-// and validating it can be skipped. A scan validates thousands of servers, and the
-// generic validator is the largest cost of parsing them.
-func plainServer(obj map[string]any) bool {
-	for k, v := range obj {
-		switch k {
-		case "type", "cwd":
-			if _, ok := v.(string); !ok {
-				return false
-			}
-		case "command", "url":
-			if str, ok := v.(string); !ok || str == "" {
-				return false
-			}
-		case "args":
-			a, ok := v.([]any)
-			if !ok {
-				return false
-			}
-			for _, x := range a {
-				if _, ok := x.(string); !ok {
-					return false
-				}
-			}
-		case "env", "headers":
-			m, ok := v.(map[string]any)
-			if !ok {
-				return false
-			}
-			for _, x := range m {
-				if _, ok := x.(string); !ok {
-					return false
-				}
-			}
-		}
-	}
-	return true
 }
 
 func collectLeaves(e *schemas.ValidationError, out *[]*schemas.ValidationError) {
