@@ -6,6 +6,7 @@
 // one, never a torn one. Lock serialises read-compare-write across processes.
 // ReadPrivate reads a file that must be private to its owner (a launch's server
 // configs). The functions hold no state and are safe for concurrent use.
+// Hand-written over encoding/json's tokens: Unmarshal+Marshal would lose the user's formatting and member order.
 package jsonfile
 
 import (
