@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/plugboard/plugboard/backend/jsondoc"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -152,16 +153,7 @@ func quote(s string) string {
 // resolve follows a JSON pointer into v, or returns nil.
 func resolve(v any, ptr string) any {
 	for _, t := range split(ptr) {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[unescape(t)]
-		case []any:
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil
-			}
-			v = x[i]
-		default:
+		if v = jsondoc.Child(v, unescape(t)); v == nil {
 			return nil
 		}
 	}
@@ -329,18 +321,7 @@ func comparePointers(doc any, a, b string) (int, bool) {
 	for i := 0; i < len(ta) && i < len(tb); i++ {
 		x, y := unescape(ta[i]), unescape(tb[i])
 		if x == y {
-			switch d := doc.(type) {
-			case map[string]any:
-				doc = d[x]
-			case []any:
-				if n, err := strconv.Atoi(x); err == nil && n >= 0 && n < len(d) {
-					doc = d[n]
-				} else {
-					doc = nil
-				}
-			default:
-				doc = nil
-			}
+			doc = jsondoc.Child(doc, x)
 			continue
 		}
 		if _, isArray := doc.([]any); isArray {

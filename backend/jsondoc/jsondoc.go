@@ -141,6 +141,20 @@ func Pointer(tokens ...string) string {
 	return b.String()
 }
 
+// Child is the member or item of v that one decoded JSON-pointer token names (an array
+// index in decimal), or nil when v has none.
+func Child(v any, token string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return x[token]
+	case []any:
+		if i, err := strconv.Atoi(token); err == nil && i >= 0 && i < len(x) {
+			return x[i]
+		}
+	}
+	return nil
+}
+
 // Line returns the 1-based line where the value (or, for a member, its key) at pointer
 // starts in data, the nearest existing ancestor when pointer does not exist, and 1 for
 // the empty pointer or a document that is not JSON.

@@ -106,3 +106,23 @@ func TestKind(t *testing.T) {
 		}
 	}
 }
+
+// Child steps one decoded token into a member or an item, and gives nil where there is none.
+func TestChild(t *testing.T) {
+	doc := map[string]any{"a": []any{"x", map[string]any{"": 1.0}}, "n": nil}
+	for _, c := range []struct {
+		v     any
+		token string
+		want  any
+	}{
+		{doc, "n", nil}, {doc, "missing", nil}, {doc["a"], "0", "x"}, {doc["a"], "2", nil}, {doc["a"], "-1", nil},
+		{doc["a"], "x", nil}, {doc["a"].([]any)[1], "", 1.0}, {"text", "0", nil},
+	} {
+		if got := Child(c.v, c.token); got != c.want {
+			t.Errorf("Child(%v, %q) = %v, want %v", c.v, c.token, got, c.want)
+		}
+	}
+	if got, _ := Child(doc, "a").([]any); len(got) != 2 {
+		t.Errorf("Child(doc, \"a\") = %v", got)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/plugboard/plugboard/backend/jsondoc"
@@ -200,16 +199,7 @@ var fieldKinds = map[string]string{
 // lookup follows decoded tokens into v.
 func lookup(v any, tokens []string) any {
 	for _, t := range tokens {
-		switch c := v.(type) {
-		case map[string]any:
-			v = c[t]
-		case []any:
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil
-			}
-			v = c[i]
-		default:
+		if v = jsondoc.Child(v, t); v == nil {
 			return nil
 		}
 	}
