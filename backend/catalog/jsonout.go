@@ -123,7 +123,7 @@ func (s *stream) elems(n int, at func(int) any) {
 		return
 	}
 	type part struct {
-		buf  bytes.Buffer
+		buf  *bytes.Buffer
 		err  error
 		done chan struct{}
 	}
@@ -132,6 +132,9 @@ func (s *stream) elems(n int, at func(int) any) {
 		parts[k].done = make(chan struct{})
 	}
 	window := make(chan struct{}, 2*procs) // chunks encoded and not yet written
+	// The buffers of written chunks are used again: at most 2*procs+procs are ever made,
+	// where a new one a chunk would allocate (and fault in) twice the document's size.
+	free := make(chan *bytes.Buffer, 3*procs)
 	next := make(chan int)
 	go func() {
 		for k := range parts {
@@ -144,7 +147,12 @@ func (s *stream) elems(n int, at func(int) any) {
 		go func() {
 			for k := range next {
 				p := &parts[k]
-				enc := json.NewEncoder(&p.buf)
+				select {
+				case p.buf = <-free:
+				default:
+					p.buf = new(bytes.Buffer)
+				}
+				enc := json.NewEncoder(p.buf)
 				enc.SetEscapeHTML(false)
 				for i := k * chunk; i < min(n, (k+1)*chunk) && p.err == nil; i++ {
 					if i > 0 {
@@ -167,7 +175,12 @@ func (s *stream) elems(n int, at func(int) any) {
 		if s.err == nil {
 			_, s.err = s.w.Write(p.buf.Bytes())
 		}
-		p.buf = bytes.Buffer{}
+		p.buf.Reset()
+		select {
+		case free <- p.buf:
+		default:
+		}
+		p.buf = nil
 		<-window
 	}
 }

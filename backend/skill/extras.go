@@ -26,14 +26,13 @@ func (c *checker) metadata(line int, v *yaml.Node) {
 				"metadata keys must be text, not a %s; use a plain key (ignored)", kindName(k))
 			continue
 		}
-		ptr := jsondoc.Pointer("metadata", k.Value)
 		if val.Kind != yaml.ScalarNode {
-			c.warnf(CodeFieldType, val.Line+1, ptr,
+			c.warnf(CodeFieldType, val.Line+1, jsondoc.Pointer("metadata", k.Value),
 				"metadata value %q must be text, not a %s; write it on one line (ignored)", k.Value, kindName(val))
 			continue
 		}
 		if c.s.Metadata == nil {
-			c.s.Metadata = map[string]string{}
+			c.s.Metadata = make(map[string]string, len(v.Content)/2)
 		}
 		if isNull(val) {
 			c.s.Metadata[k.Value] = ""

@@ -3,6 +3,7 @@ package skill
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -16,17 +17,25 @@ import (
 // back to yaml.v3. FuzzFastYAML checks that whatever it accepts, yaml.v3 parses to the
 // same tree.
 // Hand-written for speed: 1.3 µs, 9 allocs a typical block; yaml.v3 8.2 µs, 91 (BenchmarkFrontmatter).
-func fastYAML(fm []byte) (*yaml.Node, bool) {
+// The nodes come from a (nil: a new one), which the caller may reuse once it is done
+// with the tree.
+func fastYAML(fm []byte, a *slab) (*yaml.Node, bool) {
 	if len(fm) == 0 || !utf8.Valid(fm) || bytes.IndexByte(fm, '\t') >= 0 || bytes.IndexByte(fm, '\r') >= 0 || bytes.IndexByte(fm, '#') >= 0 {
 		return nil, false
 	}
 	// One string for the whole frontmatter: every value is a slice of it.
-	lines := strings.Split(strings.TrimSuffix(string(fm), "\n"), "\n")
-	// Every node comes from one slab: at most two per line, plus the document and root.
-	a := &slab{nodes: make([]yaml.Node, 0, 2*len(lines)+2)}
+	text := strings.TrimSuffix(string(fm), "\n")
+	lines := strings.Count(text, "\n") + 1
+	if a == nil {
+		a = new(slab)
+	}
+	// At most two nodes per line, plus the document and root.
+	a.reset(2*lines + 2)
 	root := a.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1})
 	var parent *yaml.Node // the open nested collection, if any
-	for i, line := range lines {
+	for i, more := 0, true; more; i++ {
+		var line string
+		line, text, more = strings.Cut(text, "\n")
 		n := i + 1
 		switch {
 		case strings.HasPrefix(line, "  - "):
@@ -73,8 +82,22 @@ func fastYAML(fm []byte) (*yaml.Node, bool) {
 	return a.node(yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{root}}), true
 }
 
-// slab hands out nodes from one allocation (a SKILL.md has a dozen).
+// slab hands out nodes from one allocation (a SKILL.md has a dozen). Parse takes one
+// from slabs and puts it back when it is done with the tree: 10,000 skills' nodes are
+// 20 MB otherwise, made and collected on every scan.
 type slab struct{ nodes []yaml.Node }
+
+var slabs = sync.Pool{New: func() any { return new(slab) }}
+
+// reset empties a for at least n nodes; the nodes it held must no longer be in use.
+func (a *slab) reset(n int) {
+	clear(a.nodes) // no tree of an earlier file is kept alive through its strings
+	if cap(a.nodes) < n {
+		a.nodes = make([]yaml.Node, 0, n)
+		return
+	}
+	a.nodes = a.nodes[:0]
+}
 
 func (a *slab) node(n yaml.Node) *yaml.Node {
 	if len(a.nodes) == cap(a.nodes) {
@@ -129,10 +152,8 @@ func (a *slab) scalar(s string, line, col int) (*yaml.Node, bool) {
 	if s == "" || s != strings.TrimSpace(s) {
 		return nil, false
 	}
-	for _, r := range s {
-		if r < ' ' || r >= 0x7f && r <= 0x9f || r == 0xfeff || r >= 0x2028 && r <= 0x2029 || r >= 0xfffe {
-			return nil, false // YAML refuses or folds these; leave them to yaml.v3
-		}
+	if !plainText(s) {
+		return nil, false // YAML refuses or folds these; leave them to yaml.v3
 	}
 	if q := s[0]; q == '"' || q == '\'' {
 		if len(s) < 2 || s[len(s)-1] != q {
@@ -157,6 +178,29 @@ func (a *slab) scalar(s string, line, col int) (*yaml.Node, bool) {
 	return a.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Line: line, Column: col}), true
 }
 
+// plainText reports whether s has none of the characters YAML refuses or folds:
+// controls, C1 controls, the byte-order mark, line and paragraph separators,
+// noncharacters. ASCII text, nearly all of it, is judged a byte at a time.
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf {
+			return plainRunes(s[i:])
+		} else if c < ' ' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func plainRunes(s string) bool {
+	for _, r := range s {
+		if r < ' ' || r >= 0x7f && r <= 0x9f || r == 0xfeff || r >= 0x2028 && r <= 0x2029 || r >= 0xfffe {
+			return false
+		}
+	}
+	return true
+}
+
 // keywords are plain words YAML 1.1 or 1.2 resolvers read as something other than text.
 var keywords = []string{"true", "false", "yes", "no", "on", "off", "y", "n", "null", "nan", "inf"}
 
@@ -178,7 +222,9 @@ func isKeyword(s string) bool {
 // TestFastMapMatchesYAML checks it against yaml.Unmarshal.
 // Hand-written for speed: 1.8 µs, 18 allocs a typical block; yaml.Unmarshal 10.6 µs, 118 (BenchmarkFastMap).
 func FastMap(fm []byte) (map[string]any, bool) {
-	doc, ok := fastYAML(fm)
+	a := slabs.Get().(*slab)
+	defer slabs.Put(a) // conv copies every value out of the tree
+	doc, ok := fastYAML(fm, a)
 	if !ok {
 		return nil, false
 	}

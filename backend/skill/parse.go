@@ -2,6 +2,8 @@ package skill
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"hash/crc32"
 	"path"
@@ -34,6 +36,7 @@ type checker struct {
 	folder string
 	dir    string
 	opts   Options
+	nodes  *slab // where the frontmatter's tree is built
 }
 
 // Parse validates SKILL.md content already read; folder is the folder name the name must
@@ -45,10 +48,11 @@ func Parse(data []byte, folder, dir string, opts Options) Skill {
 		opts.Path = path.Join(folder, "SKILL.md")
 	}
 	s := Skill{Name: folder, Folder: folder, Dir: dir, Path: opts.Path, Sum: ContentSum(data)}
-	c := &checker{s: &s, folder: folder, dir: dir, opts: opts}
+	c := &checker{s: &s, folder: folder, dir: dir, opts: opts, nodes: slabs.Get().(*slab)}
 	if root := c.frontmatter(data); root != nil {
 		c.fields(root)
 	}
+	slabs.Put(c.nodes) // the checks copy what they keep out of the tree
 	s.finish()
 	return s
 }
@@ -59,7 +63,9 @@ var crc32c = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.C
 
 // ContentSum is Skill.Sum of the bytes data.
 func ContentSum(data []byte) string {
-	return fmt.Sprintf("crc32c:%08x", crc32.Checksum(data, crc32c()))
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], crc32.Checksum(data, crc32c()))
+	return "crc32c:" + hex.EncodeToString(b[:]) // as %08x, without fmt's cost on every skill
 }
 
 func (c *checker) add(sev issue.Severity, code string, line int, pointer, format string, args ...any) {
@@ -92,7 +98,7 @@ func (c *checker) frontmatter(data []byte) *yaml.Node {
 	if !ok {
 		return nil
 	}
-	doc, err := parseYAML(fm)
+	doc, err := parseYAML(fm, c.nodes)
 	if err != nil {
 		line, msg := yamlError(err)
 		c.errorf(CodeInvalidYAML, line, "", "frontmatter is not valid YAML: %s", msg)
@@ -184,13 +190,13 @@ func isFence(line []byte) bool {
 
 // parseYAML parses fm into a node tree. yaml.v3 bounds nesting at 10,000 levels itself;
 // the recover turns any parser panic into an issue, as Parse must never panic.
-func parseYAML(fm []byte) (doc *yaml.Node, err error) {
+func parseYAML(fm []byte, a *slab) (doc *yaml.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("yaml: the parser failed (%v)", r)
 		}
 	}()
-	if doc, ok := fastYAML(fm); ok {
+	if doc, ok := fastYAML(fm, a); ok {
 		return doc, nil
 	}
 	var n yaml.Node

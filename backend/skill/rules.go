@@ -73,18 +73,19 @@ func suggestName(name string) string {
 
 // fields checks each known frontmatter key of the root mapping; unknown keys are ignored.
 func (c *checker) fields(m *yaml.Node) {
-	seen := map[string]bool{}
+	var named, described bool
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
 			continue
 		}
-		seen[k.Value] = true
 		line := k.Line + 1
 		switch k.Value {
 		case "name":
+			named = true
 			c.name(line, v)
 		case "description":
+			described = true
 			c.description(line, v)
 		case "compatibility":
 			c.compatibility(line, v)
@@ -102,10 +103,10 @@ func (c *checker) fields(m *yaml.Node) {
 			c.paths(line, v)
 		}
 	}
-	if !seen["name"] {
+	if !named {
 		c.errorf(CodeNameMissing, 1, "/name", "frontmatter has no name; add name: %s", c.folderHint())
 	}
-	if !seen["description"] {
+	if !described {
 		c.errorf(CodeDescriptionMissing, 1, "/description",
 			"frontmatter has no description; add description: followed by what the skill does and when to use it")
 	}
@@ -149,6 +150,9 @@ func (c *checker) name(line int, v *yaml.Node) {
 	if n := utf8.RuneCountInString(name); n > MaxName {
 		c.errorf(CodeNameTooLong, line, "/name",
 			"name is %d characters long, over the %d-character limit; shorten it (and its folder) to at most %d", n, MaxName, MaxName)
+	}
+	if name == c.folder && ValidName(name) {
+		return // the usual case: nothing to suggest
 	}
 	fix := suggestName(name)
 	if problem := nameProblem(name); problem != "" {
