@@ -19,6 +19,7 @@ import (
 
 	"github.com/plugboard/plugboard/backend/capread"
 	"github.com/plugboard/plugboard/backend/issue"
+	"github.com/plugboard/plugboard/backend/skill"
 )
 
 // ClaudeManifest is the file Claude Code reads for a plugin's name and components.
@@ -414,14 +415,16 @@ func pathList(v any) []string {
 // -user-invocable.
 func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 	seen := map[string]bool{}
-	// add loads the skill in folder; direct is set when a path names the skill folder
-	// itself, which Claude then names by the frontmatter name rather than the folder.
-	add := func(folder string, direct bool) {
-		if seen[path.Clean(folder)] {
+	// add loads the skill in folder (its SKILL.md is file); direct is set when a path
+	// names the skill folder itself, which Claude then names by the frontmatter name
+	// rather than the folder.
+	add := func(folder, file string, direct bool) {
+		key := path.Clean(folder)
+		if seen[key] {
 			return // the same folder named by two paths loads once
 		}
-		seen[path.Clean(folder)] = true
-		data, err := r.read(filepath.Join(root, filepath.FromSlash(folder), "SKILL.md"))
+		seen[key] = true
+		data, err := r.read(file)
 		if err != nil {
 			v.drop(folder, "claude.skills-default", "SKILL.md cannot be read: %s", describeRead(err))
 			return
@@ -457,8 +460,8 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 	}
 	scan := func(rel string) bool {
 		at := filepath.Join(root, filepath.FromSlash(rel))
-		if r.isFile(filepath.Join(at, "SKILL.md")) {
-			add(rel, true)
+		if file := child(at, skill.FileName); r.isFile(file) {
+			add(rel, file, true)
 			return true
 		}
 		entries, err := r.readDir(at)
@@ -466,10 +469,10 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 			return false
 		}
 		for _, e := range entries {
-			p := path.Join(rel, e.Name())
+			dir := child(at, e.Name())
 			// A plain folder needs no look-up; a link is followed.
-			if (e.IsDir() || r.isDir(filepath.Join(root, filepath.FromSlash(p)))) && r.isFile(filepath.Join(root, filepath.FromSlash(p), "SKILL.md")) {
-				add(p, false)
+			if file := child(dir, skill.FileName); (e.IsDir() || r.isDir(dir)) && r.isFile(file) {
+				add(path.Join(rel, e.Name()), file, false)
 			}
 		}
 		return true
@@ -481,8 +484,8 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 		}
 	}
 	// A plugin that is itself one skill: SKILL.md at the root and no skills/ folder.
-	if !r.isDir(filepath.Join(root, "skills")) && len(m.skills) == 0 && r.isFile(filepath.Join(root, "SKILL.md")) {
-		add("", true)
+	if file := filepath.Join(root, skill.FileName); !r.isDir(filepath.Join(root, "skills")) && len(m.skills) == 0 && r.isFile(file) {
+		add("", file, true)
 	}
 }
 

@@ -93,25 +93,25 @@ func judgeCursor(dir string, r *files) Verdict {
 	}
 	v.Loads = true
 	for _, sd := range skillDirsOf(root, r, skillDirs...) {
-		name, reason := cursorSkill(filepath.Join(root, filepath.FromSlash(sd)), r)
+		name, reason := cursorSkill(sd.file, r)
 		if reason != "" {
-			v.drop(sd, "cursor.skills", "%s", reason)
+			v.drop(sd.rel, "cursor.skills", "%s", reason)
 			continue
 		}
-		if folder := filepath.Base(sd); name != folder {
-			v.Issues.Add(issue.Warning, CodeCursorSkill, sd+"/SKILL.md", "/name", "name %q differs from its folder %q; Cursor's docs require them to match: set name: %s", name, folder, folder)
+		if folder := filepath.Base(sd.dir); name != folder {
+			v.Issues.Add(issue.Warning, CodeCursorSkill, sd.rel+"/SKILL.md", "/name", "name %q differs from its folder %q; Cursor's docs require them to match: set name: %s", name, folder, folder)
 		}
 		v.Skills = append(v.Skills, name)
-		v.loaded = append(v.loaded, LoadedSkill{Name: name, Dir: sd})
+		v.loaded = append(v.loaded, LoadedSkill{Name: name, Dir: sd.rel})
 	}
 	sort.Strings(v.Skills)
 	v.finish()
 	return v
 }
 
-// cursorSkill reads a skill's name, or why Cursor would not load it.
-func cursorSkill(dir string, r *files) (name, reason string) {
-	data, err := r.read(filepath.Join(dir, "SKILL.md"))
+// cursorSkill reads a skill's name from its SKILL.md, file, or why Cursor would not load it.
+func cursorSkill(file string, r *files) (name, reason string) {
+	data, err := r.read(file)
 	if err != nil {
 		return "", "SKILL.md cannot be read: " + describeRead(err)
 	}

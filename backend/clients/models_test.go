@@ -159,7 +159,7 @@ func TestPIRealClient(t *testing.T) {
 		root, _ := filepath.EvalSymlinks(dir)
 		var dirs []string
 		for _, d := range skillDirsOf(root, newFiles()) {
-			dirs = append(dirs, filepath.Join(root, d))
+			dirs = append(dirs, d.dir)
 		}
 		if len(dirs) == 0 {
 			continue

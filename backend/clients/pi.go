@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plugboard/plugboard/backend/manifest"
+	"github.com/plugboard/plugboard/backend/skill"
 )
 
 // PI's rules, read from pi-coding-agent 0.73.1 (dist/core/skills.js,
@@ -34,18 +35,18 @@ func judgePI(dir string, r *files) Verdict {
 	v := Verdict{Package: true, Why: "PI has no plugins: a launch hands it each skill folder with --skill"}
 	seen := map[string]string{}
 	for _, sd := range skillDirsOf(root, r) {
-		name, ok, reason, rule := piSkill(filepath.Join(root, filepath.FromSlash(sd)), r)
+		name, ok, reason, rule := piSkill(sd.dir, sd.file, r)
 		if !ok {
-			v.drop(sd, rule, "%s", reason)
+			v.drop(sd.rel, rule, "%s", reason)
 			continue
 		}
 		if first, dup := seen[name]; dup {
-			v.drop(sd, "pi.collision", "skill name %q is already loaded from %s; PI keeps the first", name, first)
+			v.drop(sd.rel, "pi.collision", "skill name %q is already loaded from %s; PI keeps the first", name, first)
 			continue
 		}
-		seen[name] = sd
+		seen[name] = sd.rel
 		v.Skills = append(v.Skills, name)
-		v.loaded = append(v.loaded, LoadedSkill{Name: name, Dir: sd})
+		v.loaded = append(v.loaded, LoadedSkill{Name: name, Dir: sd.rel})
 	}
 	v.Loads = len(v.Skills) > 0
 	if !v.Loads {
@@ -56,9 +57,9 @@ func judgePI(dir string, r *files) Verdict {
 	return v
 }
 
-// piSkill judges one skill folder handed to PI.
-func piSkill(dir string, r *files) (name string, ok bool, reason, rule string) {
-	data, err := r.read(filepath.Join(dir, "SKILL.md"))
+// piSkill judges one skill folder handed to PI (file is its SKILL.md).
+func piSkill(dir, file string, r *files) (name string, ok bool, reason, rule string) {
+	data, err := r.read(file)
 	if err != nil {
 		return "", false, "SKILL.md cannot be read: " + describeRead(err), "pi.skill-root"
 	}
@@ -86,7 +87,7 @@ func piSkill(dir string, r *files) (name string, ok bool, reason, rule string) {
 // its format names (skills/ for portable and Claude packages, the manifest's folders for
 // a Cursor plugin).
 // The caller may name the skills folders instead.
-func skillDirsOf(root string, r *files, dirs ...string) []string {
+func skillDirsOf(root string, r *files, dirs ...string) []skillDir {
 	if len(dirs) == 0 {
 		dirs = []string{"skills"}
 		if manifest.Detect(root, false) == manifest.FormatCursor {
@@ -95,21 +96,31 @@ func skillDirsOf(root string, r *files, dirs ...string) []string {
 			}
 		}
 	}
-	var out []string
+	key := root + "\x00" + strings.Join(dirs, "\x00")
+	if out, ok := r.skillDirs[key]; ok {
+		return out // PI's and Cursor's models hand over the same folders
+	}
+	var out []skillDir
 	for _, d := range dirs {
-		entries, err := r.readDir(filepath.Join(root, filepath.FromSlash(d)))
+		at := filepath.Join(root, filepath.FromSlash(d))
+		entries, err := r.readDir(at)
 		if err != nil {
 			continue
 		}
 		for _, e := range entries {
-			p := path.Join(d, e.Name())
-			if r.isFile(filepath.Join(root, filepath.FromSlash(p), "SKILL.md")) {
-				out = append(out, p)
+			dir := child(at, e.Name())
+			if file := child(dir, skill.FileName); r.isFile(file) {
+				out = append(out, skillDir{rel: path.Join(d, e.Name()), dir: dir, file: file})
 			}
 		}
 	}
+	r.skillDirs[key] = out
 	return out
 }
+
+// skillDir is a skill folder of a package: relative to its root in slash form, its
+// absolute path and its SKILL.md's.
+type skillDir struct{ rel, dir, file string }
 
 // firstLine cuts a multi-line message (YAML errors quote the source) to its first line.
 func firstLine(s string) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/plugboard/plugboard/backend/manifest"
+	"github.com/plugboard/plugboard/backend/skill"
 )
 
 // Container is a folder of standalone skills under the home folder or a workspace, and
@@ -59,11 +60,12 @@ func JudgeSkill(dir string) Set {
 	default:
 		s.Claude = one("", "there is no SKILL.md", "claude.skills-default", "as a folder of ~/.claude/skills")
 	}
-	name, reason := cursorSkill(abs, r)
+	file := filepath.Join(abs, skill.FileName)
+	name, reason := cursorSkill(file, r)
 	s.Cursor = one(name, reason, "cursor.skills", "as a folder of ~/.cursor/skills")
 	name, reason = codexSkillName(abs, r)
 	s.Codex = one(name, reason, "codex.skill-frontmatter", "as a folder of ~/.codex/skills")
-	pname, ok, preason, prule := piSkill(abs, r)
+	pname, ok, preason, prule := piSkill(abs, file, r)
 	if ok {
 		preason = ""
 	}
