@@ -114,7 +114,7 @@ func (s *stream) elem(v any, first bool) {
 // of a catalog's run, and it comes after the load, when one goroutine would leave the
 // other CPUs idle.
 func (s *stream) elems(n int, at func(int) any) {
-	const chunk = 256
+	const chunk = 64
 	procs := runtime.GOMAXPROCS(0)
 	if n <= chunk || procs == 1 {
 		for i := range n {
