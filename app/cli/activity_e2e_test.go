@@ -19,6 +19,7 @@ import (
 	"github.com/plugboard/plugboard/backend/runtime"
 	"github.com/plugboard/plugboard/backend/scriptmodel"
 	"github.com/plugboard/plugboard/backend/store"
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 // End-to-end proof of skill activity (issue 13, items 1 and 2): the real claude, started
@@ -37,7 +38,7 @@ const (
 // package's MCP servers are not acknowledged, so the launches leave them out.
 func activityHome(t *testing.T) (e2eNet, e2eHome, string) {
 	t.Helper()
-	claude := client(t, ".bin/claude")
+	claude := client(t, testhome.Claude)
 	n := newE2ENet(t)
 	h := buildE2EHome(t, "http://127.0.0.1:9/mcp")
 	assign := exec.Command(testBinary(t), "assign", "--home", h.pb, "agent:e2e-claude", "--add", e2eCursorID, "--ack-mcp")

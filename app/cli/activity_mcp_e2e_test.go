@@ -21,6 +21,7 @@ import (
 	"github.com/plugboard/plugboard/backend/runtime"
 	"github.com/plugboard/plugboard/backend/scriptmodel"
 	"github.com/plugboard/plugboard/backend/store"
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 // End-to-end proof of MCP tool call counting (issue 13, item 1): the real claude and the
@@ -197,7 +198,7 @@ func toolUses(rep activity.Report) []string {
 // counted once, the failed ones (a tool error from a stdio server and from the remote,
 // and the remote's refusal, which mcp-proxy answers) as errors.
 func TestClaudeCountsMCPToolCallsEndToEnd(t *testing.T) {
-	claude := client(t, ".bin/claude")
+	claude := client(t, testhome.Claude)
 	calls := &toolCalls{client: "claude"}
 	var steps []scriptmodel.Step
 	var allowed []string

@@ -648,7 +648,7 @@ func (r e2eRun) checkNoReadOutside(t *testing.T, projected []string, dirs ...str
 // servers where the plan put them, and nothing it opens lies in the installed portable
 // or Cursor package but the stdio server's command.
 func TestClaudeRunsTheProjectionEndToEnd(t *testing.T) {
-	claude := client(t, ".bin/claude")
+	claude := client(t, testhome.Claude)
 	skills := []struct{ id, name string }{
 		{e2eKit + ":" + e2eKitSkill, e2eKitSkill}, {e2eCursor + ":" + e2eCurSk, e2eCurSk}, {e2eOld + ":" + e2eOldSkill, e2eOldSkill}}
 	calls := &toolCalls{client: "claude"}

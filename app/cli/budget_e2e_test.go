@@ -185,7 +185,7 @@ func checkListing(t *testing.T, pred budget.Skills, got string, names, bare []st
 // budget set through Claude's own override (SLASH_COMMAND_TOOL_CHAR_BUDGET) so low that
 // all but three of the skills that may be shortened are listed by name only.
 func TestBudgetPredictsClaudesListingEndToEnd(t *testing.T) {
-	claude := client(t, ".bin/claude")
+	claude := client(t, testhome.Claude)
 	h := buildBudgetHome(t, 8, 200)
 	bin := "PLUGBOARD_CLAUDE_BIN=" + claude
 	args := func(*scriptmodel.Server) []string {
@@ -284,7 +284,7 @@ func mcpToolChars(r *scriptmodel.Request, prefix string) (chars, n int) {
 // server, whatever their tools, and the prediction has their size exactly. Before the
 // check, Claude's MCP cost is unknown and the servers are listed as unchecked.
 func TestBudgetCountsMCPToolsEndToEnd(t *testing.T) {
-	claude := client(t, ".bin/claude")
+	claude := client(t, testhome.Claude)
 	pi := client(t, ".bin/pi")
 	adapter := client(t, "pi-mcp-adapter/index.ts")
 	n := newE2ENet(t)

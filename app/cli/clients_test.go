@@ -93,7 +93,7 @@ func sorted(l []string) []string {
 // Claude started with the dry-run's argv loads exactly the projected skills and MCP
 // servers: its first stream-json event (system/init) lists what the session would use.
 func TestClaudeLoadsTheProjection(t *testing.T) {
-	claude := client(t, ".bin/claude")
+	claude := client(t, testhome.Claude)
 	pb, _ := launchHome(t)
 	plan := dryRun(t, pb, []string{"PLUGBOARD_CLAUDE_BIN=" + claude}, "coder")
 	if len(plan.Skills) != 3 || len(plan.Servers) != 3 {
@@ -159,7 +159,7 @@ func TestClaudeLoadsTheProjection(t *testing.T) {
 
 // claude plugin validate passes on every compatibility projection.
 func TestClaudeValidatesCompatibilityPlugins(t *testing.T) {
-	claude := client(t, ".bin/claude")
+	claude := client(t, testhome.Claude)
 	pb, _ := launchHome(t)
 	plan := dryRun(t, pb, []string{"PLUGBOARD_CLAUDE_BIN=" + claude}, "coder")
 	n := 0
@@ -254,7 +254,7 @@ func TestPILoadsTheProjection(t *testing.T) {
 // listing: folder names, an unquoted colon tolerated, a skill without description left
 // out).
 func TestClaudeLaunchAsClaudeLoadsIt(t *testing.T) {
-	claude := client(t, ".bin/claude")
+	claude := client(t, testhome.Claude)
 	pb, env := launchHome(t)
 	dir := filepath.Join(pb, "plugins", "claude-only")
 	testhome.WriteFile(t, filepath.Join(dir, "plugin.json"), `{"name": "other-tool", "main": "index.js"}`)

@@ -24,7 +24,7 @@ import (
 // refused entry, the read outside every grant and the write are denied, and nothing is
 // written; the skill the model received carries the refusal note.
 func TestClaudeHonoursSkillPathsEndToEnd(t *testing.T) {
-	claude := client(t, ".bin/claude")
+	claude := client(t, testhome.Claude)
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

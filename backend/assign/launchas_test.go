@@ -42,9 +42,9 @@ func TestLaunchAsClaude(t *testing.T) {
 	}
 	refused := filepath.Join(pb, "plugins", "refused")
 	testhome.WriteFile(t, filepath.Join(refused, "plugin.json"), `{"name": "x"}`)
-	testhome.WriteFile(t, filepath.Join(refused, ".claude-plugin", "plugin.json"), `{"name": "refused", "author": "Me"}`)
+	testhome.WriteFile(t, filepath.Join(refused, ".claude-plugin", "plugin.json"), `{"name": "refused", "version": 1}`)
 	cat = loadCatalog(t, pb)
-	if _, _, err := SetLaunchAs(ctx, pb, cat, "refused", "claude", "test"); !errors.As(err, &rule) || rule.Code != RuleLaunchAsRefused || !strings.Contains(rule.Reason, "author") {
+	if _, _, err := SetLaunchAs(ctx, pb, cat, "refused", "claude", "test"); !errors.As(err, &rule) || rule.Code != RuleLaunchAsRefused || !strings.Contains(rule.Reason, "version") {
 		t.Errorf("launch-as on a plugin Claude refuses too = %v", err)
 	}
 	if _, _, err := SetLaunchAs(ctx, pb, cat, "claude-only", "cursor", "test"); !errors.As(err, &rule) || rule.Code != RuleLaunchAsClient {

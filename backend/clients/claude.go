@@ -72,19 +72,27 @@ type claudeManifest struct {
 	workflows       []string // nil: workflows/ ; set: these instead
 	disabledDefault bool
 	needs           []string // the plugins it depends on (name or name@marketplace)
+	rel             claudeRelease
 }
 
-// JudgeClaude says what `claude --plugin-dir dir` loads.
-func JudgeClaude(dir string) Verdict { return judgeClaude(dir, newFiles()) }
+// JudgeClaude says what `claude --plugin-dir dir` loads, by the rules of the newest
+// modelled Claude Code.
+func JudgeClaude(dir string) Verdict { return JudgeClaudeAs(dir, "") }
 
-func judgeClaude(dir string, r *files) Verdict {
+// JudgeClaudeAs says what `claude --plugin-dir dir` loads when version is the Claude Code
+// installed ("" for none): see claudeReleaseFor.
+func JudgeClaudeAs(dir, version string) Verdict {
+	return judgeClaude(dir, newFiles(), claudeReleaseFor(version))
+}
+
+func judgeClaude(dir string, r *files, rel claudeRelease) Verdict {
 	abs, _ := filepath.Abs(dir)
 	root, err := r.realpath(abs)
 	if err != nil {
 		return notPackage("the folder cannot be opened: " + describeRead(err))
 	}
 	v := Verdict{Package: true}
-	m := claudeManifest{name: filepath.Base(abs)}
+	m := claudeManifest{name: filepath.Base(abs), rel: rel}
 	if r.exists(filepath.Join(root, filepath.FromSlash(ClaudeManifest))) {
 		v.Manifest = ClaudeManifest
 		v.Why = "Claude reads .claude-plugin/plugin.json"
@@ -92,7 +100,7 @@ func judgeClaude(dir string, r *files) Verdict {
 			v.Why += "; the root plugin.json is not Claude's and is ignored"
 		}
 		var ok bool
-		if m, ok = readClaudeManifest(root, &v); !ok {
+		if m, ok = readClaudeManifest(root, &v, rel); !ok {
 			v.Loads = false
 			v.finish()
 			return v
@@ -101,6 +109,11 @@ func judgeClaude(dir string, r *files) Verdict {
 		v.Why = "no .claude-plugin/plugin.json: Claude names the plugin after its folder"
 		if r.exists(filepath.Join(root, "plugin.json")) {
 			v.Why += " and ignores the root plugin.json"
+		}
+		if rel.needsComponent && !slices.ContainsFunc(claudeComponents, func(c string) bool { return r.exists(filepath.Join(root, c)) }) {
+			v.Why = "no .claude-plugin/plugin.json and nothing Claude loads (skills/, commands/, agents/, hooks/, .mcp.json, …): Claude " + rel.version + " skips the folder without a word"
+			v.finish()
+			return v
 		}
 	}
 	v.Plugin = m.name
@@ -127,8 +140,8 @@ func judgeClaude(dir string, r *files) Verdict {
 }
 
 // readClaudeManifest applies claude.manifest-json, -fields and -paths.
-func readClaudeManifest(root string, v *Verdict) (claudeManifest, bool) {
-	m := claudeManifest{}
+func readClaudeManifest(root string, v *Verdict, rel claudeRelease) (claudeManifest, bool) {
+	m := claudeManifest{rel: rel}
 	refuse := func(ptr, format string, args ...any) (claudeManifest, bool) {
 		msg := sprintf(format, args...)
 		v.Issues = append(v.Issues, issue.Issue{Severity: issue.Error, Code: CodeClaudeManifest, Path: ClaudeManifest, Pointer: ptr, Line: 1,
@@ -140,6 +153,9 @@ func readClaudeManifest(root string, v *Verdict) (claudeManifest, bool) {
 	if err != nil {
 		return refuse("", "%s cannot be read (%s)", ClaudeManifest, capread.Describe(err))
 	}
+	if rel.skipBOM {
+		data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	}
 	var raw any
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return refuse("", "%s is not valid JSON (%v); fix the syntax", ClaudeManifest, err)
@@ -150,10 +166,14 @@ func readClaudeManifest(root string, v *Verdict) (claudeManifest, bool) {
 	}
 	for _, f := range claudeFields {
 		val, present := obj[f.key]
-		if !present {
+		if !present || rel.unchecked[f.key] {
 			continue
 		}
-		if msg := f.check(val); msg != "" {
+		check := f.check
+		if c := rel.checks[f.key]; c != nil {
+			check = c
+		}
+		if msg := check(val); msg != "" {
 			return refuse("/"+f.key, "%q %s", f.key, msg)
 		}
 	}
@@ -429,7 +449,7 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 			v.drop(folder, "claude.skills-default", "SKILL.md cannot be read: %s", describeRead(err))
 			return
 		}
-		f := claudeFrontmatter(data, r)
+		f := claudeFrontmatter(data, r, m.rel)
 		base := path.Base(folder)
 		if folder == "" || folder == "." {
 			base = path.Base(filepath.ToSlash(root))
@@ -441,7 +461,7 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 		if !f.described() {
 			why := "it has no description"
 			switch {
-			case hasBOM(data):
+			case hasBOM(data) && !m.rel.skipBOM:
 				why = "it starts with a byte-order mark, so Claude finds no frontmatter and no description; save it as UTF-8 without BOM"
 			case !f.found:
 				why = "it has no frontmatter (a --- block with a description)"
@@ -451,8 +471,12 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 			v.drop(folder, "claude.skill-description", "not listed: %s", why)
 			return
 		}
+		if m.rel.collapseIDs && slices.ContainsFunc(v.loaded, func(l LoadedSkill) bool { return l.Name == name }) {
+			v.drop(folder, "claude.skill-id", "another skill folder has the same id %s: Claude %s lists it once", name, m.rel.version)
+			return
+		}
 		v.loaded = append(v.loaded, LoadedSkill{Name: name, Dir: folder})
-		if f.userHidden() {
+		if f.userHidden(m.rel.boolWords) {
 			v.drop(folder, "claude.user-invocable", "user-invocable is not true: loaded for the model, not listed among the skills")
 			return
 		}
@@ -517,22 +541,22 @@ func claudeCommands(root string, v *Verdict, m claudeManifest, r *files) {
 			v.Issues.Add(issue.Warning, CodeClaudePath, ClaudeManifest, "/commands", "command ./%s cannot be read (%s); Claude skips it", file, describeRead(err))
 			return
 		}
-		f := claudeFrontmatter(data, r)
+		f := claudeFrontmatter(data, r, m.rel)
 		desc, _ := f.str("description")
-		if f.userHidden() {
+		if f.userHidden(m.rel.boolWords) {
 			v.drop(file, "claude.commands", "user-invocable is not true: the command is not offered")
 			return
 		}
 		v.Commands = append(v.Commands, Component{Name: m.name + ":" + name, Description: desc, File: file})
 		// A command the model may not invoke is listed among the session's skills too,
 		// when it says what it is for.
-		if dmi := f.fields["disable-model-invocation"]; (dmi == true || dmi == "true") && f.described() {
+		if boolWord(f.fields["disable-model-invocation"], m.rel.boolWords) && f.described() {
 			v.Skills = append(v.Skills, m.name+":"+name)
 		}
 	}
 	skill := func(folder, file, prefix string) {
 		name := m.name + ":" + prefix + claudeIDPart(path.Base(folder))
-		if data, err := r.read(filepath.Join(root, filepath.FromSlash(folder), file)); err != nil || !claudeFrontmatter(data, r).described() {
+		if data, err := r.read(filepath.Join(root, filepath.FromSlash(folder), file)); err != nil || !claudeFrontmatter(data, r, m.rel).described() {
 			v.drop(folder, "claude.skill-description", "not listed: it has no description")
 			return
 		}
@@ -621,7 +645,7 @@ func claudeAgents(root string, v *Verdict, m claudeManifest, r *files) {
 			v.Issues.Add(issue.Warning, CodeClaudePath, ClaudeManifest, "/agents", "agent ./%s cannot be read (%s); Claude skips it", file, describeRead(err))
 			return
 		}
-		f := claudeFrontmatter(data, r)
+		f := claudeFrontmatter(data, r, m.rel)
 		name, _ := f.str("name")
 		if name == "" {
 			name = strings.TrimSuffix(path.Base(file), ".md")
@@ -705,13 +729,17 @@ func claudeWorkflows(root string, v *Verdict, m claudeManifest, r *files) {
 	}
 }
 
-// claudeFrontmatter reads frontmatter the way Claude does: CRLF line endings are fine;
-// the file must start with "---" (a byte-order mark in front means no frontmatter), the
+// claudeFrontmatter reads frontmatter the way the Claude release rel does: CRLF line
+// endings are fine; the file must start with "---" (a byte-order mark in front means no
+// frontmatter before 2.1.328, which passes over it), the
 // block is cut as claudeFenced says; a
 // block that is not valid YAML is read again with every top-level "key: value" line's
 // value quoted, which rescues unquoted colons and brackets but not, for example, a
 // tab-indented line (claude.frontmatter).
-func claudeFrontmatter(data []byte, r *files) front {
+func claudeFrontmatter(data []byte, r *files, rel claudeRelease) front {
+	if rel.skipBOM {
+		data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	}
 	block, ok := claudeFenced(claudeText(data, r))
 	if !ok {
 		return front{}
@@ -810,12 +838,12 @@ func (f front) described() bool {
 	return false
 }
 
-// userHidden reports whether user-invocable is there and is not true (nor "true"): any
-// other value, an empty one included, hides the skill or command from the user
-// (claude.user-invocable).
-func (f front) userHidden() bool {
+// userHidden reports whether user-invocable is there and does not read as true (see
+// boolWord; words for 2.1.328): any other value, an empty one included, hides the skill
+// or command from the user (claude.user-invocable).
+func (f front) userHidden(words bool) bool {
 	ui, ok := f.fields["user-invocable"]
-	return ok && ui != true && ui != "true"
+	return ok && !boolWord(ui, words)
 }
 
 // lastKeyWins reads a block whose mappings repeat a key, as Claude's YAML reader does:

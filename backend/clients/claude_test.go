@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"github.com/plugboard/plugboard/backend/testhome"
 	"os"
 	"path/filepath"
@@ -17,8 +18,9 @@ import (
 )
 
 // The fixtures: one hand-written folder per Claude rule, named for the rule it proves.
-// expected.json records what the real claude's init event said of each; -update
-// rewrites it from the real claude (go test ./backend/clients -run TestClaudeRealClient -update).
+// expected.json records what each pinned Claude Code's init event said of each, by
+// version; -update rewrites it from the real clients (go test ./backend/clients -run
+// TestClaudeRealClient -update).
 var (
 	fixtures = filepath.Join("..", "..", "testdata", "clients", "claude")
 	update   = flag.Bool("update", false, "rewrite testdata/clients/claude/expected.json from the real claude")
@@ -49,13 +51,14 @@ func fixtureNames(t *testing.T) []string {
 	return out
 }
 
-func readRecorded(t *testing.T) map[string]recorded {
+// readRecorded reads expected.json: version → fixture → what that version loaded.
+func readRecorded(t *testing.T) map[string]map[string]recorded {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(fixtures, "expected.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m map[string]recorded
+	var m map[string]map[string]recorded
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
@@ -90,27 +93,56 @@ func nonNil(l []string) []string {
 	return l
 }
 
-// The model agrees with what the real claude said of every fixture (recorded).
+// The model of each modelled release agrees with what that release of the real claude
+// said of every fixture (recorded), and every pinned release is modelled.
 func TestClaudeFixtures(t *testing.T) {
-	want := readRecorded(t)
-	for _, name := range fixtureNames(t) {
-		w, ok := want[name]
-		if !ok {
-			t.Errorf("%s has no recorded outcome; run the real-client test with -update", name)
-			continue
+	all := readRecorded(t)
+	for _, c := range testhome.ClaudeVersions {
+		if ClaudeModelled(c.Version) != c.Version {
+			t.Errorf("claude %s is pinned in build/agents but not modelled (claudeReleases)", c.Version)
 		}
-		compare(t, name, JudgeClaude(filepath.Join(fixtures, name)), w)
+		want := all[c.Version]
+		for _, name := range fixtureNames(t) {
+			w, ok := want[name]
+			if !ok {
+				t.Errorf("%s has no recorded outcome for claude %s; run the real-client test with -update", name, c.Version)
+				continue
+			}
+			compare(t, c.Version+" "+name, JudgeClaudeAs(filepath.Join(fixtures, name), c.Version), w)
+		}
 	}
 }
 
-// claudeBin is the real claude, installed by make deps-agents; under CI a missing one
-// fails the test.
-func claudeBin(t *testing.T) string { return testhome.AgentBin(t, ".bin/claude") }
-
-// The recording is the real claude's: every fixture is run through it again, and both
-// the recording and the model must match what it prints now.
+// The recording is the real claude's: every fixture is run through every pinned release
+// again, and both the recording and that release's model must match what it prints now.
 func TestClaudeRealClient(t *testing.T) {
-	bin := claudeBin(t)
+	all := readRecorded(t)
+	for _, c := range testhome.ClaudeVersions {
+		t.Run(c.Version, func(t *testing.T) {
+			got := runFixtures(t, testhome.AgentBin(t, c.Bin), c.Version)
+			if *update {
+				all[c.Version] = got
+				b, _ := json.MarshalIndent(all, "", "  ")
+				if err := os.WriteFile(filepath.Join(fixtures, "expected.json"), append(b, '\n'), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := all[c.Version]
+			for _, name := range fixtureNames(t) {
+				g := got[name]
+				if w := want[name]; w.Loads != g.Loads || w.Plugin != g.Plugin || !slices.Equal(nonNil(w.Skills), g.Skills) || !slices.Equal(nonNil(w.Agents), g.Agents) {
+					t.Errorf("%s: recorded %+v, the real claude %s now says %+v", name, w, c.Version, g)
+				}
+				compare(t, name, JudgeClaudeAs(filepath.Join(fixtures, name), c.Version), g)
+			}
+		})
+	}
+}
+
+// runFixtures runs every fixture through the claude at bin, which must be version, two at
+// a time, and returns what it loaded from each.
+func runFixtures(t *testing.T, bin, version string) map[string]recorded {
+	t.Helper()
 	names := fixtureNames(t)
 	got := make(map[string]recorded, len(names))
 	var mu sync.Mutex
@@ -126,6 +158,9 @@ func TestClaudeRealClient(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			in, err := oracle.Claude(ctx, bin, filepath.Join(fixtures, name))
+			if err == nil && in.Version != version {
+				err = fmt.Errorf("%s is claude %s, not %s: make deps-agents installs the pinned versions", bin, in.Version, version)
+			}
 			if err != nil {
 				errs <- err
 				return
@@ -140,18 +175,5 @@ func TestClaudeRealClient(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if *update {
-		b, _ := json.MarshalIndent(got, "", "  ")
-		if err := os.WriteFile(filepath.Join(fixtures, "expected.json"), append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want := readRecorded(t)
-	for _, name := range names {
-		g := got[name]
-		if w := want[name]; w.Loads != g.Loads || w.Plugin != g.Plugin || !slices.Equal(nonNil(w.Skills), g.Skills) || !slices.Equal(nonNil(w.Agents), g.Agents) {
-			t.Errorf("%s: recorded %+v, the real claude now says %+v", name, w, g)
-		}
-		compare(t, name, JudgeClaude(filepath.Join(fixtures, name)), g)
-	}
+	return got
 }

@@ -259,7 +259,12 @@ var claudeHookTypes = sync.OnceValue(func() map[string]object {
 
 // claudeHooks checks inline hooks as Claude's settings schema does: each key an event it
 // knows, mapped to a list of matchers {matcher, hooks}, each hook of a known type.
-func claudeHooks(o map[string]any) string {
+func claudeHooks(o map[string]any) string { return claudeHooksOf()(o) }
+
+// claudeHooksOf checks inline hooks as claudeHooks does, but only the events named (with
+// none, every key must be an event Claude knows and is checked): 2.1.328 checks
+// PreToolUse and PermissionRequest and passes over every other key.
+func claudeHooksOf(events ...string) func(map[string]any) string {
 	hook := func(v any) string {
 		h, ok := v.(map[string]any)
 		if !ok {
@@ -279,10 +284,21 @@ func claudeHooks(o map[string]any) string {
 		}
 		return ""
 	}
-	if msg := mapOf(event, listOf(matcher))(o); msg != "" {
-		return "(inline) " + msg
+	return func(o map[string]any) string {
+		if len(events) > 0 {
+			checked := map[string]any{}
+			for _, e := range events {
+				if v, ok := o[e]; ok {
+					checked[e] = v
+				}
+			}
+			o, event = checked, nil
+		}
+		if msg := mapOf(event, listOf(matcher))(o); msg != "" {
+			return "(inline) " + msg
+		}
+		return ""
 	}
-	return ""
 }
 
 // claudeLSPServers checks inline LSP servers: Claude's strict server object.

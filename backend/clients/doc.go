@@ -57,6 +57,9 @@ type Verdict struct {
 	Agents   []Component `json:"agents,omitempty"`
 	Dropped  []Dropped   `json:"dropped"`
 	Issues   issue.List  `json:"issues"`
+	// JudgedBy says what the verdict was judged against: "model of claude 2.1.328,
+	// claude 2.1.328 installed", "model of codex 0.169.0, codex not installed".
+	JudgedBy string `json:"judgedBy"`
 
 	// loaded are the skill folders the client loads, for a launch that hands the
 	// package over as that client loads it.
@@ -106,7 +109,7 @@ type Rule struct {
 // Rules lists every rule of every client, for the documentation and the tests.
 func Rules() []Rule {
 	var out []Rule
-	for _, t := range [][]Rule{claudeRules, cursorRules, codexRules, piRules} {
+	for _, t := range [][]Rule{claudeRules, claudeRules328, cursorRules, codexRules, piRules} {
 		out = append(out, t...)
 	}
 	return out
@@ -131,6 +134,10 @@ type Options struct {
 	// Portable is the specification's reading of a root plugin.json, when the caller made
 	// it (Cursor loads Agent Plugins packages, and would otherwise validate it again).
 	Portable *manifest.Manifest
+	// Installed holds the version of each client installed on this machine, by client
+	// name ("claude": "2.1.328"); a client not in it is not installed. The version picks
+	// the rules a model applies, and each verdict says so (Verdict.JudgedBy).
+	Installed map[string]string
 }
 
 // JudgeWith is Judge with what the caller has already read.
@@ -155,7 +162,12 @@ func JudgeWith(dir string, o Options) Set {
 	if root, err := r.realpath(abs); err == nil {
 		_, _ = r.readDir(root)
 	}
-	return Set{Claude: judgeClaude(dir, r), Cursor: judgeCursor(dir, r), Codex: judgeCodex(dir, r), PI: judgePI(dir, r)}
+	s := Set{Claude: judgeClaude(dir, r, claudeReleaseFor(o.Installed[Claude])), Cursor: judgeCursor(dir, r), Codex: judgeCodex(dir, r), PI: judgePI(dir, r)}
+	s.Claude.JudgedBy = JudgedBy(Claude, o.Installed)
+	s.Cursor.JudgedBy = JudgedBy(Cursor, o.Installed)
+	s.Codex.JudgedBy = JudgedBy(Codex, o.Installed)
+	s.PI.JudgedBy = JudgedBy(PI, o.Installed)
+	return s
 }
 
 // finish makes lists non-nil for JSON.
@@ -176,6 +188,33 @@ func (v *Verdict) Alone() []string {
 		return []string{}
 	}
 	return v.Skills
+}
+
+// modelled are the client versions each model follows, for JudgedBy (Claude's depends on
+// the version installed; Cursor's follows its documentation and plugin schema, of no
+// version).
+var modelled = map[string]string{Codex: "0.169.0", PI: "0.73.1"}
+
+// JudgedBy says what a verdict of client is judged against, given the installed versions
+// (Options.Installed): the model and the version whose rules it applies, and the client
+// installed here, or that none is.
+func JudgedBy(client string, installed map[string]string) string {
+	version, here := installed[client]
+	model := modelled[client]
+	if client == Claude {
+		model = ClaudeModelled(version)
+	}
+	s := "model of " + client
+	if model != "" {
+		s += " " + model
+	}
+	switch {
+	case !here:
+		return s + ", " + client + " not installed"
+	case version == "":
+		return s + ", " + client + " installed (version not known)"
+	}
+	return s + ", " + client + " " + version + " installed"
 }
 
 // notPackage is the verdict of a client for which dir is not one of its packages.

@@ -46,21 +46,29 @@ func TestClaudeIgnoresAForeignRootManifest(t *testing.T) {
 }
 
 func TestClaudeRefusals(t *testing.T) {
-	for name, body := range map[string]string{
-		"author string":     `{"name": "x", "author": "Me"}`,
-		"keywords string":   `{"name": "x", "keywords": "a,b"}`,
-		"repository object": `{"name": "x", "repository": {"url": "https://x"}}`,
-		"version number":    `{"name": "x", "version": 1}`,
-		"name with spaces":  `{"name": "My Plugin"}`,
-		"path without ./":   `{"name": "x", "skills": "custom"}`,
-		"agents folder":     `{"name": "x", "agents": "./agents/"}`,
-		"not json":          `{"name": "x",}`,
+	for _, c := range []struct {
+		name, body string
+		refusedBy  []string // the releases that refuse it; the others load it
+	}{
+		{"author string", `{"name": "x", "author": "Me"}`, []string{"2.1.197"}},
+		{"keywords string", `{"name": "x", "keywords": "a,b"}`, []string{"2.1.197"}},
+		{"repository object", `{"name": "x", "repository": {"url": "https://x"}}`, []string{"2.1.197"}},
+		{"name with @", `{"name": "a@b"}`, []string{"2.1.328"}},
+		{"name with a control character", `{"name": "a\u0001b"}`, []string{"2.1.328"}},
+		{"version number", `{"name": "x", "version": 1}`, []string{"2.1.197", "2.1.328"}},
+		{"name with spaces", `{"name": "My Plugin"}`, []string{"2.1.197", "2.1.328"}},
+		{"path without ./", `{"name": "x", "skills": "custom"}`, []string{"2.1.197", "2.1.328"}},
+		{"agents folder", `{"name": "x", "agents": "./agents/"}`, []string{"2.1.197", "2.1.328"}},
+		{"not json", `{"name": "x",}`, []string{"2.1.197", "2.1.328"}},
 	} {
 		dir := t.TempDir()
-		testhome.WriteFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), body)
-		v := JudgeClaude(dir)
-		if v.Loads || !v.Issues.HasErrors() || v.Issues[0].Code != CodeClaudeManifest {
-			t.Errorf("%s: loads=%v issues=%v", name, v.Loads, v.Issues)
+		testhome.WriteFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), c.body)
+		for _, r := range claudeReleases {
+			v := JudgeClaudeAs(dir, r.version)
+			refused := !v.Loads && v.Issues.HasErrors() && v.Issues[0].Code == CodeClaudeManifest
+			if refused != slices.Contains(c.refusedBy, r.version) {
+				t.Errorf("%s, claude %s: loads=%v issues=%v", c.name, r.version, v.Loads, v.Issues)
+			}
 		}
 	}
 	dir := t.TempDir()
@@ -71,6 +79,41 @@ func TestClaudeRefusals(t *testing.T) {
 	testhome.WriteFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), `{"name": "Café Tools"}`)
 	if v := JudgeClaude(dir); !strings.Contains(v.Issues[0].Message, `"cafe-tools"`) {
 		t.Errorf("suggestions keep letters (café → cafe): %v", v.Issues)
+	}
+}
+
+// The installed version picks the rules: the newest release not newer than it, the
+// oldest for an older one, the newest with none; and the verdict says which.
+func TestClaudeReleaseFor(t *testing.T) {
+	for installed, want := range map[string]string{"": "2.1.328", "2.1.100": "2.1.197", "2.1.197": "2.1.197",
+		"2.1.300": "2.1.197", "2.1.328": "2.1.328", "2.1.332": "2.1.328", "2.10.0": "2.1.328", "3.0.0-beta.1": "2.1.328"} {
+		if got := ClaudeModelled(installed); got != want {
+			t.Errorf("installed %q: rules of %s, want %s", installed, got, want)
+		}
+	}
+	for _, c := range []struct {
+		installed map[string]string
+		client    string
+		want      string
+	}{
+		{nil, Claude, "model of claude 2.1.328, claude not installed"},
+		{map[string]string{Claude: "2.1.300"}, Claude, "model of claude 2.1.197, claude 2.1.300 installed"},
+		{map[string]string{Claude: ""}, Claude, "model of claude 2.1.328, claude installed (version not known)"},
+		{map[string]string{Codex: "0.171.0"}, Codex, "model of codex 0.169.0, codex 0.171.0 installed"},
+		{nil, Cursor, "model of cursor, cursor not installed"},
+	} {
+		if got := JudgedBy(c.client, c.installed); got != c.want {
+			t.Errorf("JudgedBy(%s, %v) = %q, want %q", c.client, c.installed, got, c.want)
+		}
+	}
+	dir := t.TempDir()
+	testhome.WriteFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), `{"name": "x", "author": "Me"}`)
+	testhome.WriteFile(t, filepath.Join(dir, "skills", "a", "SKILL.md"), skillMD("a", "A"))
+	if s := JudgeWith(dir, Options{Installed: map[string]string{Claude: "2.1.197"}}); s.Claude.Loads || !strings.HasPrefix(s.Claude.JudgedBy, "model of claude 2.1.197,") {
+		t.Errorf("with claude 2.1.197 installed its rules refuse a string author: %+v", s.Claude)
+	}
+	if s := JudgeWith(dir, Options{}); !s.Claude.Loads {
+		t.Errorf("with no claude installed the newest rules load a string author: %+v", s.Claude)
 	}
 }
 

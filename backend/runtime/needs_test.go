@@ -80,7 +80,7 @@ func TestClaudeLoadsAPluginOnlyBesideWhatItNeeds(t *testing.T) {
 	if want := []string{"needy", "helper", "pinned"}; !slices.Equal(planned, want) {
 		t.Errorf("the plan gives claude %v, want %v", planned, want)
 	}
-	bin := testhome.AgentBin(t, ".bin/claude")
+	bin := testhome.AgentBin(t, testhome.Claude)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	in, err := oracle.ClaudeDirs(ctx, bin, dirs...)

@@ -22,7 +22,21 @@ func Testdata(rel string) string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", rel)
 }
 
-// AgentBin returns build/agents/node_modules/<rel> in the repository (".bin/claude"):
+// The Claude Code versions build/agents pins, as paths for AgentBin. Both declare the
+// executable "claude", so node_modules/.bin/claude is whichever npm linked last: tests
+// name the version they run.
+const (
+	// Claude is the Claude Code the launch tests drive (2.1.197).
+	Claude = "@anthropic-ai/claude-code/bin/claude.exe"
+	// ClaudeNewest is the newest pinned Claude Code (2.1.328, an npm alias).
+	ClaudeNewest = "claude-code-2.1.328/bin/claude.exe"
+)
+
+// ClaudeVersions are the pinned Claude Code executables by version, oldest first, for
+// the tests that run a fixture through every version.
+var ClaudeVersions = []struct{ Version, Bin string }{{"2.1.197", Claude}, {"2.1.328", ClaudeNewest}}
+
+// AgentBin returns build/agents/node_modules/<rel> in the repository (".bin/pi"):
 // an agent make deps-agents installs. When it is not there the test cannot run: it
 // fails under CI and is skipped elsewhere.
 func AgentBin(t testing.TB, rel string) string {

@@ -349,6 +349,11 @@ export interface ClientVerdict {
   agents?: ClientComponent[];
   dropped: ClientDropped[];
   issues: Issue[];
+  /**
+   * JudgedBy says what the verdict was judged against: "model of claude 2.1.328,
+   * claude 2.1.328 installed", "model of codex 0.169.0, codex not installed".
+   */
+  judgedBy: string;
 }
 
 /** Set is every client's verdict on one folder. */

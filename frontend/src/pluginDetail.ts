@@ -268,6 +268,7 @@ function clientItem(c: ClientName, v: ClientVerdict): HTMLElement {
         : null,
     ),
     h('p', { class: 'client-why', 'data-testid': 'client-why' }, v.why),
+    v.judgedBy ? h('p', { class: 'muted small', 'data-testid': 'client-judged-by' }, v.judgedBy) : null,
     n > 0 && n <= 40
       ? h('div', { class: 'names' }, ...v.skills.map((name) => h('code', { class: 'name-chip' }, name)))
       : null,

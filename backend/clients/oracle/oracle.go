@@ -99,6 +99,9 @@ func run(ctx context.Context, bin, home string, args []string) (Init, error) {
 		}
 		in := Init{Version: ev.Version, Skills: plugged(ev.Skills), Slash: plugged(ev.SlashCommands), Agents: plugged(ev.Agents), all: ev.Skills}
 		for _, p := range ev.Plugins {
+			if p.Path == "builtin" {
+				continue // the client's own plugins (2.1.328: cc-plugin-…@builtin), listed after the --plugin-dir ones
+			}
 			in.Loads, in.Plugin = true, p.Name
 			in.Plugins = append(in.Plugins, p.Name)
 		}

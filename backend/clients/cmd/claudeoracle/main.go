@@ -26,7 +26,7 @@ import (
 )
 
 func main() {
-	bin := flag.String("claude", "build/agents/node_modules/.bin/claude", "the claude executable")
+	bin := flag.String("claude", "build/agents/node_modules/claude-code-2.1.328/bin/claude.exe", "the claude executable (default: the newest pinned)")
 	list := flag.String("list", "", "a file of plugin folders, one per line")
 	skillsFile := flag.String("skills", "", "a file of standalone skill folders, one per line")
 	cacheFile := flag.String("cache", "", "a JSON file of the real claude's answers: read first, written as it goes (a model change needs no new runs)")
@@ -62,7 +62,7 @@ func main() {
 			continue
 		}
 		version = got.Version
-		v := clients.JudgeClaude(d)
+		v := clients.JudgeClaudeAs(d, got.Version) // the rules of the release that answered
 		var why []string
 		if v.Loads != got.Loads {
 			why = append(why, fmt.Sprintf("loads: model %v, claude %v (%s)", v.Loads, got.Loads, v.Why))
