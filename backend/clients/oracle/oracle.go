@@ -1,9 +1,16 @@
-// Package oracle runs the real Claude Code on a plugin folder, offline, and reads what
-// it loaded from the first event of its stream-json output (system/init): the test of
-// the Claude load model (backend/clients) against the client itself. The run has a
-// private HOME, no credentials and, when this process may (root), no network
-// (unshare -n); it ends with "Not logged in" after the init event, which is all that is
-// read. See ../shared/docs/AGENT-BACKENDS.md.
+// Package oracle asks the real clients what they load from a plugin folder, offline and
+// without running any of the package's code: Claude Code through the init event of its
+// stream-json output (system/init), PI through its RPC mode. It is the test of the load
+// models (backend/clients) against the clients themselves, and what `plugboard clients
+// verify` and the background asker (backend/clientask) run on the user's packages.
+//
+// A Claude run has a private, empty HOME, no credentials, every hook off
+// (disableAllHooks), no MCP server but those of --mcp-config (--strict-mcp-config, and
+// none given), and an API address on loopback that answers nothing; when this process
+// may (root), it also runs with no network at all (unshare -n). It ends with "Not
+// logged in" after the init event, which is all that is read. TestNothingRuns checks
+// with strace that no process of a package starts and nothing but loopback is reached.
+// See ../shared/docs/AGENT-BACKENDS.md.
 package oracle
 
 import (
@@ -11,11 +18,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Init is what the real claude reports loading for one plugin folder.
@@ -27,6 +36,9 @@ type Init struct {
 	Agents  []string `json:"agents"`            // plugin entries of "agents", sorted
 	Version string   `json:"version"`           // claude_code_version
 	Plugins []string `json:"plugins,omitempty"` // the names of the plugins loaded, in order
+	// Warnings are the messages the client gave about the plugins while loading them
+	// (2.1.328: plugin_warnings; 2.1.197 gives none).
+	Warnings []string `json:"warnings,omitempty"`
 
 	all []string // every skill, built-in ones too
 }
@@ -67,13 +79,19 @@ func run(ctx context.Context, bin, home string, args []string) (Init, error) {
 	if strings.Contains(bin, "/") {
 		bin, _ = filepath.Abs(bin)
 	}
-	argv := append(append([]string{bin}, args...), "-p", "hi", "--output-format", "stream-json", "--verbose")
-	if os.Geteuid() == 0 && exec.Command("unshare", "-n", "true").Run() == nil {
-		argv = append([]string{"unshare", "-n"}, argv...)
+	// Hooks would run package code at the session's start (SessionStart) and on the
+	// prompt; MCP servers would start the package's commands. Both are off.
+	argv := append(append([]string{bin}, args...), "--settings", `{"disableAllHooks":true}`, "--strict-mcp-config",
+		"-p", "hi", "--output-format", "stream-json", "--verbose")
+	argv = offline(argv)
+	api, err := deadAPI()
+	if err != nil {
+		return Init{}, err
 	}
+	defer api.Close()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = home
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=dumb",
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "ANTHROPIC_BASE_URL=http://" + api.Addr().String(),
 		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1"}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -92,12 +110,16 @@ func run(ctx context.Context, bin, home string, args []string) (Init, error) {
 			Skills        []string
 			SlashCommands []string `json:"slash_commands"`
 			Agents        []string
-			Version       string `json:"claude_code_version"`
+			Version       string                             `json:"claude_code_version"`
+			Warnings      []struct{ Plugin, Message string } `json:"plugin_warnings"`
 		}
 		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type != "system" || ev.Subtype != "init" {
 			continue
 		}
 		in := Init{Version: ev.Version, Skills: plugged(ev.Skills), Slash: plugged(ev.SlashCommands), Agents: plugged(ev.Agents), all: ev.Skills}
+		for _, w := range ev.Warnings {
+			in.Warnings = append(in.Warnings, w.Message)
+		}
 		for _, p := range ev.Plugins {
 			if p.Path == "builtin" {
 				continue // the client's own plugins (2.1.328: cc-plugin-…@builtin), listed after the --plugin-dir ones
@@ -108,6 +130,37 @@ func run(ctx context.Context, bin, home string, args []string) (Init, error) {
 		return in, nil
 	}
 	return Init{}, fmt.Errorf("claude printed no init event")
+}
+
+// offline runs argv with no network when this process may make a network namespace (as
+// root); otherwise as it is (the clients are then kept on loopback by their settings).
+func offline(argv []string) []string {
+	if os.Geteuid() == 0 && unshareWorks() {
+		return append([]string{"unshare", "-n"}, argv...)
+	}
+	return argv
+}
+
+var unshareWorks = sync.OnceValue(func() bool { return exec.Command("unshare", "-n", "true").Run() == nil })
+
+// deadAPI listens on a loopback port and closes every connection at once: the address a
+// client is given as its model API, so that whatever it sends goes nowhere (a client
+// with no credentials sends nothing, but 2.1.197 opens a connection).
+func deadAPI() (net.Listener, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("a loopback port for the client's API address: %w", err)
+	}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			_ = c.Close()
+		}
+	}()
+	return l, nil
 }
 
 // plugged keeps the entries a plugin added (plugin:name; built-ins have no colon).
@@ -139,9 +192,7 @@ func PI(ctx context.Context, bin string, dirs []string) ([]string, error) {
 		d, _ = filepath.Abs(d)
 		argv = append(argv, "--skill", d)
 	}
-	if os.Geteuid() == 0 && exec.Command("unshare", "-n", "true").Run() == nil {
-		argv = append([]string{"unshare", "-n"}, argv...)
-	}
+	argv = offline(argv)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = home
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=dumb"}

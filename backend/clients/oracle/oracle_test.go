@@ -1,0 +1,143 @@
+package oracle
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plugboard/plugboard/backend/testhome"
+)
+
+// A package whose hooks, MCP server and scripts would each leave a marker file if they
+// ran.
+// Its remote MCP server is remote, a loopback address whose every connection the test
+// counts.
+func hostilePackage(t *testing.T, markers, remote string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "hostile")
+	touch := func(name string) string { return "touch " + filepath.Join(markers, name) }
+	testhome.WriteFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), `{"name": "hostile"}`)
+	testhome.WriteFile(t, filepath.Join(dir, "skills", "s", "SKILL.md"), "---\nname: s\ndescription: A skill.\n---\nBody\n")
+	testhome.WriteFile(t, filepath.Join(dir, "hooks", "hooks.json"), `{"hooks": {
+		"SessionStart": [{"hooks": [{"type": "command", "command": "`+touch("session-start")+`"}]}],
+		"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "`+touch("prompt")+`"}]}]}}`)
+	testhome.WriteFile(t, filepath.Join(dir, ".mcp.json"), `{"mcpServers": {
+		"local": {"command": "sh", "args": ["-c", "`+touch("mcp")+`; sleep 5"]},
+		"remote": {"type": "http", "url": "http://`+remote+`/mcp"}}}`)
+	testhome.WriteFile(t, filepath.Join(dir, "bin", "tool"), "#!/bin/sh\n"+touch("bin")+"\n")
+	if err := os.Chmod(filepath.Join(dir, "bin", "tool"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Asked what it loads, the real claude (every pinned release) starts no process of the
+// package (no hook, no MCP server, no script: no marker appears, and strace sees no
+// program of the package run) and reaches nothing but loopback and local sockets. The
+// run is made without a network namespace, as for a user who is not root.
+func TestNothingRuns(t *testing.T) {
+	if err := exec.Command("strace", "-f", "-qq", "-o", "/dev/null", "true").Run(); err != nil {
+		testhome.CannotRun(t, "strace cannot run (%v): the check needs it (apt-get install strace)", err)
+	}
+	unshared := unshareWorks
+	unshareWorks = func() bool { return false }
+	t.Cleanup(func() { unshareWorks = unshared })
+	for _, c := range testhome.ClaudeVersions {
+		t.Run(c.Version, func(t *testing.T) {
+			bin := testhome.AgentBin(t, c.Bin)
+			markers := t.TempDir()
+			remote, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			reached := make(chan struct{}, 1)
+			go func() {
+				for {
+					c, err := remote.Accept()
+					if err != nil {
+						return
+					}
+					reached <- struct{}{}
+					_ = c.Close()
+				}
+			}()
+			pkg := hostilePackage(t, markers, remote.Addr().String())
+			log := filepath.Join(t.TempDir(), "strace.log")
+			// The oracle runs the wrapper, which runs the client under strace.
+			wrapper := filepath.Join(t.TempDir(), "claude")
+			testhome.WriteFile(t, wrapper, "#!/bin/sh\nexec strace -f -qq -o "+log+" -e trace=execve,connect "+bin+" \"$@\"\n")
+			if err := os.Chmod(wrapper, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			in, err := Claude(ctx, wrapper, pkg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !in.Loads || in.Plugin != "hostile" || strings.Join(in.Skills, ",") != "hostile:s" || in.Version != c.Version {
+				t.Errorf("the answer = %+v, want hostile loaded with hostile:s by %s", in, c.Version)
+			}
+			// Claude has returned: the client and everything it started are gone.
+			_ = remote.Close()
+			select {
+			case <-reached:
+				t.Errorf("the client connected to the package's remote MCP server")
+			default:
+			}
+			entries, _ := os.ReadDir(markers)
+			for _, e := range entries {
+				t.Errorf("package code ran: %s", e.Name())
+			}
+			b, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTrace(t, string(b), pkg)
+		})
+	}
+}
+
+var (
+	execLine    = regexp.MustCompile(`execve\("([^"]*)"`)
+	connectLine = regexp.MustCompile(`connect\(\d+, \{sa_family=(AF_\w+)(.*?)\}`)
+	loopback    = regexp.MustCompile(`inet_addr\("127\.|inet_pton\(AF_INET6, "::1"|inet_pton\(AF_INET6, "::ffff:127\.`)
+)
+
+// checkTrace fails the test for a program started from the package folder, a command
+// line that names one of its hook or server commands, or a connection to anything but
+// loopback or a local socket.
+func checkTrace(t *testing.T, trace, pkg string) {
+	t.Helper()
+	execs, connects := 0, 0
+	for _, line := range strings.Split(trace, "\n") {
+		if strings.Contains(line, "execve(") {
+			execs++
+			if m := execLine.FindStringSubmatch(line); m != nil && strings.HasPrefix(m[1], pkg) || strings.Contains(line, "touch ") || strings.Contains(line, "sleep 5") {
+				t.Errorf("a process of the package started: %s", line)
+			}
+		}
+		if m := connectLine.FindStringSubmatch(line); m != nil {
+			connects++
+			switch m[1] {
+			case "AF_UNIX", "AF_NETLINK":
+			case "AF_INET", "AF_INET6":
+				if !loopback.MatchString(m[2]) {
+					t.Errorf("a connection beyond loopback: %s", line)
+				}
+			default:
+				t.Errorf("a connection of an unexpected kind: %s", line)
+			}
+		}
+	}
+	if execs == 0 {
+		t.Fatalf("strace recorded no program start: the trace is not of the client\n%s", trace)
+	}
+	t.Logf("%d program starts, %d connections, all allowed", execs, connects)
+}
