@@ -2,11 +2,14 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/clientask"
+	"github.com/plugboard/plugboard/backend/installed"
 )
 
 func loadCatalog(env Env, name string, args []string) (*catalog.Catalog, *flags, int) {
@@ -33,7 +36,9 @@ func catalogOptions(env Env, f *flags, args []string) (catalog.Options, *flags, 
 		fmt.Fprintf(env.Stderr, "plugboard %s: %v\n", name, err)
 		return catalog.Options{}, nil, ExitUsage
 	}
-	o := catalog.Options{Home: home, PlugboardHome: pbHome}
+	// The clients installed here pick the rules of each client model (a few stats).
+	found := installed.Find(context.Background(), []string{"PATH=" + env.Getenv("PATH"), "HOME=" + home})
+	o := catalog.Options{Home: home, PlugboardHome: pbHome, Installed: clientask.Versions(found)}
 	if f.workspace != "" {
 		if !isDirPath(f.workspace) {
 			fmt.Fprintf(env.Stderr, "plugboard %s: workspace %s is not a folder\n", name, f.workspace)

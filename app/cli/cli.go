@@ -62,6 +62,7 @@ func commands() []command {
 		{"completion", "bash|zsh|fish", "print the shell completion script (the package installs them)", runCompletion},
 		{"man", "", "print the manual page, plugboard(1), in roff", runMan},
 		{"catalog", "[--json] [--home DIR] [--workspace DIR]", "every plugin, skill and MCP server on this machine", runCatalog},
+		{"clients", "[verify] [--json] [--home DIR] [--workspace DIR]", "the agent clients installed here (claude, codex, pi, cursor-agent): where each is and its version, which the verdicts about it are judged against; verify asks each installed client what it loads from every package of the catalog and prints where it disagrees with the model (exit 1)", runClients},
 		{"skills", "[--json] [--home DIR] [--workspace DIR]", "skills grouped by plugin, in precedence order", runSkills},
 		{"targets", "[--json] [--home DIR]", "agents and template slots with their plugin sets and hashes", runTargets},
 		{"assign", "TARGET (--set a,b | --add a | --remove a | --defaults) [--expect-hash H] [--ack-mcp] [--json] [--home DIR]", "change a target's plugin set (exit 3 stale, 4 acknowledgment needed)", runAssign},
@@ -179,7 +180,7 @@ func newFlags(env Env, name string, withHome bool) *flags {
 // The shared flags a command takes, so that none is registered where it does nothing:
 // --workspace only where a workspace is read, --json only where JSON is printed.
 var (
-	readsWorkspace = map[string]bool{"catalog": true, "skills": true, "watch": true, "serve": true}
+	readsWorkspace = map[string]bool{"catalog": true, "skills": true, "watch": true, "serve": true, "clients": true}
 	noJSON         = map[string]bool{"mcp-stdio": true, "serve": true, "plugboard": true}
 )
 

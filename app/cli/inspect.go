@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -8,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/clientask"
 	"github.com/plugboard/plugboard/backend/clients"
+	"github.com/plugboard/plugboard/backend/installed"
 	"github.com/plugboard/plugboard/backend/issue"
 )
 
@@ -31,7 +34,8 @@ func runInspect(env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "plugboard inspect: %s: %v\n", dir, unwrap(err))
 		return ExitUsage
 	}
-	doc := catalog.InspectAny(dir, env.Getenv("HOME"))
+	found := installed.Find(context.Background(), []string{"PATH=" + env.Getenv("PATH"), "HOME=" + env.Getenv("HOME")})
+	doc := catalog.InspectAnyAs(dir, env.Getenv("HOME"), clientask.Versions(found))
 	if f.json {
 		if err := writeJSON(env.Stdout, doc); err != nil {
 			return ExitUsage

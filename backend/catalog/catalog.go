@@ -25,6 +25,10 @@ type Options struct {
 	// so far and the number found. It is called from the loading goroutines, one call at
 	// a time, and must return quickly.
 	Progress func(done, total int)
+	// Installed holds the version of each agent client installed here, by client name
+	// (backend/installed finds them): it picks the rules of each client model, and each
+	// verdict says what it was judged against. nil: none is installed.
+	Installed map[string]string
 }
 
 // Catalog is one scan's result. It is never modified after Load returns.
@@ -314,6 +318,7 @@ func loadAll(locs []location, o Options) []Plugin {
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				locs[i].installed = o.Installed
 				out[i] = loadLocation(locs[i], o.Home)
 				report()
 			}

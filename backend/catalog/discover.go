@@ -20,11 +20,12 @@ type location struct {
 	preferCursor bool
 	marketplace  string
 	revision     string
-	notes        issue.List // issues found while discovering it (older cached versions)
-	unsupported  []string   // capability kinds the Cursor index lists for it
-	root         string     // the resolved folder, when discovery already knows it
-	id           string     // the plugin id (identity.go)
-	entry        string     // the pluginDirs entry that assigns it (identity.go)
+	notes        issue.List        // issues found while discovering it (older cached versions)
+	unsupported  []string          // capability kinds the Cursor index lists for it
+	root         string            // the resolved folder, when discovery already knows it
+	id           string            // the plugin id (identity.go)
+	entry        string            // the pluginDirs entry that assigns it (identity.go)
+	installed    map[string]string // the clients installed here (Options.Installed)
 }
 
 // found is a child folder and whether it is a plain folder (not reached through a link).

@@ -73,7 +73,9 @@ func EntryPath(entry, home, pbHome string) string {
 // one resolved to the revision installed now), a skillPluginPaths package, or else any
 // folder (id: its name). The plugin's Path is the folder read.
 func LoadEntry(entry string, o Options, st Settings) Plugin {
-	return loadLocation(locateEntry(entry, o, st), o.Home)
+	l := locateEntry(entry, o, st)
+	l.installed = o.Installed
+	return loadLocation(l, o.Home)
 }
 
 // locateEntry finds the package folder of an entry and its identity.

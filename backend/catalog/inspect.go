@@ -48,7 +48,11 @@ type MarketplaceEntry struct {
 // InspectAny inspects whatever dir is: a plugin package of any format, a standalone
 // skill folder, or a marketplace root. A folder with a plugin manifest (or a skills
 // folder) is a plugin even when it is also a marketplace or holds a SKILL.md.
-func InspectAny(dir, home string) Inspection {
+func InspectAny(dir, home string) Inspection { return InspectAnyAs(dir, home, nil) }
+
+// InspectAnyAs is InspectAny with the clients installed here (Options.Installed), which
+// pick the rules a package's client verdicts are judged by.
+func InspectAnyAs(dir, home string, installed map[string]string) Inspection {
 	switch {
 	case looksLikePlugin(dir):
 	case marketplace.Exists(dir):
@@ -59,7 +63,7 @@ func InspectAny(dir, home string) Inspection {
 		set := clients.JudgeSkill(abs)
 		return Inspection{Kind: KindSkill, Skill: &s, Clients: &set}
 	}
-	p := Inspect(dir, home)
+	p := InspectAs(dir, home, installed)
 	return Inspection{Kind: KindPlugin, Plugin: &p, Clients: p.Clients}
 }
 

@@ -20,8 +20,11 @@ import (
 
 // Inspect validates the one package in dir, of any format. home is the user's home
 // folder (for the skills' paths rules).
-func Inspect(dir, home string) Plugin {
-	return loadPlugin(location{dir: dir, source: SourceInspect}, home)
+func Inspect(dir, home string) Plugin { return InspectAs(dir, home, nil) }
+
+// InspectAs is Inspect with the clients installed here (Options.Installed).
+func InspectAs(dir, home string, installed map[string]string) Plugin {
+	return loadPlugin(location{dir: dir, source: SourceInspect, installed: installed}, home)
 }
 
 // loadPlugin reads one package. It never fails: problems become issues.
@@ -62,7 +65,7 @@ func loadPlugin(l location, home string) Plugin {
 	p.Issues = append(p.Issues, m.Issues...)
 	if !m.Valid {
 		// A rejected manifest loads nothing (spec §5.2, §11.3); clients may still.
-		judgeClients(&p, abs, root, &m, listed)
+		judgeClients(&p, abs, root, &m, listed, l.installed)
 		p.finish()
 		return p
 	}
@@ -87,7 +90,7 @@ func loadPlugin(l location, home string) Plugin {
 			p.Issues[len(p.Issues)-1].Line = 1
 		}
 	}
-	judgeClients(&p, abs, root, &m, listed)
+	judgeClients(&p, abs, root, &m, listed, l.installed)
 	p.finish()
 	return p
 }
@@ -259,8 +262,8 @@ func loadCursorMCP(root, rel string, issues *issue.List) *mcpconfig.Config {
 // judgeClients applies every client's load model to the package, handing over the
 // SKILL.md files just read (then dropped from the skills) and the spec's manifest, so the
 // models read and validate nothing twice.
-func judgeClients(p *Plugin, dir, root string, m *manifest.Manifest, listed map[string][]os.DirEntry) {
-	o := clients.Options{Prefill: clients.Prefill{}, Parsed: map[string]map[string]any{}, Root: root, Dirs: listed}
+func judgeClients(p *Plugin, dir, root string, m *manifest.Manifest, listed map[string][]os.DirEntry, installed map[string]string) {
+	o := clients.Options{Prefill: clients.Prefill{}, Parsed: map[string]map[string]any{}, Root: root, Dirs: listed, Installed: installed}
 	for i := range p.Skills {
 		s := &p.Skills[i]
 		if s.Data != nil {

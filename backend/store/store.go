@@ -59,20 +59,22 @@ const (
 	// the read (a try reads its run twice a turn). Damage in the pages it reads fails the
 	// read.
 	PartRunActivity
+	PartClientAnswers // what the installed clients said they load (backend/clientask)
 )
 
 func (p Part) String() string {
-	return [...]string{"whole", "acks", "history", "activity", "snapshots", "mcp-health", "run-activity"}[min(int(p), 6)]
+	return [...]string{"whole", "acks", "history", "activity", "snapshots", "mcp-health", "run-activity", "client-answers"}[min(int(p), 7)]
 }
 
 // partTables are the tables of each part; AUTOINCREMENT keeps its counters in
 // sqlite_sequence, which every table that inserts with one needs.
 var partTables = map[Part][]string{
-	PartAcks:      {"acknowledgments"},
-	PartHistory:   {"history", "acknowledgments", "sqlite_sequence"},
-	PartActivity:  {"activity", "sqlite_sequence"},
-	PartSnapshots: {"snapshots", "snapshot_rows", "sqlite_sequence"},
-	PartMCPHealth: {"mcp_health"},
+	PartAcks:          {"acknowledgments"},
+	PartHistory:       {"history", "acknowledgments", "sqlite_sequence"},
+	PartActivity:      {"activity", "sqlite_sequence"},
+	PartSnapshots:     {"snapshots", "snapshot_rows", "sqlite_sequence"},
+	PartMCPHealth:     {"mcp_health"},
+	PartClientAnswers: {"client_answers"},
 }
 
 // Store is an open Plugboard database. It is safe for concurrent use.

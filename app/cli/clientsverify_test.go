@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/plugboard/plugboard/backend/testhome"
+)
+
+// verifyHome is a home with two managed packages and the real claude 2.1.328 as a
+// `claude` on PATH.
+func verifyHome(t *testing.T) map[string]string {
+	t.Helper()
+	home := t.TempDir()
+	pb := filepath.Join(home, ".plugboard", "plugins")
+	write(t, filepath.Join(pb, "greeter", ".claude-plugin", "plugin.json"), `{"name": "greeter"}`)
+	write(t, filepath.Join(pb, "greeter", "skills", "hello", "SKILL.md"), "---\nname: hello\ndescription: Says hello.\n---\n")
+	write(t, filepath.Join(pb, "empty", "README.md"), "nothing Claude loads\n")
+	bin := t.TempDir()
+	if err := os.Symlink(testhome.AgentBin(t, testhome.ClaudeNewest), filepath.Join(bin, "claude")); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{"HOME": home, "PATH": bin}
+}
+
+// verify asks the installed claude about every package and, where it agrees with the
+// model (judged by the same release), says so in one line and exits 0; a second run
+// answers from the database; --json has every answer.
+func TestClientsVerify(t *testing.T) {
+	env := verifyHome(t)
+	code, out, errOut := run(t, env, "clients", "verify")
+	if code != ExitOK || out != "claude 2.1.328: 2 packages, 2 agree, 0 differ, 0 could not be asked (0 answers from the database)\n" {
+		t.Fatalf("verify = %d\n%s\nstderr %s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "asking claude 2.1.328 about 2 packages") {
+		t.Errorf("stderr %q", errOut)
+	}
+	code, out, _ = run(t, env, "clients", "verify", "--json")
+	var rep verifyReport
+	if err := json.Unmarshal([]byte(out), &rep); code != ExitOK || err != nil {
+		t.Fatalf("verify --json = %d, %v\n%s", code, err, out)
+	}
+	if len(rep.Asked) != 1 || rep.Differ != 0 || len(rep.Asked[0].Results) != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, r := range rep.Asked[0].Results {
+		if !r.Cached || r.Answer == nil || r.Answer.Version != "2.1.328" {
+			t.Errorf("%s: %+v %+v", r.Plugin, r, r.Answer)
+		}
+		if r.Plugin == "greeter" && strings.Join(r.Answer.Skills, ",") != "greeter:hello" {
+			t.Errorf("greeter: %+v", r.Answer)
+		}
+	}
+}
+
+// With no client to ask, verify says so and how to install one, and exits 2; --home on
+// the plain list is refused.
+func TestClientsVerifyNoClient(t *testing.T) {
+	code, _, errOut := run(t, map[string]string{"HOME": t.TempDir(), "PATH": t.TempDir()}, "clients", "verify")
+	if code != ExitUsage || !strings.Contains(errOut, "no installed client can be asked") || !strings.Contains(errOut, "npm install -g @anthropic-ai/claude-code") {
+		t.Errorf("verify = %d, %q", code, errOut)
+	}
+	if code, _, errOut := run(t, map[string]string{"HOME": t.TempDir()}, "clients", "--home", t.TempDir()); code != ExitUsage || !strings.Contains(errOut, "verify") {
+		t.Errorf("clients --home = %d, %q", code, errOut)
+	}
+}

@@ -1,0 +1,300 @@
+// Package clientask asks the agent clients installed on this machine what they load
+// from each package of a catalog, and sets each answer beside the model's verdict
+// (backend/clients): the model says what a client release should load; the installed
+// client says what it does.
+//
+// Asking runs the real client offline and without running any package code
+// (backend/clients/oracle), which costs a few hundred milliseconds a package, so the
+// answers are kept in SQLite (store.ClientAnswer) by client, version and the package's
+// content digest: a package is asked once per content and client release, and a scan
+// that changed nothing asks nothing. The desktop app and `plugboard watch` ask in the
+// background after a scan, with progress, never holding the catalog back; `plugboard
+// clients verify` asks in the foreground and prints every disagreement.
+package clientask
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/clients"
+	"github.com/plugboard/plugboard/backend/clients/oracle"
+	"github.com/plugboard/plugboard/backend/ctree"
+	"github.com/plugboard/plugboard/backend/installed"
+	"github.com/plugboard/plugboard/backend/pathsafe"
+	"github.com/plugboard/plugboard/backend/store"
+)
+
+// Client is one installed client to ask: its name (clients.Claude), its executable and
+// its version.
+type Client struct {
+	Name    string
+	Bin     string
+	Version string
+}
+
+// Answer is what one installed client release loads from one package folder.
+type Answer struct {
+	Client  string   `json:"client"`
+	Version string   `json:"version"`
+	Loads   bool     `json:"loads"`
+	Plugin  string   `json:"plugin,omitempty"`
+	Skills  []string `json:"skills"`
+	Agents  []string `json:"agents"`
+	// Warnings are what the client said of the package while loading it (2.1.328:
+	// plugin_warnings), for the reason of a difference.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Result is one package's answer beside the model's verdict.
+type Result struct {
+	Plugin string `json:"plugin"` // the catalog id
+	Path   string `json:"path"`
+	// Answer is the installed client's; nil when it could not be asked (Error says why).
+	Answer *Answer `json:"answer,omitempty"`
+	Error  string  `json:"error,omitempty"`
+	// Cached is true when the answer was recorded before (same content, same release).
+	Cached bool `json:"cached"`
+	// Differs says, one sentence each, where the model and the client disagree; empty
+	// when they agree.
+	Differs []string `json:"differs"`
+}
+
+// Progress is how far an Ask has come: Done of Total packages answered, Asked of them by
+// running the client (the others from the cache).
+type Progress struct {
+	Client  string `json:"client"`
+	Version string `json:"version"`
+	Done    int    `json:"done"`
+	Total   int    `json:"total"`
+	Asked   int    `json:"asked"`
+}
+
+// Asker asks installed clients about a catalog's packages.
+type Asker struct {
+	// Store keeps the answers; nil asks every package every time.
+	Store *store.Store
+	// Workers bounds the clients run at once; 0 means 2 (each run is a whole client start).
+	Workers int
+	// Timeout bounds one client run; 0 means a minute.
+	Timeout time.Duration
+}
+
+// Ask asks c about every package of cat (a package whose folder cannot be read gets an
+// Error) and returns one Result per package, in the catalog's order. progress, when set,
+// is called after each package, one call at a time. Only Claude can be asked so far.
+func (a *Asker) Ask(ctx context.Context, c Client, cat *catalog.Catalog, progress func(Progress)) ([]Result, error) {
+	if c.Name != clients.Claude {
+		return nil, fmt.Errorf("asking %s what it loads is not supported yet; only claude is", c.Name)
+	}
+	out := make([]Result, len(cat.Plugins))
+	workers := a.Workers
+	if workers <= 0 {
+		workers = 2
+	}
+	var mu sync.Mutex
+	p := Progress{Client: c.Name, Version: c.Version, Total: len(cat.Plugins)}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, max(len(cat.Plugins), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r, asked := a.one(ctx, c, &cat.Plugins[i])
+				mu.Lock()
+				out[i] = r
+				p.Done++
+				if asked {
+					p.Asked++
+				}
+				if progress != nil {
+					progress(p)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range cat.Plugins {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
+	}
+	close(next)
+	wg.Wait()
+	return out, ctx.Err()
+}
+
+// one answers for one package: from the store when its content was asked before,
+// else by running the client. asked is true when the client ran.
+func (a *Asker) one(ctx context.Context, c Client, p *catalog.Plugin) (r Result, asked bool) {
+	r = Result{Plugin: p.ID, Path: p.Path, Differs: []string{}}
+	digest, err := Digest(p.Path)
+	if err != nil {
+		r.Error = fmt.Sprintf("the package could not be read to ask %s about it: %v", c.Name, err)
+		return r, false
+	}
+	if a.Store != nil {
+		if b, _, ok, err := a.Store.ClientAnswer(ctx, c.Name, c.Version, digest); err == nil && ok {
+			var ans Answer
+			if json.Unmarshal(b, &ans) == nil {
+				r.Answer, r.Cached = &ans, true
+				r.Differs = Compare(p, &ans)
+				return r, false
+			}
+		}
+	}
+	timeout := a.Timeout
+	if timeout <= 0 {
+		timeout = time.Minute
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	in, err := oracle.Claude(runCtx, c.Bin, p.Path)
+	if err != nil {
+		r.Error = fmt.Sprintf("%s %s could not be asked: %v", c.Name, c.Version, err)
+		return r, true
+	}
+	ans := Answer{Client: c.Name, Version: in.Version, Loads: in.Loads, Plugin: in.Plugin, Skills: in.Skills, Agents: in.Agents, Warnings: in.Warnings}
+	if ans.Version == "" {
+		ans.Version = c.Version
+	}
+	if a.Store != nil {
+		if b, err := json.Marshal(ans); err == nil {
+			_ = a.Store.PutClientAnswer(ctx, c.Name, c.Version, digest, b, time.Now())
+		}
+	}
+	r.Answer = &ans
+	r.Differs = Compare(p, &ans)
+	return r, true
+}
+
+// Digest is the content digest of the package folder dir: ctree's sum over every path,
+// execute bit and file content, and the folder's own name (a plugin without a manifest
+// is named after it). A link that leaves the folder, a FIFO or a dangling link is left
+// out of the sum as the walk leaves it out.
+func Digest(dir string) (string, error) {
+	root, err := pathsafe.Root(dir)
+	if err != nil {
+		return "", err
+	}
+	t, err := ctree.Walk(root, root, ctree.Options{MaxFiles: 20000, MaxBytes: 512 << 20,
+		Leave: []string{ctree.KindOutside, ctree.KindSpecial, ctree.KindLoop, ctree.KindDangling, ctree.KindUnreadable}})
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256([]byte(filepath.Base(dir) + "\n" + t.Sum))
+	return "sha256:" + hex.EncodeToString(h[:]), nil
+}
+
+// Compare says where the model's Claude verdict on p and the installed client's answer
+// disagree, one sentence each: whether it loads, under which name, which skills and
+// which agents.
+func Compare(p *catalog.Plugin, a *Answer) []string {
+	out := []string{}
+	if p.Clients == nil {
+		return out
+	}
+	v := p.Clients.Claude
+	who := a.Client + " " + a.Version + " here"
+	why := ""
+	if len(a.Warnings) > 0 {
+		why = ": " + strings.Join(a.Warnings, "; ")
+	}
+	switch {
+	case v.Loads && !a.Loads:
+		return append(out, fmt.Sprintf("the model says it loads (%s); %s skips it%s", v.Why, who, why))
+	case !v.Loads && a.Loads:
+		return append(out, fmt.Sprintf("the model says it does not load (%s); %s loads it as %s with %s", v.Why, who, a.Plugin, count(len(a.Skills), "skill")))
+	case !a.Loads:
+		return out
+	}
+	if v.Plugin != a.Plugin {
+		out = append(out, fmt.Sprintf("the model names it %s; %s names it %s", v.Plugin, who, a.Plugin))
+	}
+	if only, extra := setDiff(v.Alone(), a.Skills); len(only)+len(extra) > 0 {
+		out = append(out, fmt.Sprintf("skills: %s", listDiff(only, extra, who)))
+	}
+	var agents []string
+	for _, c := range v.Agents {
+		agents = append(agents, c.Name)
+	}
+	if only, extra := setDiff(agents, a.Agents); len(only)+len(extra) > 0 {
+		out = append(out, fmt.Sprintf("agents: %s", listDiff(only, extra, who)))
+	}
+	return out
+}
+
+// setDiff returns what only model has and what only client has (each sorted, once).
+func setDiff(model, client []string) (onlyModel, onlyClient []string) {
+	for _, s := range model {
+		if !slices.Contains(client, s) && !slices.Contains(onlyModel, s) {
+			onlyModel = append(onlyModel, s)
+		}
+	}
+	for _, s := range client {
+		if !slices.Contains(model, s) && !slices.Contains(onlyClient, s) {
+			onlyClient = append(onlyClient, s)
+		}
+	}
+	slices.Sort(onlyModel)
+	slices.Sort(onlyClient)
+	return onlyModel, onlyClient
+}
+
+func listDiff(onlyModel, onlyClient []string, who string) string {
+	var parts []string
+	if len(onlyModel) > 0 {
+		parts = append(parts, "the model lists "+strings.Join(onlyModel, ", ")+", which "+who+" does not")
+	}
+	if len(onlyClient) > 0 {
+		parts = append(parts, who+" lists "+strings.Join(onlyClient, ", ")+", which the model does not")
+	}
+	return strings.Join(parts, "; ")
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// Versions are the installed clients' versions by the name the client models use
+// (catalog.Options.Installed): a client found is in it, with "" for an unknown version;
+// Cursor's CLI stands for Cursor.
+func Versions(found []installed.Client) map[string]string {
+	out := map[string]string{}
+	for _, c := range found {
+		if !c.Found {
+			continue
+		}
+		name := c.Name
+		if name == installed.CursorAgent {
+			name = clients.Cursor
+		}
+		out[name] = c.Version
+	}
+	return out
+}
+
+// Askable are the installed clients Ask can ask: found, of a known version, and a
+// client it knows how to ask (Claude).
+func Askable(found []installed.Client) []Client {
+	var out []Client
+	for _, c := range found {
+		if c.Found && c.Version != "" && c.Name == installed.Claude {
+			out = append(out, Client{Name: clients.Claude, Bin: c.Path, Version: c.Version})
+		}
+	}
+	return out
+}

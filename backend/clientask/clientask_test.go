@@ -1,0 +1,150 @@
+package clientask
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/clients"
+	"github.com/plugboard/plugboard/backend/store"
+	"github.com/plugboard/plugboard/backend/testhome"
+)
+
+// home makes a Plugboard home with three managed packages: one every Claude release
+// loads alike, one with a string author (2.1.197 refuses it, 2.1.328 loads it) and one
+// with nothing Claude loads (2.1.197 loads it empty, 2.1.328 skips it).
+func home(t *testing.T) catalog.Options {
+	t.Helper()
+	h := t.TempDir()
+	pb := filepath.Join(h, ".plugboard")
+	plugins := filepath.Join(pb, "plugins")
+	skill := "---\nname: hello\ndescription: Says hello.\n---\nHi\n"
+	testhome.WriteFile(t, filepath.Join(plugins, "plain", ".claude-plugin", "plugin.json"), `{"name": "plain"}`)
+	testhome.WriteFile(t, filepath.Join(plugins, "plain", "skills", "hello", "SKILL.md"), skill)
+	testhome.WriteFile(t, filepath.Join(plugins, "author", ".claude-plugin", "plugin.json"), `{"name": "author", "author": "Me"}`)
+	testhome.WriteFile(t, filepath.Join(plugins, "author", "skills", "hello", "SKILL.md"), skill)
+	testhome.WriteFile(t, filepath.Join(plugins, "empty", "README.md"), "Nothing here.\n")
+	return catalog.Options{Home: h, PlugboardHome: pb}
+}
+
+// counting wraps bin in a script that appends a line to log at each start.
+func counting(t *testing.T, bin string) (wrapper, log string) {
+	t.Helper()
+	dir := t.TempDir()
+	wrapper, log = filepath.Join(dir, "claude"), filepath.Join(dir, "runs")
+	testhome.WriteFile(t, wrapper, "#!/bin/sh\necho run >> "+log+"\nexec "+bin+" \"$@\"\n")
+	if err := os.Chmod(wrapper, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return wrapper, log
+}
+
+func runs(t *testing.T, log string) int {
+	b, _ := os.ReadFile(log)
+	return strings.Count(string(b), "run\n")
+}
+
+func byPlugin(rs []Result) map[string]Result {
+	m := map[string]Result{}
+	for _, r := range rs {
+		m[r.Plugin] = r
+	}
+	return m
+}
+
+// The installed claude 2.1.328 agrees with the model of 2.1.328 on every package; beside
+// the model of 2.1.197 (an older claude's rules) it disagrees on exactly the two packages
+// whose verdict changed, and says how. The answers are kept: a second Ask runs no client
+// and answers the same from the store; an edited package is asked again.
+func TestAskClaude(t *testing.T) {
+	bin, log := counting(t, testhome.AgentBin(t, testhome.ClaudeNewest))
+	o := home(t)
+	st, _, err := store.Open(context.Background(), o.PlugboardHome)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a := &Asker{Store: st}
+	c := Client{Name: clients.Claude, Bin: bin, Version: "2.1.328"}
+
+	o.Installed = map[string]string{clients.Claude: "2.1.328"}
+	var last Progress
+	rs, err := a.Ask(context.Background(), c, catalog.Load(o), func(p Progress) { last = p })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last != (Progress{Client: "claude", Version: "2.1.328", Done: 3, Total: 3, Asked: 3}) || runs(t, log) != 3 {
+		t.Errorf("progress %+v after %d runs, want 3 of 3 asked", last, runs(t, log))
+	}
+	got := byPlugin(rs)
+	for id, r := range got {
+		if r.Error != "" || r.Answer == nil || len(r.Differs) != 0 || r.Cached {
+			t.Errorf("%s: %+v (answer %+v), want an answer that agrees", id, r, r.Answer)
+		}
+	}
+	if a := got["plain"].Answer; a == nil || !a.Loads || !slices.Equal(a.Skills, []string{"plain:hello"}) || got["empty"].Answer.Loads {
+		t.Errorf("answers: plain %+v, empty %+v", got["plain"].Answer, got["empty"].Answer)
+	}
+
+	o.Installed = map[string]string{clients.Claude: "2.1.197"}
+	rs, err = a.Ask(context.Background(), c, catalog.Load(o), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = byPlugin(rs)
+	if runs(t, log) != 3 || !got["plain"].Cached || !got["author"].Cached {
+		t.Errorf("unchanged packages were asked again: %d runs, %+v", runs(t, log), rs)
+	}
+	if d := got["plain"].Differs; len(d) != 0 {
+		t.Errorf("plain: %v", d)
+	}
+	if d := got["author"].Differs; len(d) != 1 || !strings.Contains(d[0], "the model says it does not load") || !strings.Contains(d[0], "claude 2.1.328 here loads it as author with 1 skill") {
+		t.Errorf("author: %v", d)
+	}
+	if d := got["empty"].Differs; len(d) != 1 || !strings.Contains(d[0], "the model says it loads") || !strings.Contains(d[0], "claude 2.1.328 here skips it") {
+		t.Errorf("empty: %v", d)
+	}
+
+	testhome.WriteFile(t, filepath.Join(o.PlugboardHome, "plugins", "plain", "skills", "more", "SKILL.md"), "---\nname: more\ndescription: More.\n---\n")
+	rs, err = a.Ask(context.Background(), c, catalog.Load(o), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = byPlugin(rs)
+	if runs(t, log) != 4 || got["plain"].Cached || !slices.Equal(got["plain"].Answer.Skills, []string{"plain:hello", "plain:more"}) {
+		t.Errorf("after an edit: %d runs, plain %+v", runs(t, log), got["plain"].Answer)
+	}
+}
+
+// Only Claude can be asked; another client is an error that says so, not a silent empty
+// answer.
+func TestAskOtherClient(t *testing.T) {
+	_, err := (&Asker{}).Ask(context.Background(), Client{Name: clients.Codex, Bin: "codex", Version: "0.169.0"}, &catalog.Catalog{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "only claude") {
+		t.Errorf("Ask(codex) = %v", err)
+	}
+}
+
+// The digest follows the content and the folder's name, not the folder's place.
+func TestDigest(t *testing.T) {
+	a := filepath.Join(t.TempDir(), "p")
+	b := filepath.Join(t.TempDir(), "p")
+	c := filepath.Join(t.TempDir(), "q")
+	for _, d := range []string{a, b, c} {
+		testhome.WriteFile(t, filepath.Join(d, "skills", "s", "SKILL.md"), "x")
+	}
+	da, _ := Digest(a)
+	db, _ := Digest(b)
+	dc, _ := Digest(c)
+	if da == "" || da != db || da == dc {
+		t.Errorf("digests %s %s %s: same content and name alike, another name not", da, db, dc)
+	}
+	testhome.WriteFile(t, filepath.Join(b, "skills", "s", "SKILL.md"), "y")
+	if db2, _ := Digest(b); db2 == db {
+		t.Errorf("an edit left the digest as it was")
+	}
+}
