@@ -39,8 +39,9 @@ type Notifier func(title, body string)
 func StartLive(ctx context.Context, s *Service, notify Notifier, onState func(reload.State), log io.Writer) error {
 	c, _ := s.Catalog()
 	s.mu.Lock()
-	o := catalog.Options{Home: s.home, PlugboardHome: s.pbHome, Workspace: s.workspace}
+	ws := s.workspace
 	s.mu.Unlock()
+	o := s.catalogOptions(ws)
 	r, err := reload.New(reload.Options{Catalog: o, Snapshots: true, Log: log}, c)
 	if err != nil {
 		return err

@@ -246,6 +246,7 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 // Service that are not on Page (SetActor, DraftDirty, Workspace, RequestOpen, Close) are "no method" here.
 var pageMethods = map[string]pageMethod{
 	"Catalog":           noArgs((*Page).Catalog),
+	"ClientAnswers":     noArgs((*Page).ClientAnswers),
 	"CatalogList":       noArgs((*Page).CatalogList),
 	"Rescan":            noArgs((*Page).Rescan),
 	"Settings":          noArgs((*Page).Settings),

@@ -103,7 +103,8 @@ type Service struct {
 	saveAs    func(string) (string, error) // the window's save dialog; nil over HTTP
 	open      string                       // a folder the app was asked to open (open.go)
 
-	tries tries // the page's tries and their warm agents (try.go)
+	tries   tries        // the page's tries and their warm agents (try.go)
+	clients clientsState // what the installed clients say they load (clients.go)
 }
 
 // NewService makes a service over one home. emit may be nil.
@@ -140,6 +141,7 @@ type pageSurface interface {
 	Launch(target, backend string, requireAck bool) (LaunchResult, error)
 	Acknowledge(target string, servers []runtime.AckRef) (AckResult, error)
 	WatchState() (reload.State, error)
+	ClientAnswers() (ClientsState, error)
 	PauseWatching(paused bool) (reload.State, error)
 	Links() ([]devlink.Result, error)
 	Link(dir, into, name string, copy, force bool) (devlink.Result, error)
@@ -217,13 +219,14 @@ func (s *Service) scan() *catalog.Catalog {
 	ws := s.workspace
 	s.mu.Unlock()
 	var lastEmit time.Time
-	c := catalog.Load(catalog.Options{Home: s.home, PlugboardHome: s.pbHome, Workspace: ws,
-		Progress: func(done, total int) {
-			if done == total || time.Since(lastEmit) >= progressEvery {
-				lastEmit = time.Now()
-				s.emit(EventProgress, map[string]int{"done": done, "total": total})
-			}
-		}})
+	o := s.catalogOptions(ws)
+	o.Progress = func(done, total int) {
+		if done == total || time.Since(lastEmit) >= progressEvery {
+			lastEmit = time.Now()
+			s.emit(EventProgress, map[string]int{"done": done, "total": total})
+		}
+	}
+	c := catalog.Load(o)
 	if live := s.publish(c, true, false); live != nil {
 		live.Replace(c) // later changes are diffed against this scan
 	}
@@ -252,6 +255,7 @@ func (s *Service) publish(c *catalog.Catalog, announce, reloaded bool) *reload.R
 			ev["reloaded"] = true
 		}
 		s.emit(EventUpdated, ev)
+		s.askClients(c)
 	}
 	return live
 }
@@ -322,7 +326,7 @@ func (s *Service) OpenWorkspace(path string) (*catalog.Catalog, error) {
 	live := s.live
 	s.mu.Unlock()
 	if live != nil {
-		live.SetOptions(catalog.Options{Home: s.home, PlugboardHome: s.pbHome, Workspace: path})
+		live.SetOptions(s.catalogOptions(path))
 	}
 	return s.Rescan()
 }

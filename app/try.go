@@ -73,6 +73,7 @@ func (t *tries) runner(req runtime.Request) (*try.Runner, error) {
 
 // Close stops the warm agents of the page's tries; the shells call it when they stop.
 func (s *Service) Close() {
+	s.stopAsking()
 	s.tries.mu.Lock()
 	defer s.tries.mu.Unlock()
 	s.tries.closed = true

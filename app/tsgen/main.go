@@ -42,6 +42,7 @@ import (
 
 	"github.com/plugboard/plugboard/app"
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/clientask"
 	"github.com/plugboard/plugboard/backend/reload"
 	"github.com/plugboard/plugboard/backend/store"
 )
@@ -52,9 +53,10 @@ const module = "github.com/plugboard/plugboard"
 // every method may fail with and the payloads of the events that are Go types (the
 // others are maps the page types by hand, in types.ts).
 var extraRoots = []reflect.Type{
-	reflect.TypeFor[app.Error](),     // the error object of a failed call
-	reflect.TypeFor[reload.Reload](), // the catalog:reloaded event
-	reflect.TypeFor[reload.State](),  // the watch:state event
+	reflect.TypeFor[app.Error](),          // the error object of a failed call
+	reflect.TypeFor[reload.Reload](),      // the catalog:reloaded event
+	reflect.TypeFor[reload.State](),       // the watch:state event
+	reflect.TypeFor[clientask.Progress](), // the clients:progress event
 }
 
 // names gives a TypeScript name to Go types whose own name another reached type has, or
@@ -73,6 +75,10 @@ var names = map[string]string{
 	module + "/backend/budget.Report":          "BudgetReport",
 	module + "/backend/budget.Skills":          "BudgetSkills",
 	module + "/backend/catalog.List":           "CatalogList",
+	module + "/backend/clientask.Answer":       "ClientAnswer",
+	module + "/backend/clientask.Progress":     "ClientsProgress",
+	module + "/backend/clientask.Result":       "ClientAnswerResult",
+	module + "/backend/installed.Client":       "InstalledClient",
 	module + "/backend/clients.Component":      "ClientComponent",
 	module + "/backend/clients.Dropped":        "ClientDropped",
 	module + "/backend/clients.Set":            "ClientVerdicts",

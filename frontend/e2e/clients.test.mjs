@@ -1,18 +1,30 @@
 // What each client loads, against the real backend on a temp copy of testdata/assign/home with three
 // more packages written here: a Claude plugin with commands/ and agents/, a folder whose root
 // plugin.json the specification rejects (no $schema) beside a valid .claude-plugin/plugin.json, and
-// a Claude manifest with a string author, which Claude Code refuses. The Plugins list shows a badge
-// per client; the detail shows the Clients section, Claude's commands and agents, and for the
+// a Claude manifest whose version is a number, which Claude Code refuses. The Plugins list shows a
+// badge per client; the detail shows the Clients section, Claude's commands and agents, and for the
 // spec-rejected folder the plain sentence and the "Launch as Claude loads it" toggle (SetLaunchAs);
-// the assignment editor follows the choice.
+// the assignment editor follows the choice. The real claude 2.1.328 (build/agents) is on the
+// server's PATH: each verdict says it was judged by the model of that release, and the detail shows
+// what that claude, asked in the background, said it loads.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { launchBrowser, makeAssignFixture, newPage, selectTarget, startServe, waitFor, waitReady } from './harness.mjs';
+import {
+  launchBrowser,
+  makeAssignFixture,
+  newPage,
+  repoRoot,
+  selectTarget,
+  startServe,
+  waitFor,
+  waitReady,
+} from './harness.mjs';
 
-let fx, srv, browser, page;
+let fx, srv, browser, page, binDir;
 const calls = []; // [method, args] of every SetLaunchAs the page sent
 
 function write(root, files) {
@@ -41,10 +53,16 @@ before(async () => {
     'skills/greet/SKILL.md': skill('greet', 'Greet someone'),
   });
   write(join(plugins, 'bad-author'), {
-    '.claude-plugin/plugin.json': '{"name": "bad-author", "version": "1.0.0", "author": "Jane Doe"}\n',
+    '.claude-plugin/plugin.json': '{"name": "bad-author", "version": 1}\n',
     'skills/hi/SKILL.md': skill('hi', 'Say hi'),
   });
-  srv = await startServe(fx);
+  // the pinned claude 2.1.328, installed as a user has it: a `claude` on PATH
+  binDir = mkdtempSync(join(tmpdir(), 'plugboard-e2e-bin-'));
+  symlinkSync(
+    join(repoRoot, 'build', 'agents', 'node_modules', 'claude-code-2.1.328', 'bin', 'claude.exe'),
+    join(binDir, 'claude'),
+  );
+  srv = await startServe({ ...fx, env: { PATH: `${binDir}:/usr/bin:/bin` } });
   browser = await launchBrowser();
   page = await newPage(browser);
   page.on('request', (r) => {
@@ -58,6 +76,7 @@ after(async () => {
   await browser?.close();
   await srv?.stop();
   fx?.cleanup();
+  if (binDir) rmSync(binDir, { recursive: true, force: true });
 });
 
 async function badges(id) {
@@ -132,6 +151,35 @@ test('the detail shows the Clients section and the commands and agents of a Clau
   // a valid package has nothing to choose
   assert.equal(await detail.locator('[data-testid="launch-as-claude"]').count(), 0);
   assert.equal(await detail.locator('[data-testid="claude-only"]').count(), 0);
+});
+
+test('each verdict says what it was judged by, and the installed claude answers beside the model', async () => {
+  await openPlugin('cmdagents');
+  const claude = page.locator('[data-testid="detail-client"][data-client="claude"]');
+  assert.equal(
+    await claude.locator('[data-testid="client-judged-by"]').innerText(),
+    'model of claude 2.1.328, claude 2.1.328 installed',
+  );
+  assert.match(
+    await page
+      .locator('[data-testid="detail-client"][data-client="codex"] [data-testid="client-judged-by"]')
+      .innerText(),
+    /^model of codex \S+, codex not installed$/,
+  );
+  // asked in the background after the scan: the answer replaces "Asking…" when it comes
+  const asked = claude.locator('[data-testid="client-asked"]');
+  await asked.waitFor({ timeout: 60000 });
+  assert.equal(await asked.getAttribute('data-state'), 'agrees', await asked.innerText());
+  assert.equal(await asked.innerText(), 'claude 2.1.328 on this machine loads what the model says');
+  const token = new URL(srv.url).searchParams.get('token');
+  const answers = await fetch(`${srv.origin}/api/ClientAnswers`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Plugboard-Token': token },
+    body: '[]',
+  }).then((r) => r.json());
+  const mine = answers.answers.find((r) => r.plugin === 'cmdagents');
+  assert.deepEqual(mine.answer.skills, ['cmdagents:hello'], JSON.stringify(mine));
+  assert.deepEqual(mine.differs, []);
 });
 
 test('a client that refuses the package says why, with its issues', async () => {

@@ -29,6 +29,7 @@ type Method =
   | 'Launch'
   | 'Acknowledge'
   | 'WatchState'
+  | 'ClientAnswers'
   | 'PauseWatching'
   | 'Links'
   | 'Link'
@@ -279,6 +280,8 @@ export const api = {
   /** Records the acknowledgment of servers as shown (digests); `stale` when one changed since. */
   acknowledge: (target: string, servers: AckRef[]) => call('Acknowledge', target, servers),
   watchState: () => call('WatchState'),
+  /** The agent clients installed here and what they said they load from the last scan's packages. */
+  clientAnswers: () => call('ClientAnswers'),
   pauseWatching: (paused: boolean) => call('PauseWatching', paused),
   links: () => call('Links'),
   /** into "" is home; name "" is the manifest's name, else the folder's. */

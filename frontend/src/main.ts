@@ -3,6 +3,7 @@
 // backend into the views. Startup: subscribe to events, then ask for the last scan (Catalog), the
 // settings and the watch state.
 
+import { ClientAnswers } from './clientAnswers';
 import './style.css';
 import { api, on, errorText } from './bridge';
 import { h, mount } from './dom';
@@ -89,9 +90,12 @@ const firstCatalog = firstList
   });
 firstCatalog.catch(() => {}); // handled in start()
 
+const answers = new ClientAnswers();
+void answers.load();
 const ctx: Ctx = {
   index: () => index,
   settings,
+  answers,
   showPlugin: (id) => {
     switchTab('plugins');
     plugins.selectId(id);

@@ -293,6 +293,38 @@ export interface Change {
   detail?: string;
 }
 
+/** Answer is what one installed client release loads from one package folder. */
+export interface ClientAnswer {
+  client: string;
+  version: string;
+  loads: boolean;
+  plugin?: string;
+  skills: string[];
+  agents: string[];
+  /**
+   * Warnings are what the client said of the package while loading it (2.1.328:
+   * plugin_warnings), for the reason of a difference.
+   */
+  warnings?: string[];
+}
+
+/** Result is one package's answer beside the model's verdict. */
+export interface ClientAnswerResult {
+  /** the catalog id */
+  plugin: string;
+  path: string;
+  /** Answer is the installed client's; nil when it could not be asked (Error says why). */
+  answer?: ClientAnswer;
+  error?: string;
+  /** Cached is true when the answer was recorded before (same content, same release). */
+  cached: boolean;
+  /**
+   * Differs says, one sentence each, where the model and the client disagree; empty
+   * when they agree.
+   */
+  differs: string[];
+}
+
 /** Component is one command or agent file as the client lists it. */
 export interface ClientComponent {
   /** as the client names it (claude: plugin:name) */
@@ -362,6 +394,38 @@ export interface ClientVerdicts {
   cursor: ClientVerdict;
   codex: ClientVerdict;
   pi: ClientVerdict;
+}
+
+/**
+ * Progress is how far an Ask has come: Done of Total packages answered, Asked of them by
+ * running the client (the others from the cache).
+ */
+export interface ClientsProgress {
+  client: string;
+  version: string;
+  done: number;
+  total: number;
+  asked: number;
+}
+
+/**
+ * ClientsState is what the page shows of the agent clients on this machine: which are
+ * installed (and so what each verdict is judged against), and what the installed ones
+ * said they load from each package of the last scan, beside the model's verdict.
+ */
+export interface ClientsState {
+  clients: InstalledClient[];
+  /** Asking is how far the asking about the last scan has come; nil when none runs. */
+  asking?: ClientsProgress;
+  /**
+   * Answers are the installed clients' answers about the last scan's packages, each with
+   * its disagreements with the model: set when a client's asking ends.
+   */
+  answers: ClientAnswerResult[];
+  /** Seq is the scan the answers are about (catalog.Catalog.Seq). */
+  seq: number;
+  /** Error says why a client could not be asked at all (the database, an unknown client). */
+  error?: string;
 }
 
 /** Collision is one name provided by several selected plugins. */
@@ -560,6 +624,32 @@ export interface InstallServer {
   /** remote: scheme://host[:port] */
   origin?: string;
   valid: boolean;
+}
+
+/**
+ * Client is one agent client as found on this machine: what a verdict about that client
+ * is judged against.
+ */
+export interface InstalledClient {
+  /** Name is the client: claude, codex, pi or cursor-agent. */
+  name: string;
+  /** Found is true when an executable of the client was found. */
+  found: boolean;
+  /** Path is the executable as found: in a PATH folder, or in a known install place. */
+  path?: string;
+  /**
+   * OnPath is true when Path was found through PATH (a shell, and a launch, run it);
+   * false for a known install place the PATH given to Find does not reach.
+   */
+  onPath: boolean;
+  /** Target is where Path leads with every symbolic link followed. */
+  target?: string;
+  /** Version is the client's version ("2.1.328"); "" when it could not be learned. */
+  version?: string;
+  /** From says how Version was learned (the From… constants). */
+  from?: string;
+  /** Problem says, in a sentence, why a found client's version is unknown. */
+  problem?: string;
 }
 
 /** InstalledPlugin is one entry of plugins.lock.json: how a plugin was installed. */
@@ -1440,6 +1530,8 @@ export interface PageMethods {
    * only when nothing could be checked.
    */
   CheckUpdates(name: string): PluginUpdate[];
+  /** ClientAnswers is what the page shows of the installed clients (ClientsState). */
+  ClientAnswers(): ClientsState;
   /** History lists history entries, newest first; target "" lists all. */
   History(target: string): HistoryEntry[];
   /**

@@ -1,6 +1,7 @@
 // The detail of one plugin: manifest metadata, skills (trust, model invocation, precedence, refused
 // paths), the sanitised summary of each MCP server, and every issue grouped by file.
 
+import type { ClientAnswers } from './clientAnswers';
 import { errorText } from './bridge';
 import {
   CLIENT_NAME,
@@ -29,6 +30,8 @@ export interface DetailDeps {
   installed?: HTMLElement | null;
   /** The Context card (views/budget.ts) of a launch of this plugin's folder. */
   budget?: HTMLElement | null;
+  /** What the clients installed here said they load, beside the model's verdicts. */
+  answers?: ClientAnswers;
 }
 
 /** Every issue of a plugin: its own, its skills', its MCP file's and servers'. */
@@ -236,7 +239,7 @@ function mcpSection(p: Plugin, deps: DetailDeps): HTMLElement {
 const STATE_BADGE: Record<string, string> = { loads: 'ok', refused: 'error', none: 'fmt-none' };
 
 /** One client's verdict: loads or not, the manifest it reads and why, its skills, dropped parts, issues. */
-function clientItem(c: ClientName, v: ClientVerdict): HTMLElement {
+function clientItem(c: ClientName, v: ClientVerdict, asked: HTMLElement | null): HTMLElement {
   const state = clientState(v);
   const n = v.skills.length;
   return h(
@@ -269,6 +272,7 @@ function clientItem(c: ClientName, v: ClientVerdict): HTMLElement {
     ),
     h('p', { class: 'client-why', 'data-testid': 'client-why' }, v.why),
     v.judgedBy ? h('p', { class: 'muted small', 'data-testid': 'client-judged-by' }, v.judgedBy) : null,
+    asked,
     n > 0 && n <= 40
       ? h('div', { class: 'names' }, ...v.skills.map((name) => h('code', { class: 'name-chip' }, name)))
       : null,
@@ -360,8 +364,43 @@ function clientsSection(p: Plugin, deps: DetailDeps): HTMLElement {
     claudeOnly(p) ? h('p', { class: 'notice notice-info', 'data-testid': 'claude-only' }, claudeOnlySentence(p)) : null,
     launchAsControl(p, deps),
     cl
-      ? h('ul', { class: 'clients' }, ...CLIENTS.map((c) => clientItem(c, cl[c])))
+      ? h('ul', { class: 'clients' }, ...CLIENTS.map((c) => clientItem(c, cl[c], askedLine(c, p, deps.answers))))
       : h('p', { class: 'muted' }, t('plugins.detail.noVerdicts')),
+  );
+}
+
+/**
+ * What the installed client said of this plugin, when it has been asked: that it agrees with the
+ * model, or each disagreement; while the asking runs, how far it has come.
+ */
+function askedLine(c: ClientName, p: Plugin, answers: ClientAnswers | undefined): HTMLElement | null {
+  const r = answers?.answerFor(p.id);
+  const asking = answers?.asking();
+  if (!r || (r.answer && r.answer.client !== c)) {
+    if (!asking || asking.client !== c) return null;
+    return h(
+      'p',
+      { class: 'muted small', 'data-testid': 'client-asking' },
+      t('plugins.detail.client.asking', {
+        who: `${asking.client} ${asking.version}`,
+        done: asking.done,
+        total: asking.total,
+      }),
+    );
+  }
+  if (r.error) return h('p', { class: 'muted small', 'data-testid': 'client-asked', 'data-state': 'error' }, r.error);
+  const who = `${r.answer?.client ?? c} ${r.answer?.version ?? ''}`.trim();
+  if (!r.differs.length)
+    return h(
+      'p',
+      { class: 'small client-asked', 'data-testid': 'client-asked', 'data-state': 'agrees' },
+      t('plugins.detail.client.agrees', { who }),
+    );
+  return h(
+    'div',
+    { class: 'notice notice-warning', 'data-testid': 'client-asked', 'data-state': 'differs' },
+    h('strong', null, t('plugins.detail.client.differs', { who })),
+    h('ul', null, ...r.differs.map((d) => h('li', null, d))),
   );
 }
 

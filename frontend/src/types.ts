@@ -129,6 +129,8 @@ export interface EventMap {
   'catalog:updated': UpdatedEvent;
   'catalog:reloaded': Go.ReloadedEvent;
   'watch:state': Go.WatchState;
+  'clients:progress': Go.ClientsProgress;
+  'clients:answered': { seq: number };
   'targets:changed': null;
   'app:open': null;
 }

@@ -1,5 +1,6 @@
 // What the views share with the application shell.
 
+import type { ClientAnswers } from '../clientAnswers';
 import type { CatalogIndex } from '../search';
 import type { SettingsModel } from '../settingsModel';
 import type { CatalogDoc, SkillEntry } from '../types';
@@ -9,6 +10,8 @@ export type Tab = 'plugins' | 'skills' | 'mcp' | 'assign' | 'dev' | 'timeline' |
 export interface Ctx {
   index(): CatalogIndex | null;
   settings: SettingsModel;
+  /** What the agent clients installed here said they load (asked after each scan). */
+  answers: ClientAnswers;
   /** Switches to the Plugins tab with this plugin selected. */
   showPlugin(id: string): void;
   /** Switches to the Skills tab with this entry selected. */

@@ -46,6 +46,8 @@ export class PluginsView {
       this.list.setData(this.visible.length, this.list.selectedIndex);
       keepFocus(this.detail, () => this.refreshDetail());
     });
+    // an installed client's answer about the shown plugin came (or the asking moved on)
+    ctx.answers.onChange(() => keepFocus(this.detail, () => this.refreshDetail()));
     this.search = h('input', {
       type: 'search',
       class: 'search',
@@ -331,6 +333,7 @@ export class PluginsView {
         settings: this.ctx.settings,
         openSkill: (e) => this.ctx.showSkill(e),
         setLaunchAs: (pluginId, client) => this.setLaunchAs(pluginId, client),
+        answers: this.ctx.answers,
         installed: this.installs.card(p),
         budget: this.budgetPanel.el,
       }),

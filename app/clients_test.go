@@ -1,0 +1,105 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plugboard/plugboard/backend/installed"
+	"github.com/plugboard/plugboard/backend/testhome"
+)
+
+// events records the events a Service emits, and hands each name to a waiter.
+type events struct {
+	mu  sync.Mutex
+	got []string
+	ch  chan string
+}
+
+func newEvents() *events { return &events{ch: make(chan string, 1024)} }
+
+func (e *events) emit(name string, _ any) {
+	e.mu.Lock()
+	e.got = append(e.got, name)
+	e.mu.Unlock()
+	e.ch <- name
+}
+
+// wait returns once the event name has been emitted, failing the test after a minute.
+func (e *events) wait(t *testing.T, name string) {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case n := <-e.ch:
+			if n == name {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no %s event in a minute", name)
+		}
+	}
+}
+
+// With claude on the app's PATH, every scan is followed by the asking: progress events,
+// then clients:answered, and ClientAnswers holds the installed claude's answer about each
+// package, beside the model's verdict judged by the same release. A second scan of the
+// same packages answers from the database.
+func TestServiceAsksInstalledClients(t *testing.T) {
+	bin := testhome.AgentBin(t, testhome.ClaudeNewest)
+	pathDir := t.TempDir()
+	if err := os.Symlink(bin, filepath.Join(pathDir, "claude")); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	pb := filepath.Join(home, ".plugboard")
+	testhome.WriteFile(t, filepath.Join(pb, "plugins", "greeter", ".claude-plugin", "plugin.json"), `{"name": "greeter"}`)
+	testhome.WriteFile(t, filepath.Join(pb, "plugins", "greeter", "skills", "hello", "SKILL.md"), "---\nname: hello\ndescription: Says hello.\n---\n")
+	testhome.WriteFile(t, filepath.Join(pb, "plugins", "empty", "README.md"), "nothing Claude loads\n")
+	ev := newEvents()
+	s := NewService(home, pb, ev.emit)
+	s.getenv = func(k string) string { return map[string]string{"PATH": pathDir}[k] }
+	defer s.Close()
+
+	c, err := s.Rescan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := c.Plugins[0].Clients.Claude.JudgedBy; j != "model of claude 2.1.328, claude 2.1.328 installed" {
+		t.Errorf("judgedBy = %q", j)
+	}
+	ev.wait(t, EventClientsAnswered)
+	st, err := s.ClientAnswers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Seq != c.Seq || st.Asking != nil || len(st.Answers) != 2 || st.Error != "" {
+		t.Fatalf("state after asking: %+v", st)
+	}
+	if !slices.ContainsFunc(st.Clients, func(cl installed.Client) bool { return cl.Name == "claude" && cl.Found && cl.Version == "2.1.328" }) {
+		t.Errorf("clients: %+v", st.Clients)
+	}
+	for _, r := range st.Answers {
+		if r.Answer == nil || len(r.Differs) != 0 || r.Cached {
+			t.Errorf("%s: %+v %+v", r.Plugin, r, r.Answer)
+		}
+	}
+	ev.mu.Lock()
+	progress := slices.Index(ev.got, EventClientsProgress)
+	ev.mu.Unlock()
+	if progress < 0 {
+		t.Errorf("no clients:progress before clients:answered: %v", ev.got)
+	}
+
+	if _, err := s.Rescan(); err != nil {
+		t.Fatal(err)
+	}
+	ev.wait(t, EventClientsAnswered)
+	st, _ = s.ClientAnswers()
+	if len(st.Answers) != 2 || !st.Answers[0].Cached || !st.Answers[1].Cached {
+		t.Errorf("the second scan asked again: %+v", st.Answers)
+	}
+}

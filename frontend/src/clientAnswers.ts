@@ -1,0 +1,54 @@
+// What the agent clients installed on this machine said they load (ClientAnswers): the backend
+// asks them in the background after each scan, reports clients:progress as it goes and
+// clients:answered at the end. The plugin detail shows each answer beside the model's verdict.
+import { api, on } from './bridge';
+import type { ClientAnswerResult, ClientsProgress, ClientsState } from './models.gen';
+
+export class ClientAnswers {
+  private state: ClientsState | null = null;
+  private byPlugin = new Map<string, ClientAnswerResult>();
+  private listeners = new Set<() => void>();
+
+  constructor() {
+    on('clients:progress', (p) => {
+      if (!this.state) return;
+      this.state = { ...this.state, asking: p };
+      this.notify();
+    });
+    on('clients:answered', () => void this.load());
+  }
+
+  /** Asks for the state again (at start and after each asking). A failed call keeps what was shown. */
+  async load(): Promise<void> {
+    let st: ClientsState;
+    try {
+      st = await api.clientAnswers();
+    } catch (e) {
+      console.warn('plugboard: ClientAnswers failed', e);
+      return;
+    }
+    this.state = st;
+    this.byPlugin = new Map(st.answers.map((r) => [r.plugin, r]));
+    this.notify();
+  }
+
+  /** The installed clients' answer about one plugin of the last scan, if it has come. */
+  answerFor(pluginId: string): ClientAnswerResult | undefined {
+    return this.byPlugin.get(pluginId);
+  }
+
+  /** How far the asking has come; undefined when none runs. */
+  asking(): ClientsProgress | undefined {
+    return this.state?.asking ?? undefined;
+  }
+
+  /** Calls fn after each change; returns the function that stops it. */
+  onChange(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private notify(): void {
+    for (const fn of this.listeners) fn();
+  }
+}
