@@ -75,6 +75,37 @@ func ClaudeDirs(ctx context.Context, bin string, dirs ...string) (Init, error) {
 
 // run starts claude with HOME=home and the arguments, and reads its init event.
 func run(ctx context.Context, bin, home string, args []string) (Init, error) {
+	ev, err := runInit(ctx, bin, home, args)
+	if err != nil {
+		return Init{}, err
+	}
+	in := Init{Version: ev.Version, Skills: plugged(ev.Skills), Slash: plugged(ev.SlashCommands), Agents: plugged(ev.Agents), all: ev.Skills}
+	for _, w := range ev.Warnings {
+		in.Warnings = append(in.Warnings, w.Message)
+	}
+	for _, p := range ev.Plugins {
+		if p.Path == "builtin" {
+			continue // the client's own plugins (2.1.328: cc-plugin-…@builtin), listed after the --plugin-dir ones
+		}
+		in.Loads, in.Plugin = true, p.Name
+		in.Plugins = append(in.Plugins, p.Name)
+	}
+	return in, nil
+}
+
+// initEvent is the first event of claude's stream-json output, as far as it is read.
+type initEvent struct {
+	Type, Subtype string
+	Plugins       []struct{ Name, Path string }
+	Skills        []string
+	SlashCommands []string `json:"slash_commands"`
+	Agents        []string
+	Version       string                             `json:"claude_code_version"`
+	Warnings      []struct{ Plugin, Message string } `json:"plugin_warnings"`
+}
+
+// runInit starts claude with HOME=home and the arguments and returns its init event.
+func runInit(ctx context.Context, bin, home string, args []string) (initEvent, error) {
 	// The run's working folder is the private home: relative paths would move with it.
 	if strings.Contains(bin, "/") {
 		bin, _ = filepath.Abs(bin)
@@ -86,7 +117,7 @@ func run(ctx context.Context, bin, home string, args []string) (Init, error) {
 	argv = offline(argv)
 	api, err := deadAPI()
 	if err != nil {
-		return Init{}, err
+		return initEvent{}, err
 	}
 	defer api.Close()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -95,41 +126,106 @@ func run(ctx context.Context, bin, home string, args []string) (Init, error) {
 		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1"}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return Init{}, err
+		return initEvent{}, err
 	}
 	if err := cmd.Start(); err != nil {
-		return Init{}, err
+		return initEvent{}, err
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
-		var ev struct {
-			Type, Subtype string
-			Plugins       []struct{ Name, Path string }
-			Skills        []string
-			SlashCommands []string `json:"slash_commands"`
-			Agents        []string
-			Version       string                             `json:"claude_code_version"`
-			Warnings      []struct{ Plugin, Message string } `json:"plugin_warnings"`
-		}
+		var ev initEvent
 		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type != "system" || ev.Subtype != "init" {
 			continue
 		}
-		in := Init{Version: ev.Version, Skills: plugged(ev.Skills), Slash: plugged(ev.SlashCommands), Agents: plugged(ev.Agents), all: ev.Skills}
-		for _, w := range ev.Warnings {
-			in.Warnings = append(in.Warnings, w.Message)
-		}
-		for _, p := range ev.Plugins {
-			if p.Path == "builtin" {
-				continue // the client's own plugins (2.1.328: cc-plugin-…@builtin), listed after the --plugin-dir ones
-			}
-			in.Loads, in.Plugin = true, p.Name
-			in.Plugins = append(in.Plugins, p.Name)
-		}
-		return in, nil
+		return ev, nil
 	}
-	return Init{}, fmt.Errorf("claude printed no init event")
+	if err := ctx.Err(); err != nil {
+		return initEvent{}, fmt.Errorf("claude gave no init event before the time ran out: %w", err)
+	}
+	return initEvent{}, fmt.Errorf("claude printed no init event")
+}
+
+// ClaudeEach runs bin once with every folder of dirs (each a --plugin-dir) and returns
+// what it loaded from each, by the folder as given: one run answers for many packages,
+// as a run costs the same for one folder or a hundred. A folder is left out of the
+// answer when it cannot be told apart from another (the client named two of them
+// alike): ask it alone. Folders that depend on one another load differently together:
+// give such a folder alone.
+func ClaudeEach(ctx context.Context, bin string, dirs []string) (map[string]Init, error) {
+	home, err := os.MkdirTemp("", "plugboard-oracle-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(home)
+	var args []string
+	abs := make([]string, len(dirs))
+	for i, d := range dirs {
+		abs[i], _ = filepath.Abs(d)
+		args = append(args, "--plugin-dir", abs[i])
+	}
+	ev, err := runInit(ctx, bin, home, args)
+	if err != nil {
+		return nil, err
+	}
+	named := map[string]int{}
+	for _, p := range ev.Plugins {
+		if p.Path != "builtin" {
+			named[p.Name]++
+		}
+	}
+	out := make(map[string]Init, len(dirs))
+	for i, d := range dirs {
+		in := Init{Version: ev.Version, Skills: []string{}, Slash: []string{}, Agents: []string{}}
+		real, _ := filepath.EvalSymlinks(abs[i])
+		ambiguous := false
+		for _, p := range ev.Plugins {
+			if p.Path == "builtin" || p.Path != abs[i] && p.Path != real {
+				continue
+			}
+			if named[p.Name] > 1 || prefixOfAnother(p.Name, named) {
+				ambiguous = true
+			}
+			in.Loads, in.Plugin, in.Plugins = true, p.Name, append(in.Plugins, p.Name)
+		}
+		if ambiguous {
+			continue
+		}
+		if in.Loads {
+			in.Skills, in.Slash, in.Agents = ofPlugin(ev.Skills, in.Plugin), ofPlugin(ev.SlashCommands, in.Plugin), ofPlugin(ev.Agents, in.Plugin)
+		}
+		for _, w := range ev.Warnings {
+			if w.Plugin == filepath.Base(abs[i])+"@inline" || in.Loads && w.Plugin == in.Plugin+"@inline" {
+				in.Warnings = append(in.Warnings, w.Message)
+			}
+		}
+		out[d] = in
+	}
+	return out, nil
+}
+
+// prefixOfAnother reports whether another loaded plugin's name starts with name and a
+// colon ("a" and "a:b", which 2.1.197 takes): their entries cannot be told apart.
+func prefixOfAnother(name string, names map[string]int) bool {
+	for n := range names {
+		if n != name && strings.HasPrefix(n, name+":") {
+			return true
+		}
+	}
+	return false
+}
+
+// ofPlugin keeps the entries of plugin (plugin:name), sorted.
+func ofPlugin(l []string, plugin string) []string {
+	out := []string{}
+	for _, s := range l {
+		if strings.HasPrefix(s, plugin+":") {
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // offline runs argv with no network when this process may make a network namespace (as

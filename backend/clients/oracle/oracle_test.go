@@ -2,11 +2,13 @@ package oracle
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -140,4 +142,70 @@ func checkTrace(t *testing.T, trace, pkg string) {
 		t.Fatalf("strace recorded no program start: the trace is not of the client\n%s", trace)
 	}
 	t.Logf("%d program starts, %d connections, all allowed", execs, connects)
+}
+
+// One run with many folders answers for each as a run of that folder alone does (the
+// recorded outcomes of the Claude fixtures, every pinned release); two folders the
+// client names alike are left out, to be asked alone.
+func TestClaudeEach(t *testing.T) {
+	fixtures := testhome.Testdata(filepath.Join("clients", "claude"))
+	b, err := os.ReadFile(filepath.Join(fixtures, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded map[string]map[string]struct {
+		Loads  bool
+		Plugin string
+		Skills []string
+		Agents []string
+	}
+	if err := json.Unmarshal(b, &recorded); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range testhome.ClaudeVersions {
+		t.Run(c.Version, func(t *testing.T) {
+			bin := testhome.AgentBin(t, c.Bin)
+			// every fixture that loads alone under a name no other one has, and needs
+			// no other plugin
+			var dirs []string
+			seen := map[string]bool{}
+			for name, r := range recorded[c.Version] {
+				if r.Loads && !seen[r.Plugin] && !strings.HasPrefix(name, "manifest-dependencies") {
+					seen[r.Plugin] = true
+					dirs = append(dirs, filepath.Join(fixtures, name))
+				}
+			}
+			slices.Sort(dirs)
+			if len(dirs) < 10 {
+				t.Fatalf("only %d fixtures to batch", len(dirs))
+			}
+			dup := filepath.Join(t.TempDir(), "dup")
+			testhome.WriteFile(t, filepath.Join(dup, ".claude-plugin", "plugin.json"), `{"name": "demo"}`) // as many fixtures
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			got, err := ClaudeEach(ctx, bin, append(dirs, dup))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := got[dup]; ok {
+				t.Errorf("a folder named like another was answered: %+v", got[dup])
+			}
+			answered := 0
+			for _, d := range dirs {
+				in, ok := got[d]
+				if !ok {
+					if recorded[c.Version][filepath.Base(d)].Plugin != "demo" {
+						t.Errorf("%s: no answer", filepath.Base(d))
+					}
+					continue
+				}
+				answered++
+				w := recorded[c.Version][filepath.Base(d)]
+				if !in.Loads || in.Plugin != w.Plugin || strings.Join(in.Skills, ",") != strings.Join(w.Skills, ",") || strings.Join(in.Agents, ",") != strings.Join(w.Agents, ",") || in.Version != c.Version {
+					t.Errorf("%s: batched %+v, alone %+v", filepath.Base(d), in, w)
+				}
+			}
+			t.Logf("%d folders in one run, %d answered", len(dirs)+1, answered)
+		})
+	}
 }
