@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/clientask"
 	"github.com/plugboard/plugboard/backend/devlink"
+	"github.com/plugboard/plugboard/backend/installed"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/reload"
 	"github.com/plugboard/plugboard/backend/snapshot"
@@ -31,7 +33,8 @@ func runWatch(env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "plugboard watch: %v\n", err)
 		return ExitUsage
 	}
-	o := catalog.Options{Home: home, PlugboardHome: pbHome, Workspace: f.workspace}
+	found := installed.Find(context.Background(), []string{"PATH=" + env.Getenv("PATH"), "HOME=" + home})
+	o := catalog.Options{Home: home, PlugboardHome: pbHome, Workspace: f.workspace, Installed: clientask.Versions(found)}
 	r, err := reload.New(reload.Options{Catalog: o, Snapshots: true, Log: env.Stderr}, nil)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard watch: %v\n", err)
@@ -42,13 +45,24 @@ func runWatch(env Env, args []string) int {
 	defer stop()
 	// The first line says the watches are armed: a change made after it is reported.
 	c := r.Current()
+	out := &lockedWriter{w: env.Stdout}
 	if f.json {
-		writeCompactJSON(env.Stdout, map[string]any{"watching": pbHome, "plugins": c.Summary.Plugins, "skills": c.Summary.Skills, "counts": c.Summary.Issues})
+		writeCompactJSON(out, map[string]any{"watching": pbHome, "plugins": c.Summary.Plugins, "skills": c.Summary.Skills, "counts": c.Summary.Issues})
 	} else {
-		fmt.Fprintf(env.Stdout, "watching %s: %s, %s; %s\n", pbHome, plural(c.Summary.Plugins, "plugin"),
+		fmt.Fprintf(out, "watching %s: %s, %s; %s\n", pbHome, plural(c.Summary.Plugins, "plugin"),
 			plural(c.Summary.Skills, "skill"), c.Summary.Issues)
 	}
-	err = r.Run(ctx, func(rl reload.Reload) { printReload(env.Stdout, rl, f.json) }, nil)
+	// The installed clients are asked what they load, after the first scan and after
+	// every reload that changed something, in the background.
+	asker := newWatchAsker(out, f.json, pbHome, found)
+	defer asker.stop()
+	asker.ask(ctx, c)
+	err = r.Run(ctx, func(rl reload.Reload) {
+		printReload(out, rl, f.json)
+		if len(rl.Changes) > 0 {
+			asker.ask(ctx, rl.Catalog)
+		}
+	}, nil)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(env.Stderr, "plugboard watch: %v\n", err)
 		return ExitUsage

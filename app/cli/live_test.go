@@ -12,6 +12,7 @@ import (
 
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/reload"
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 // The plugin author's loop, with the real binary: link a working copy, watch, edit a
@@ -259,5 +260,69 @@ func runAs(bin, home string) func(args ...string) (string, int) {
 			return string(out), ee.ExitCode()
 		}
 		return string(out), 0
+	}
+}
+
+// With claude on PATH, watch asks it what each package loads after the first scan and
+// after every change, in the background: {"asking": …} lines, then {"answers": …} with
+// the counts; a change is asked about again, the unchanged packages from the database.
+func TestWatchAsksInstalledClients(t *testing.T) {
+	bin := testBinary(t)
+	home := t.TempDir()
+	pb := filepath.Join(home, ".plugboard", "plugins")
+	write(t, filepath.Join(pb, "greeter", ".claude-plugin", "plugin.json"), `{"name": "greeter"}`)
+	write(t, filepath.Join(pb, "greeter", "skills", "hello", "SKILL.md"), "---\nname: hello\ndescription: Says hello.\n---\n")
+	write(t, filepath.Join(pb, "other", ".claude-plugin", "plugin.json"), `{"name": "other"}`)
+	pathDir := t.TempDir()
+	if err := os.Symlink(testhome.AgentBin(t, testhome.ClaudeNewest), filepath.Join(pathDir, "claude")); err != nil {
+		t.Fatal(err)
+	}
+	w := exec.Command(bin, "watch", "--json")
+	w.Env = []string{"HOME=" + home, "PATH=" + pathDir}
+	stdout, _ := w.StdoutPipe()
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { w.Process.Signal(os.Interrupt); w.Wait() }()
+	lines := make(chan map[string]any, 64)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				lines <- m
+			}
+		}
+		close(lines)
+	}()
+	// until returns the first line with key, failing after a minute.
+	until := func(key string) map[string]any {
+		t.Helper()
+		timeout := time.After(time.Minute)
+		for {
+			select {
+			case m, ok := <-lines:
+				if !ok {
+					t.Fatalf("watch ended before a %q line", key)
+				}
+				if v, ok := m[key]; ok {
+					obj, _ := v.(map[string]any)
+					return obj
+				}
+			case <-timeout:
+				t.Fatalf("no %q line in a minute", key)
+			}
+		}
+	}
+	if a := until("asking"); a["client"] != "claude" || a["version"] != "2.1.328" || a["total"] != 2.0 {
+		t.Errorf("asking: %v", a)
+	}
+	if a := until("answers"); a["packages"] != 2.0 || a["differ"] != 0.0 || a["errors"] != 0.0 {
+		t.Errorf("answers: %v", a)
+	}
+	write(t, filepath.Join(pb, "other", "skills", "more", "SKILL.md"), "---\nname: more\ndescription: More.\n---\n")
+	until("changes")
+	if a := until("answers"); a["packages"] != 2.0 || a["differ"] != 0.0 {
+		t.Errorf("answers after a change: %v", a)
 	}
 }
