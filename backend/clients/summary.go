@@ -51,7 +51,7 @@ func JudgeSkill(dir string) Set {
 	// Claude names a standalone skill after its folder, as it does a plugin's, and lists
 	// it only with a description (claude.skill-description).
 	var claude Verdict
-	claudeSkills(abs, &claude, claudeManifest{}, r)
+	claudeSkills(abs, &claude, claudeManifest{rel: claudeReleaseFor("")}, r) // the newest modelled release
 	switch {
 	case len(claude.Dropped) > 0:
 		s.Claude = one("", claude.Dropped[0].Reason, claude.Dropped[0].Rule, "as a folder of ~/.claude/skills")
