@@ -56,6 +56,7 @@ type Answer struct {
 
 // Result is one package's answer beside the model's verdict.
 type Result struct {
+	Client string `json:"client"` // the client asked (clients.Claude)
 	Plugin string `json:"plugin"` // the catalog id
 	Path   string `json:"path"`
 	// Answer is the installed client's; nil when it could not be asked (Error says why).
@@ -98,11 +99,13 @@ const batchMax = 50
 // before (same content, same release) come from the store; the others are asked in
 // batches, one client run for up to batchMax packages, except a package that needs
 // other plugins or that the model says does not load, which is asked alone; so is a
-// package a batch could not tell apart from another, or that the batch did not load. progress, when set,
-// is called after each package, one call at a time. Only Claude can be asked so far.
+// package a batch could not tell apart from another, or that the batch did not load.
+// progress, when set, is called after each package, one call at a time. Claude and PI
+// can be asked (runners).
 func (a *Asker) Ask(ctx context.Context, c Client, cat *catalog.Catalog, progress func(Progress)) ([]Result, error) {
-	if c.Name != clients.Claude {
-		return nil, fmt.Errorf("asking %s what it loads is not supported yet; only claude is", c.Name)
+	run, ok := runners[c.Name]
+	if !ok {
+		return nil, fmt.Errorf("asking %s what it loads is not supported yet; claude and pi are", c.Name)
 	}
 	out := make([]Result, len(cat.Plugins))
 	digests := make([]string, len(cat.Plugins))
@@ -111,6 +114,7 @@ func (a *Asker) Ask(ctx context.Context, c Client, cat *catalog.Catalog, progres
 	finish := func(i int, r Result, asked bool) {
 		mu.Lock()
 		defer mu.Unlock()
+		r.Client = c.Name
 		out[i] = r
 		p.Done++
 		if asked {
@@ -142,7 +146,7 @@ func (a *Asker) Ask(ctx context.Context, c Client, cat *catalog.Catalog, progres
 		mu.Unlock()
 	})
 	slices.Sort(pending)
-	jobs := batches(cat, pending)
+	jobs := batches(cat, pending, run)
 	workers := a.Workers
 	if workers <= 0 {
 		workers = 2
@@ -151,9 +155,9 @@ func (a *Asker) Ask(ctx context.Context, c Client, cat *catalog.Catalog, progres
 		if ctx.Err() != nil {
 			return
 		}
-		answers, alone := a.askBatch(ctx, c, cat, jobs[j])
+		answers, alone := a.askBatch(ctx, c, run, cat, jobs[j])
 		for _, i := range alone {
-			in, err := a.ask(ctx, func(ctx context.Context) (oracle.Init, error) { return oracle.Claude(ctx, c.Bin, cat.Plugins[i].Path) })
+			in, err := a.ask(ctx, func(ctx context.Context) (oracle.Init, error) { return run.one(ctx, c.Bin, cat.Plugins[i].Path) })
 			if err != nil {
 				pl := &cat.Plugins[i]
 				finish(i, Result{Plugin: pl.ID, Path: pl.Path, Differs: []string{}, Error: fmt.Sprintf("%s %s could not be asked: %v", c.Name, c.Version, err)}, true)
@@ -179,22 +183,28 @@ func (a *Asker) Ask(ctx context.Context, c Client, cat *catalog.Catalog, progres
 }
 
 // batches groups the packages to ask: those the model says load on their own, under
-// names no other one of the group has, up to batchMax a run; every other package is a
-// group of its own.
-func batches(cat *catalog.Catalog, pending []int) [][]int {
+// names no other one of the group takes (runner.names), up to batchMax a run; every
+// other package is a group of its own.
+func batches(cat *catalog.Catalog, pending []int, run runner) [][]int {
 	var jobs [][]int
 	var cur []int
-	names := map[string]bool{}
+	taken := map[string]bool{}
 	for _, i := range pending {
 		pl := &cat.Plugins[i]
-		if pl.Clients == nil || !pl.Clients.Claude.Loads || len(pl.Clients.Claude.Needs) > 0 || names[pl.Clients.Claude.Plugin] {
+		names, ok := run.names(pl)
+		if ok && slices.ContainsFunc(names, func(n string) bool { return taken[n] }) {
+			ok = false
+		}
+		if !ok {
 			jobs = append(jobs, []int{i})
 			continue
 		}
-		names[pl.Clients.Claude.Plugin] = true
+		for _, n := range names {
+			taken[n] = true
+		}
 		cur = append(cur, i)
 		if len(cur) == batchMax {
-			jobs, cur, names = append(jobs, cur), nil, map[string]bool{}
+			jobs, cur, taken = append(jobs, cur), nil, map[string]bool{}
 		}
 	}
 	if len(cur) > 0 {
@@ -208,7 +218,7 @@ func batches(cat *catalog.Catalog, pending []int) [][]int {
 // another, or did not load although the model says it loads (a batch may hide it
 // behind another of the same name, which only a run of its own tells). A group of one
 // is asked alone.
-func (a *Asker) askBatch(ctx context.Context, c Client, cat *catalog.Catalog, group []int) (map[int]oracle.Init, []int) {
+func (a *Asker) askBatch(ctx context.Context, c Client, run runner, cat *catalog.Catalog, group []int) (map[int]oracle.Init, []int) {
 	answers := map[int]oracle.Init{}
 	if len(group) == 1 {
 		return answers, group
@@ -220,7 +230,7 @@ func (a *Asker) askBatch(ctx context.Context, c Client, cat *catalog.Catalog, gr
 	var got map[string]oracle.Init
 	_, err := a.ask(ctx, func(ctx context.Context) (oracle.Init, error) {
 		var err error
-		got, err = oracle.ClaudeEach(ctx, c.Bin, dirs)
+		got, err = run.many(ctx, c.Bin, dirs)
 		return oracle.Init{}, err
 	})
 	if err != nil {
@@ -320,15 +330,16 @@ func Digest(dir string) (string, error) {
 	return "sha256:" + hex.EncodeToString(h[:]), nil
 }
 
-// Compare says where the model's Claude verdict on p and the installed client's answer
-// disagree, one sentence each: whether it loads, under which name, which skills and
-// which agents.
+// Compare says where the model's verdict on p for the answer's client and the installed
+// client's answer disagree, one sentence each: whether it loads, under which name, which
+// skills and which agents.
 func Compare(p *catalog.Plugin, a *Answer) []string {
 	out := []string{}
-	if p.Clients == nil {
+	run, known := runners[a.Client]
+	if p.Clients == nil || !known {
 		return out
 	}
-	v := p.Clients.Claude
+	v := run.verdict(p.Clients)
 	who := a.Client + " " + a.Version + " here"
 	why := ""
 	if len(a.Warnings) > 0 {
@@ -338,7 +349,11 @@ func Compare(p *catalog.Plugin, a *Answer) []string {
 	case v.Loads && !a.Loads:
 		return append(out, fmt.Sprintf("the model says it loads (%s); %s skips it%s", v.Why, who, why))
 	case !v.Loads && a.Loads:
-		return append(out, fmt.Sprintf("the model says it does not load (%s); %s loads it as %s with %s", v.Why, who, a.Plugin, count(len(a.Skills), "skill")))
+		as := ""
+		if a.Plugin != "" {
+			as = " as " + a.Plugin
+		}
+		return append(out, fmt.Sprintf("the model says it does not load (%s); %s loads it%s with %s", v.Why, who, as, count(len(a.Skills), "skill")))
 	case !a.Loads:
 		return out
 	}
@@ -412,12 +427,12 @@ func Versions(found []installed.Client) map[string]string {
 }
 
 // Askable are the installed clients Ask can ask: found, of a known version, and a
-// client it knows how to ask (Claude).
+// client it knows how to ask (runners).
 func Askable(found []installed.Client) []Client {
 	var out []Client
 	for _, c := range found {
-		if c.Found && c.Version != "" && c.Name == installed.Claude {
-			out = append(out, Client{Name: clients.Claude, Bin: c.Path, Version: c.Version})
+		if _, ok := runners[c.Name]; ok && c.Found && c.Version != "" {
+			out = append(out, Client{Name: c.Name, Bin: c.Path, Version: c.Version})
 		}
 	}
 	return out

@@ -123,11 +123,11 @@ func TestAskClaude(t *testing.T) {
 	}
 }
 
-// Only Claude can be asked; another client is an error that says so, not a silent empty
-// answer.
+// Only Claude and PI can be asked; another client is an error that says so, not a silent
+// empty answer.
 func TestAskOtherClient(t *testing.T) {
 	_, err := (&Asker{}).Ask(context.Background(), Client{Name: clients.Codex, Bin: "codex", Version: "0.169.0"}, &catalog.Catalog{}, nil)
-	if err == nil || !strings.Contains(err.Error(), "only claude") {
+	if err == nil || !strings.Contains(err.Error(), "claude and pi are") {
 		t.Errorf("Ask(codex) = %v", err)
 	}
 }
@@ -149,5 +149,36 @@ func TestDigest(t *testing.T) {
 	testhome.WriteFile(t, filepath.Join(b, "skills", "s", "SKILL.md"), "y")
 	if db2, _ := Digest(b); db2 == db {
 		t.Errorf("an edit left the digest as it was")
+	}
+}
+
+// PI is handed every skill folder of each package with --skill, many packages a run:
+// what it lists agrees with the PI model, a skill without a description is not loaded,
+// and two packages with a skill of one name are asked in different runs (PI keeps the
+// first of two alike), so each gets its own answer.
+func TestAskPI(t *testing.T) {
+	bin, log := counting(t, testhome.AgentBin(t, ".bin/pi"))
+	h := t.TempDir()
+	pb := filepath.Join(h, ".plugboard")
+	skill := func(name, desc string) string { return "---\nname: " + name + "\ndescription: " + desc + "\n---\nBody\n" }
+	testhome.WriteFile(t, filepath.Join(pb, "plugins", "two", "skills", "alpha", "SKILL.md"), skill("alpha", "A."))
+	testhome.WriteFile(t, filepath.Join(pb, "plugins", "two", "skills", "beta", "SKILL.md"), skill("beta", "B."))
+	testhome.WriteFile(t, filepath.Join(pb, "plugins", "two", "skills", "mute", "SKILL.md"), "---\nname: mute\n---\n")
+	testhome.WriteFile(t, filepath.Join(pb, "plugins", "same-a", "skills", "shared", "SKILL.md"), skill("shared", "From a."))
+	testhome.WriteFile(t, filepath.Join(pb, "plugins", "same-b", "skills", "shared", "SKILL.md"), skill("shared", "From b."))
+	cat := catalog.Load(catalog.Options{Home: h, PlugboardHome: pb, Installed: map[string]string{clients.PI: "0.73.1"}})
+	rs, err := (&Asker{}).Ask(context.Background(), Client{Name: clients.PI, Bin: bin, Version: "0.73.1"}, cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byPlugin(rs)
+	for id, want := range map[string]string{"two": "alpha,beta", "same-a": "shared", "same-b": "shared"} {
+		r := got[id]
+		if r.Error != "" || r.Answer == nil || strings.Join(r.Answer.Skills, ",") != want || len(r.Differs) != 0 || r.Answer.Version != "0.73.1" {
+			t.Errorf("%s: %+v %+v, want %s agreeing", id, r, r.Answer, want)
+		}
+	}
+	if n := runs(t, log); n != 2 {
+		t.Errorf("%d runs of pi, want 2 (same-a and same-b apart)", n)
 	}
 }

@@ -137,3 +137,20 @@ func describeRead(err error) string {
 	}
 	return err.Error()
 }
+
+// PISkillDirs are the folders of the package dir that PI is handed, each with --skill,
+// absolute: every skill folder the PI model judges (JudgePI), so that the real pi can be
+// asked about the same ones.
+func PISkillDirs(dir string) []string {
+	r := newFiles()
+	abs, _ := filepath.Abs(dir)
+	root, err := r.realpath(abs)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range skillDirsOf(root, r) {
+		out = append(out, d.dir)
+	}
+	return out
+}

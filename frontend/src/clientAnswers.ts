@@ -28,13 +28,13 @@ export class ClientAnswers {
       return;
     }
     this.state = st;
-    this.byPlugin = new Map(st.answers.map((r) => [r.plugin, r]));
+    this.byPlugin = new Map(st.answers.map((r) => [`${r.client}/${r.plugin}`, r]));
     this.notify();
   }
 
-  /** The installed clients' answer about one plugin of the last scan, if it has come. */
-  answerFor(pluginId: string): ClientAnswerResult | undefined {
-    return this.byPlugin.get(pluginId);
+  /** An installed client's answer about one plugin of the last scan, if it has come. */
+  answerFor(client: string, pluginId: string): ClientAnswerResult | undefined {
+    return this.byPlugin.get(`${client}/${pluginId}`);
   }
 
   /** How far the asking has come; undefined when none runs. */

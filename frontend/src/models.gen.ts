@@ -310,6 +310,8 @@ export interface ClientAnswer {
 
 /** Result is one package's answer beside the model's verdict. */
 export interface ClientAnswerResult {
+  /** the client asked (clients.Claude) */
+  client: string;
   /** the catalog id */
   plugin: string;
   path: string;

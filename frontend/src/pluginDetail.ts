@@ -374,9 +374,9 @@ function clientsSection(p: Plugin, deps: DetailDeps): HTMLElement {
  * model, or each disagreement; while the asking runs, how far it has come.
  */
 function askedLine(c: ClientName, p: Plugin, answers: ClientAnswers | undefined): HTMLElement | null {
-  const r = answers?.answerFor(p.id);
+  const r = answers?.answerFor(c, p.id);
   const asking = answers?.asking();
-  if (!r || (r.answer && r.answer.client !== c)) {
+  if (!r) {
     if (!asking || asking.client !== c) return null;
     return h(
       'p',

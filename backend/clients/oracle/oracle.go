@@ -275,6 +275,23 @@ func plugged(l []string) []string {
 // --skill and nothing discovered on its own, and returns the skill names it lists
 // (get_commands), sorted.
 func PI(ctx context.Context, bin string, dirs []string) ([]string, error) {
+	each, err := PIEach(ctx, bin, dirs)
+	if err != nil {
+		return nil, err
+	}
+	skills := []string{}
+	for _, names := range each {
+		skills = append(skills, names...)
+	}
+	sort.Strings(skills)
+	return skills, nil
+}
+
+// PIEach runs bin as PI does, with every folder of dirs given with --skill, and returns
+// the skill names it lists by the folder each came from (as given, made absolute). A
+// folder PI did not load is not in the map. PI keeps the first of two skills of one
+// name: give folders whose names may collide to different runs.
+func PIEach(ctx context.Context, bin string, dirs []string) (map[string][]string, error) {
 	home, err := os.MkdirTemp("", "plugboard-oracle-")
 	if err != nil {
 		return nil, err
@@ -284,9 +301,14 @@ func PI(ctx context.Context, bin string, dirs []string) ([]string, error) {
 		bin, _ = filepath.Abs(bin)
 	}
 	argv := []string{bin, "--mode", "rpc", "--no-session", "--offline", "--no-extensions", "--no-skills", "--no-prompt-templates", "--no-context-files"}
+	given := map[string]string{} // what PI reports (resolved or as given) → the folder as given
 	for _, d := range dirs {
-		d, _ = filepath.Abs(d)
-		argv = append(argv, "--skill", d)
+		abs, _ := filepath.Abs(d)
+		argv = append(argv, "--skill", abs)
+		given[abs] = abs
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			given[real] = abs
+		}
 	}
 	argv = offline(argv)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -308,25 +330,35 @@ func PI(ctx context.Context, bin string, dirs []string) ([]string, error) {
 		return nil, err
 	}
 	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		var ev struct {
 			ID, Type string
 			Data     struct {
-				Commands []struct{ Name, Source string }
+				Commands []struct {
+					Name, Source string
+					SourceInfo   struct{ BaseDir string }
+				}
 			}
 		}
 		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.ID != "1" || ev.Type != "response" {
 			continue
 		}
-		skills := []string{}
+		each := map[string][]string{}
 		for _, c := range ev.Data.Commands {
-			if c.Source == "skill" {
-				skills = append(skills, strings.TrimPrefix(c.Name, "skill:"))
+			if c.Source != "skill" {
+				continue
 			}
+			dir, ok := given[c.SourceInfo.BaseDir]
+			if !ok {
+				dir = c.SourceInfo.BaseDir
+			}
+			each[dir] = append(each[dir], strings.TrimPrefix(c.Name, "skill:"))
 		}
-		sort.Strings(skills)
-		return skills, nil
+		return each, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("pi answered no get_commands before the time ran out: %w", err)
 	}
 	return nil, fmt.Errorf("pi answered no get_commands")
 }
