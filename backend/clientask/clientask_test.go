@@ -160,7 +160,9 @@ func TestAskPI(t *testing.T) {
 	bin, log := counting(t, testhome.AgentBin(t, ".bin/pi"))
 	h := t.TempDir()
 	pb := filepath.Join(h, ".plugboard")
-	skill := func(name, desc string) string { return "---\nname: " + name + "\ndescription: " + desc + "\n---\nBody\n" }
+	skill := func(name, desc string) string {
+		return "---\nname: " + name + "\ndescription: " + desc + "\n---\nBody\n"
+	}
 	testhome.WriteFile(t, filepath.Join(pb, "plugins", "two", "skills", "alpha", "SKILL.md"), skill("alpha", "A."))
 	testhome.WriteFile(t, filepath.Join(pb, "plugins", "two", "skills", "beta", "SKILL.md"), skill("beta", "B."))
 	testhome.WriteFile(t, filepath.Join(pb, "plugins", "two", "skills", "mute", "SKILL.md"), "---\nname: mute\n---\n")

@@ -30,7 +30,14 @@ export class ClientAnswers {
     this.state = st;
     this.byPlugin = new Map(st.answers.map((r) => [`${r.client}/${r.plugin}`, r]));
     this.notify();
+    // Until the first scan's asking has started (seq 0), and while an asking runs, ask again
+    // now and then: its start and end are events too, but those sent before the event stream
+    // was connected (a page opened during the first scan) never arrive.
+    if ((st.seq === 0 || st.asking) && !this.again)
+      this.again = setTimeout(() => ((this.again = undefined), void this.load()), 2000);
   }
+
+  private again: ReturnType<typeof setTimeout> | undefined;
 
   /** An installed client's answer about one plugin of the last scan, if it has come. */
   answerFor(client: string, pluginId: string): ClientAnswerResult | undefined {
