@@ -91,6 +91,25 @@ async function openPlugin(id) {
   await page.waitForSelector(`[data-testid="detail"] article[data-id="${id}"]`);
 }
 
+test('the overview lists the agent clients on this machine, with where each version was read', async () => {
+  const card = page.locator('[data-testid="installed-clients"]');
+  await card.waitFor({ timeout: 20000 });
+  const rows = await card
+    .locator('[data-testid="installed-client"]')
+    .evaluateAll((els) => els.map((e) => [e.dataset.client, e.dataset.found, e.innerText]));
+  assert.deepEqual(
+    rows.map(([c, f]) => [c, f]),
+    [
+      ['claude', 'true'],
+      ['codex', 'false'],
+      ['pi', 'false'],
+      ['cursor-agent', 'false'],
+    ],
+  );
+  assert.match(rows[0][2], /^claude 2\.1\.328 .*\/claude \(version from package\.json\)$/);
+  assert.match(rows[1][2], /^codex not installed$/);
+});
+
 test('the Plugins list shows a badge per client: loads, does not load, not a package, each with why', async () => {
   const rowHeights = await page.$$eval('[data-testid="plugin-row"]', (els) => [
     ...new Set(els.map((e) => e.getBoundingClientRect().height)),

@@ -2,7 +2,7 @@
 // asks them in the background after each scan, reports clients:progress as it goes and
 // clients:answered at the end. The plugin detail shows each answer beside the model's verdict.
 import { api, on } from './bridge';
-import type { ClientAnswerResult, ClientsProgress, ClientsState } from './models.gen';
+import type { ClientAnswerResult, ClientsProgress, ClientsState, InstalledClient } from './models.gen';
 
 export class ClientAnswers {
   private state: ClientsState | null = null;
@@ -42,6 +42,11 @@ export class ClientAnswers {
   /** An installed client's answer about one plugin of the last scan, if it has come. */
   answerFor(client: string, pluginId: string): ClientAnswerResult | undefined {
     return this.byPlugin.get(`${client}/${pluginId}`);
+  }
+
+  /** The agent clients looked for on this machine, found or not (empty until the first answer). */
+  clients(): InstalledClient[] {
+    return this.state?.clients ?? [];
   }
 
   /** How far the asking has come; undefined when none runs. */

@@ -377,6 +377,40 @@ export class PluginsView {
         h('h3', null, t('plugins.overview.issues')),
         issueGroups(ix.doc.issues, 'catalog-issues'),
       ),
+      this.installedClients(),
+    );
+  }
+
+  /** The agent clients on this machine: what each client verdict is judged by. */
+  private installedClients(): HTMLElement | null {
+    const found = this.ctx.answers.clients();
+    if (!found.length) return null;
+    return h(
+      'section',
+      { class: 'card', 'data-testid': 'installed-clients' },
+      h('h3', null, t('plugins.overview.clients')),
+      h('p', { class: 'muted small card-note' }, t('plugins.overview.clientsNote')),
+      h(
+        'ul',
+        { class: 'plain-list' },
+        ...found.map((c) =>
+          h(
+            'li',
+            { 'data-testid': 'installed-client', 'data-client': c.name, 'data-found': String(c.found) },
+            h('strong', null, c.version ? `${c.name} ${c.version}` : c.name),
+            ' ',
+            c.found
+              ? h(
+                  'span',
+                  { class: 'muted small' },
+                  h('code', null, c.path ?? ''),
+                  ' ',
+                  c.version ? t('plugins.overview.clientFrom', { from: c.from ?? '' }) : (c.problem ?? ''),
+                )
+              : h('span', { class: 'muted small' }, t('plugins.overview.clientMissing')),
+          ),
+        ),
+      ),
     );
   }
 

@@ -100,6 +100,11 @@ export const en = {
   'plugins.detail.client.agents': { one: '{n} agent', other: '{n} agents' },
   'plugins.detail.client.ruleTitle': 'rule {rule}',
   'plugins.detail.client.leftOut': 'left out: {reason}',
+  'plugins.overview.clients': 'Agent clients on this machine',
+  'plugins.overview.clientsNote':
+    'Each client verdict is judged by the model of the version installed here, and Plugboard asks the installed Claude Code and PI what they really load.',
+  'plugins.overview.clientFrom': '(version from {from})',
+  'plugins.overview.clientMissing': 'not installed',
   'plugins.detail.client.asking': 'Asking {who} on this machine what it loads… {done} of {total} packages',
   'plugins.detail.client.agrees': '{who} on this machine loads what the model says',
   'plugins.detail.client.differs': '{who} on this machine disagrees with the model:',
@@ -263,6 +268,11 @@ export const zh: Record<keyof typeof en, Msg> = {
   'plugins.detail.client.agents': { other: '{n} 个智能体' },
   'plugins.detail.client.ruleTitle': '规则 {rule}',
   'plugins.detail.client.leftOut': '未包含：{reason}',
+  'plugins.overview.clients': '本机的智能体客户端',
+  'plugins.overview.clientsNote':
+    '每个客户端结论都按本机所装版本的模型判断，Plugboard 还会询问已安装的 Claude Code 和 PI 实际加载什么。',
+  'plugins.overview.clientFrom': '（版本取自 {from}）',
+  'plugins.overview.clientMissing': '未安装',
   'plugins.detail.client.asking': '正在询问本机的 {who} 会加载什么… 已完成 {done}/{total} 个包',
   'plugins.detail.client.agrees': '本机的 {who} 加载的内容与模型所说一致',
   'plugins.detail.client.differs': '本机的 {who} 与模型的结论不同：',
