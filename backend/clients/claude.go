@@ -241,18 +241,7 @@ type claudeField struct {
 }
 
 var claudeFields = []claudeField{
-	{"name", func(v any) string {
-		s, ok := v.(string)
-		switch {
-		case !ok:
-			return "must be a string"
-		case s == "":
-			return "must not be empty"
-		case strings.Contains(s, " "):
-			return "must not contain spaces; use kebab-case such as \"" + SuggestKebab(s) + "\""
-		}
-		return ""
-	}},
+	{"name", claudeName},
 	{"$schema", isStr},
 	{"displayName", isStr},
 	{"version", isStr},
@@ -329,6 +318,20 @@ var claudeFields = []claudeField{
 	{"channels", claudeChannels},
 	{"monitors", claudeMonitors},
 	{"experimental", claudeExperimental},
+}
+
+// claudeName is the name check of 2.1.197: a non-empty string without spaces.
+func claudeName(v any) string {
+	s, ok := v.(string)
+	switch {
+	case !ok:
+		return "must be a string"
+	case s == "":
+		return "must not be empty"
+	case strings.Contains(s, " "):
+		return "must not contain spaces; use kebab-case such as \"" + SuggestKebab(s) + "\""
+	}
+	return ""
 }
 
 // objectOrPaths accepts an inline object (checked by inline, when set), component paths

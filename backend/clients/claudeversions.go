@@ -107,18 +107,13 @@ func compareVersions(a, b string) int {
 	return 0
 }
 
-// claudeName328 is the name check of 2.1.328: a non-empty string without @, :, /, \ or a
-// control, format, separator or space character.
+// claudeName328 is the name check of 2.1.328: 2.1.197's (claudeName), and no @, :, /, \
+// or control, format, separator or space character.
 func claudeName328(v any) string {
-	s, ok := v.(string)
-	switch {
-	case !ok:
-		return "must be a string"
-	case s == "":
-		return "must not be empty"
-	case strings.Contains(s, " "):
-		return "must not contain spaces; use kebab-case such as \"" + SuggestKebab(s) + "\""
+	if msg := claudeName(v); msg != "" {
+		return msg
 	}
+	s := v.(string)
 	for _, r := range s {
 		if strings.ContainsRune(`@:/\`, r) {
 			return "must not contain " + strconv.QuoteRune(r) + "; use kebab-case such as \"" + SuggestKebab(s) + "\""
