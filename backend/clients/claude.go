@@ -72,6 +72,7 @@ type claudeManifest struct {
 	workflows       []string // nil: workflows/ ; set: these instead
 	disabledDefault bool
 	needs           []string // the plugins it depends on (name or name@marketplace)
+	hookFiles       []string // the "hooks" paths that name files, slash form without ./
 	rel             claudeRelease
 }
 
@@ -115,6 +116,10 @@ func judgeClaude(dir string, r *files, rel claudeRelease) Verdict {
 			v.finish()
 			return v
 		}
+	}
+	if rel.hookFiles != nil && !claudeHookFiles(root, &v, m, r) {
+		v.finish()
+		return v
 	}
 	v.Plugin = m.name
 	if m.disabledDefault {
@@ -196,6 +201,15 @@ func readClaudeManifest(root string, v *Verdict, rel claudeRelease) (claudeManif
 		}
 	default:
 		m.commandsSet, m.commands = true, pathList(c)
+	}
+	if h, ok := obj["hooks"].(string); ok {
+		m.hookFiles = pathList(h)
+	} else if l, ok := obj["hooks"].([]any); ok {
+		for _, e := range l {
+			if s, ok := e.(string); ok {
+				m.hookFiles = append(m.hookFiles, pathList(s)...)
+			}
+		}
 	}
 	if a, present := obj["agents"]; present {
 		m.agentsSet, m.agents = true, pathList(a)
@@ -318,6 +332,36 @@ var claudeFields = []claudeField{
 	{"channels", claudeChannels},
 	{"monitors", claudeMonitors},
 	{"experimental", claudeExperimental},
+}
+
+// claudeHookFiles applies the hooks-file check of the release (2.1.328): hooks/hooks.json
+// and every file the manifest's "hooks" names, when it is a JSON object with a "hooks"
+// member, must hold hooks as the release checks inline ones, or the whole plugin is
+// refused. A file that is not there or not JSON is passed over. It reports whether the
+// plugin may load.
+func claudeHookFiles(root string, v *Verdict, m claudeManifest, r *files) bool {
+	for _, f := range append([]string{"hooks/hooks.json"}, m.hookFiles...) {
+		data, err := r.read(filepath.Join(root, filepath.FromSlash(f)))
+		if err != nil {
+			continue
+		}
+		var doc map[string]any
+		if json.Unmarshal(data, &doc) != nil || doc["hooks"] == nil {
+			continue
+		}
+		msg := "must be an object of events, not " + kindOf(doc["hooks"])
+		if hooks, ok := doc["hooks"].(map[string]any); ok {
+			msg = m.rel.hookFiles(hooks)
+		}
+		if msg != "" {
+			msg = sprintf("%s: \"hooks\" %s", f, strings.TrimPrefix(msg, "(inline) "))
+			v.Issues = append(v.Issues, issue.Issue{Severity: issue.Error, Code: CodeClaudeManifest, Path: f, Pointer: "/hooks", Line: 1,
+				Message: "Claude Code " + m.rel.version + " refuses the whole plugin: " + msg})
+			v.Why = "Claude " + m.rel.version + " refuses the hooks file " + msg
+			return false
+		}
+	}
+	return true
 }
 
 // claudeName is the name check of 2.1.197: a non-empty string without spaces.

@@ -25,6 +25,9 @@ type claudeRelease struct {
 	// boolWords: user-invocable and disable-model-invocation are true when their text is
 	// true, yes, on or 1 in any case (a number or a quoted string too).
 	boolWords bool
+	// hookFiles checks the hooks of hooks/hooks.json and of each hooks file the manifest
+	// names, as inline hooks are checked; nil: hooks files are not checked.
+	hookFiles func(map[string]any) string
 }
 
 // claudeReleases are the modelled releases, oldest first.
@@ -42,6 +45,7 @@ var claudeReleases = []claudeRelease{
 		collapseIDs:    true,
 		skipBOM:        true,
 		boolWords:      true,
+		hookFiles:      claudeHooksOf("PreToolUse", "PermissionRequest"),
 	},
 }
 
@@ -49,6 +53,7 @@ var claudeReleases = []claudeRelease{
 var claudeRules328 = []Rule{
 	{ID: "claude.manifest-fields", Client: Claude, Says: "2.1.328: $schema, author, description, displayName, homepage, keywords, license and repository are not checked (any value loads); a name with @, :, /, \\ or a control, format or space character is refused; a byte-order mark before the manifest is passed over", Source: "claude 2.1.328: manifest-author-string, manifest-author-object-no-name, manifest-description-number, manifest-homepage-not-url, manifest-keywords-string, manifest-repository-object, manifest-name-with-at, manifest-name-with-colon, manifest-name-with-slash, manifest-name-with-backslash, manifest-name-with-nbsp, manifest-name-with-zero-width-space, manifest-utf8-bom"},
 	{ID: "claude.manifest-paths", Client: Claude, Says: "2.1.328: of inline hooks only PreToolUse and PermissionRequest are checked (matchers with hooks of a known type); any other key, an unknown event or a wrongly cased one included, is passed over", Source: "claude 2.1.328: hooks-inline-event-case, hooks-inline-matcher-without-hooks, hooks-invalid-object, hooks-inline-stop-unchecked, hooks-inline-permission-request-checked"},
+	{ID: "claude.hooks-files", Client: Claude, Says: "2.1.328: hooks/hooks.json, and every hooks file the manifest names, whose \"hooks\" is there must hold an object of events checked as inline hooks are (PreToolUse and PermissionRequest), or the whole plugin is refused, manifest or not; a hooks file that is not JSON, or has no \"hooks\", is passed over; 2.1.197 reads none of this at load", Source: "claude 2.1.328: hooks-file-hooks-array, hooks-file-pretooluse-no-type, hooks-file-named-bad, hooks-file-no-manifest, hooks-file-hooks-null; jeremylongshore/claude-code-plugins-plus-skills travel-assistant, prettier-markdown-hook"},
 	{ID: "claude.no-component", Client: Claude, Says: "2.1.328: a folder with no .claude-plugin/plugin.json and nothing Claude loads (skills/, commands/, agents/, hooks/, output-styles/, workflows/, themes/, monitors/, .mcp.json, .lsp.json, a root SKILL.md) is skipped without a word; 2.1.197 loads it as an empty plugin", Source: "claude 2.1.328: marketplace-root, no-component-readme-only, no-manifest-commands-only, no-manifest-lsp-only"},
 	{ID: "claude.skill-id", Client: Claude, Says: "2.1.328: two skill folders that end up with one id are listed once", Source: "claude 2.1.328: skill-folder-name-punctuation"},
 	{ID: "claude.frontmatter", Client: Claude, Says: "2.1.328: a byte-order mark before the frontmatter is passed over", Source: "claude 2.1.328: skill-utf8-bom"},
