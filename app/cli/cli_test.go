@@ -66,7 +66,7 @@ func TestInspect(t *testing.T) {
 	}
 	// One line per client after the verdict.
 	if !strings.Contains(out, "\nclaude: loads 2 skills as good") || !strings.Contains(out, "\npi: loads 2 skills") ||
-		!strings.Contains(out, "\ncodex: not a Codex plugin") || !strings.Contains(out, "\ncursor: loads") {
+		!strings.Contains(out, "\ncodex: loads 2 skills as good") || !strings.Contains(out, "\ncursor: loads") {
 		t.Errorf("client lines missing:\n%s", out)
 	}
 

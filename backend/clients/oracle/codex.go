@@ -4,12 +4,16 @@ package oracle
 // gets a plugin into Codex: a plugin loads only once installed from a marketplace.
 //
 // CodexPlugin lays the folder (a symbolic link to it) in a private local marketplace
-// (.agents/plugins/marketplace.json), runs `codex plugin marketplace add` and `codex
-// plugin add` in a private CODEX_HOME, then asks `codex app-server` over stdio (JSON-RPC,
-// one JSON object a line: initialize, the initialized notification, skills/list and
-// plugin/read) and reads `codex debug prompt-input hi` for the skills the model is shown.
-// CodexSkills does the same for skill folders placed in ~/.agents/skills or
-// ~/.codex/skills, without a marketplace.
+// (.agents/plugins/marketplace.json) and starts `codex app-server` in a private
+// CODEX_HOME, spoken to over stdio (JSON-RPC, one JSON object a line): initialize, the
+// initialized notification, plugin/install (what `codex plugin add` does, the copy into
+// ~/.codex/plugins/cache and the Claude commands turned into skills; on every fixture
+// it gave what `codex plugin marketplace add` and `codex plugin add` give, the same
+// refusals (one with "failed to install plugin: " before it), with half the codex
+// runs, each of which starts node for the npm launcher),
+// plugin/read and skills/list. Then `codex debug prompt-input hi` shows the skills the
+// model is told about. CodexSkills does the same for skill folders placed in
+// ~/.agents/skills or ~/.codex/skills, with nothing to install.
 //
 // Nothing reaches the network and no code of the package runs:
 //   - every run has a private, empty HOME (CODEX_HOME is its .codex) and, when this
@@ -108,26 +112,23 @@ func CodexPlugin(ctx context.Context, bin, dir string) (CodexLoad, error) {
 		return CodexLoad{}, err
 	}
 	defer h.close()
-	name := filepath.Base(abs)
-	inst, err := h.install(ctx, abs, name)
+	ans, err := h.ask(ctx, abs)
 	if err != nil {
 		return CodexLoad{}, fmt.Errorf("%w for %s", err, dir)
 	}
-	load := CodexLoad{Skills: []string{}, Refused: []CodexRefusal{}, Hidden: []string{}}
-	if inst.refusal != "" {
-		load.Error = inst.refusal
+	load := CodexLoad{Skills: []string{}, Refused: []CodexRefusal{}, Hidden: []string{}, Version: ans.version}
+	if ans.refusal != "" {
+		load.Error = ans.refusal
 		return load, nil
 	}
-	load.Loads, load.Plugin = true, inst.Name
-	ans, err := h.ask(ctx, inst.Name)
+	load.Loads, load.Plugin = true, ans.plugin
+	root, err := h.installed(ans.plugin)
 	if err != nil {
 		return CodexLoad{}, fmt.Errorf("%w for %s", err, dir)
 	}
-	load.Version = ans.version
-	root := inst.InstalledPath
 	var mine []codexSkill
 	for _, s := range ans.skills {
-		if s.PluginID == inst.PluginID {
+		if s.PluginID == ans.plugin+"@"+codexMarket {
 			mine = append(mine, s)
 		}
 	}
@@ -314,62 +315,18 @@ func codexMessage(stderr string) string {
 	return ""
 }
 
-// codexInstall is codex plugin add's answer (--json).
-type codexInstall struct {
-	PluginID      string `json:"pluginId"`
-	Name          string `json:"name"`
-	InstalledPath string `json:"installedPath"`
-
-	refusal string // why codex refused to install it
-}
-
-// nameMismatch is codex plugin add's refusal of a marketplace entry whose name is not
-// the plugin's manifest name.
+// nameMismatch is codex's refusal to install a marketplace entry whose name is not the
+// plugin's manifest name.
 var nameMismatch = regexp.MustCompile("^plugin.json name `(.*)` does not match marketplace plugin name `.*`$")
 
-// install adds the home's marketplace with dir as its one plugin, named name, and
-// installs it. Codex insists that the entry's name is the manifest's: when it says
-// which name the manifest gives, the entry is named so and installed again.
-func (h *codexHome) install(ctx context.Context, dir, name string) (codexInstall, error) {
-	if err := h.list(dir, name); err != nil {
-		return codexInstall{}, err
-	}
-	if _, err := h.run(ctx, "plugin", "marketplace", "add", "--json", h.market); err != nil {
-		return codexInstall{}, fmt.Errorf("codex plugin marketplace add: %w", err)
-	}
-	for try := 0; ; try++ {
-		// "--" because a plugin's name may start with a hyphen.
-		out, err := h.run(ctx, "plugin", "add", "--json", "--", name+"@"+codexMarket)
-		var refused *codexRefused
-		if errors.As(err, &refused) {
-			if m := nameMismatch.FindStringSubmatch(refused.msg); m != nil && try == 0 {
-				name = m[1]
-				if err := h.list(dir, name); err != nil {
-					return codexInstall{}, err
-				}
-				continue
-			}
-			return codexInstall{refusal: refused.msg}, nil
-		}
-		if err != nil {
-			return codexInstall{}, err
-		}
-		var inst codexInstall
-		if err := json.Unmarshal(out, &inst); err != nil || inst.PluginID == "" {
-			return codexInstall{}, fmt.Errorf("codex plugin add printed no plugin: %q", out)
-		}
-		return inst, nil
-	}
-}
-
-// list writes the marketplace file with dir as its one plugin, linked as plugins/name.
-func (h *codexHome) list(dir, name string) error {
-	link := filepath.Join(h.market, "plugins", name)
+// list writes the marketplace file with dir as its one plugin, linked as plugins/name,
+// and returns the file's path.
+func (h *codexHome) list(dir, name string) (string, error) {
 	if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-		return fmt.Errorf("%q cannot name a plugin folder in a marketplace", name)
+		return "", fmt.Errorf("%q cannot name a plugin folder in a marketplace", name)
 	}
-	if err := os.Symlink(dir, link); err != nil && !os.IsExist(err) {
-		return err
+	if err := os.Symlink(dir, filepath.Join(h.market, "plugins", name)); err != nil && !os.IsExist(err) {
+		return "", err
 	}
 	market := map[string]any{
 		"name": codexMarket,
@@ -381,7 +338,19 @@ func (h *codexHome) list(dir, name string) error {
 		}},
 	}
 	b, _ := json.MarshalIndent(market, "", "  ")
-	return os.WriteFile(filepath.Join(h.market, ".agents", "plugins", "marketplace.json"), b, 0o644)
+	file := filepath.Join(h.market, ".agents", "plugins", "marketplace.json")
+	return file, os.WriteFile(file, b, 0o644)
+}
+
+// installed returns the folder codex installed the plugin name into:
+// CODEX_HOME/plugins/cache/<marketplace>/<name>/<version, or "local">.
+func (h *codexHome) installed(name string) (string, error) {
+	dir := filepath.Join(h.codex, "plugins", "cache", codexMarket, name)
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || !entries[0].IsDir() {
+		return "", fmt.Errorf("codex installed the plugin %s in no single folder of %s", name, dir)
+	}
+	return filepath.Join(dir, entries[0].Name()), nil
 }
 
 // codexSkill is one skill of skills/list.
@@ -392,44 +361,141 @@ type codexSkill struct {
 	PluginID string `json:"pluginId"`
 }
 
-// codexAnswer is what the app-server said: every skill, every refused skill file, the
-// plugin's MCP server names and codex's version.
+// codexAnswer is what the app-server said: the plugin's name (or why it was not
+// installed), every skill, every refused skill file, the plugin's MCP server names and
+// codex's version.
 type codexAnswer struct {
-	skills  []codexSkill
-	errors  []CodexRefusal // absolute paths
-	servers []string
-	version string
+	plugin, refusal string
+	skills          []codexSkill
+	errors          []CodexRefusal // absolute paths
+	servers         []string
+	version         string
 }
 
-// ask starts `codex app-server` on stdio and asks it skills/list and, for a plugin,
-// plugin/read (for its MCP server names).
-func (h *codexHome) ask(ctx context.Context, plugin string) (codexAnswer, error) {
+// ask starts `codex app-server` on stdio and, for a plugin folder dir, installs it
+// (plugin/install, as `codex plugin add` does: the copy, the commands turned into skills)
+// and reads its MCP server names (plugin/read); then it asks skills/list. The install
+// needs a marketplace entry of the manifest's name: when codex says which name that is,
+// the entry is renamed and installed again. With dir "", nothing is installed.
+func (h *codexHome) ask(ctx context.Context, dir string) (codexAnswer, error) {
+	sess, err := h.appServer(ctx)
+	if err != nil {
+		return codexAnswer{}, err
+	}
+	defer sess.close()
+	var ans codexAnswer
+	var init struct {
+		UserAgent string `json:"userAgent"`
+	}
+	if err := sess.call("initialize", map[string]any{"clientInfo": map[string]string{"name": "plugboard-oracle", "version": "0"}}, &init); err != nil {
+		return codexAnswer{}, err
+	}
+	ans.version = userAgentVersion(init.UserAgent)
+	if err := sess.notify("initialized"); err != nil {
+		return codexAnswer{}, err
+	}
+	if dir != "" {
+		name, refusal, err := h.install(sess, dir)
+		if err != nil || refusal != "" {
+			ans.refusal = refusal
+			return ans, err
+		}
+		ans.plugin = name
+		var read struct {
+			Plugin struct {
+				McpServers []string `json:"mcpServers"`
+			} `json:"plugin"`
+		}
+		if err := sess.call("plugin/read", map[string]any{"pluginName": name, "marketplacePath": sess.market}, &read); err != nil {
+			return codexAnswer{}, err
+		}
+		ans.servers = read.Plugin.McpServers
+	}
+	var list skillsList
+	if err := sess.call("skills/list", map[string]any{"cwds": []string{h.work}, "forceReload": true}, &list); err != nil {
+		return codexAnswer{}, err
+	}
+	return ans, ans.readSkills(list)
+}
+
+// install installs the plugin folder dir from the home's marketplace, under its folder's
+// name or, when codex asks for it, its manifest's: the name it is installed under, or
+// codex's reason for not installing it.
+func (h *codexHome) install(sess *codexSession, dir string) (name, refusal string, err error) {
+	name = filepath.Base(dir)
+	for try := 0; ; try++ {
+		if sess.market, err = h.list(dir, name); err != nil {
+			return "", "", err
+		}
+		err = sess.call("plugin/install", map[string]any{"pluginName": name, "marketplacePath": sess.market}, nil)
+		var refused *codexRefused
+		if !errors.As(err, &refused) {
+			return name, "", err
+		}
+		if m := nameMismatch.FindStringSubmatch(refused.msg); m != nil && try == 0 {
+			name = m[1]
+			continue
+		}
+		return "", refused.msg, nil
+	}
+}
+
+// codexSession is a running `codex app-server`, spoken to in JSON-RPC over stdio, one
+// message a line.
+type codexSession struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  *bufio.Scanner
+	ctx    context.Context
+	id     int
+	market string // the marketplace file, once written
+}
+
+// appServer starts the app-server (hooks off).
+func (h *codexHome) appServer(ctx context.Context) (*codexSession, error) {
 	cmd := h.command(ctx, "--disable", "hooks", "app-server")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return codexAnswer{}, err
+		return nil, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return codexAnswer{}, err
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return codexAnswer{}, err
+		return nil, err
 	}
-	defer func() { stdin.Close(); _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() }()
-	send := func(v any) error {
-		b, _ := json.Marshal(v)
-		_, err := stdin.Write(append(b, '\n'))
-		return err
-	}
-	if err := send(rpc{ID: 1, Method: "initialize", Params: map[string]any{"clientInfo": map[string]string{"name": "plugboard-oracle", "version": "0"}}}); err != nil {
-		return codexAnswer{}, err
-	}
-	var ans codexAnswer
-	pending := map[int]bool{1: true}
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
+	return &codexSession{cmd: cmd, stdin: stdin, lines: sc, ctx: ctx}, nil
+}
+
+// close ends the app-server and every process it started.
+func (s *codexSession) close() {
+	_ = s.stdin.Close()
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	_ = s.cmd.Wait()
+}
+
+// notify sends a notification.
+func (s *codexSession) notify(method string) error {
+	return s.send(map[string]any{"method": method})
+}
+
+func (s *codexSession) send(msg any) error {
+	b, _ := json.Marshal(msg)
+	_, err := s.stdin.Write(append(b, '\n'))
+	return err
+}
+
+// call sends one request and reads lines (notifications passed over) up to its answer,
+// decoded into result (when not nil); an error answer is a *codexRefused.
+func (s *codexSession) call(method string, params, result any) error {
+	s.id++
+	if err := s.send(map[string]any{"id": s.id, "method": method, "params": params}); err != nil {
+		return fmt.Errorf("codex app-server %s: %w", method, err)
+	}
+	for s.lines.Scan() {
 		var m struct {
 			ID     *int            `json:"id"`
 			Result json.RawMessage `json:"result"`
@@ -437,89 +503,52 @@ func (h *codexHome) ask(ctx context.Context, plugin string) (codexAnswer, error)
 				Message string `json:"message"`
 			} `json:"error"`
 		}
-		if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil || !pending[*m.ID] {
+		if json.Unmarshal(s.lines.Bytes(), &m) != nil || m.ID == nil || *m.ID != s.id {
 			continue // a notification
 		}
-		delete(pending, *m.ID)
 		if m.Error != nil {
-			return codexAnswer{}, fmt.Errorf("codex app-server answered request %d with an error: %s", *m.ID, m.Error.Message)
+			return &codexRefused{msg: m.Error.Message}
 		}
-		switch *m.ID {
-		case 1:
-			ans.version = userAgentVersion(m.Result)
-			reqs := []rpc{{ID: 2, Method: "skills/list", Params: map[string]any{"cwds": []string{h.work}, "forceReload": true}}}
-			if plugin != "" {
-				reqs = append(reqs, rpc{ID: 3, Method: "plugin/read", Params: map[string]any{"pluginName": plugin, "marketplacePath": filepath.Join(h.market, ".agents", "plugins", "marketplace.json")}})
-			}
-			if err := send(rpc{Method: "initialized"}); err != nil {
-				return codexAnswer{}, err
-			}
-			for _, r := range reqs {
-				pending[r.ID] = true
-				if err := send(r); err != nil {
-					return codexAnswer{}, err
-				}
-			}
-		case 2:
-			if err := ans.readSkills(m.Result); err != nil {
-				return codexAnswer{}, err
-			}
-		case 3:
-			var r struct {
-				Plugin struct {
-					McpServers []string `json:"mcpServers"`
-				} `json:"plugin"`
-			}
-			if err := json.Unmarshal(m.Result, &r); err != nil {
-				return codexAnswer{}, fmt.Errorf("codex app-server's plugin/read answer: %w", err)
-			}
-			ans.servers = r.Plugin.McpServers
+		if result == nil {
+			return nil
 		}
-		if len(pending) == 0 {
-			return ans, nil
+		if err := json.Unmarshal(m.Result, result); err != nil {
+			return fmt.Errorf("codex app-server's %s answer: %w", method, err)
 		}
+		return nil
 	}
-	if ctx.Err() != nil {
-		return codexAnswer{}, ctx.Err()
+	if s.ctx.Err() != nil {
+		return s.ctx.Err()
 	}
-	return codexAnswer{}, fmt.Errorf("codex app-server ended before it answered")
-}
-
-// rpc is one JSON-RPC request or notification (no ID) to the app-server.
-type rpc struct {
-	ID     int    `json:"id,omitempty"`
-	Method string `json:"method"`
-	Params any    `json:"params,omitempty"`
+	return fmt.Errorf("codex app-server ended before it answered %s", method)
 }
 
 // userAgentVersion reads codex's version from initialize's userAgent
 // ("plugboard-oracle/0.169.0 (Debian 12.0.0; x86_64) …").
-func userAgentVersion(result json.RawMessage) string {
-	var r struct {
-		UserAgent string `json:"userAgent"`
-	}
-	_ = json.Unmarshal(result, &r)
-	_, rest, _ := strings.Cut(r.UserAgent, "/")
+func userAgentVersion(ua string) string {
+	_, rest, _ := strings.Cut(ua, "/")
 	v, _, _ := strings.Cut(rest, " ")
 	return v
 }
 
-// readSkills reads skills/list's answer for the one working folder asked.
-func (a *codexAnswer) readSkills(result json.RawMessage) error {
-	var r struct {
-		Data []struct {
-			Skills []codexSkill `json:"skills"`
-			Errors []struct {
-				Path    string `json:"path"`
-				Message string `json:"message"`
-			} `json:"errors"`
-		} `json:"data"`
+// skillsList is skills/list's answer.
+type skillsList struct {
+	Data []struct {
+		Skills []codexSkill `json:"skills"`
+		Errors []struct {
+			Path    string `json:"path"`
+			Message string `json:"message"`
+		} `json:"errors"`
+	} `json:"data"`
+}
+
+// readSkills keeps skills/list's answer for the one working folder asked.
+func (a *codexAnswer) readSkills(list skillsList) error {
+	if len(list.Data) != 1 {
+		return fmt.Errorf("codex app-server's skills/list answered for %d folders, not one", len(list.Data))
 	}
-	if err := json.Unmarshal(result, &r); err != nil || len(r.Data) != 1 {
-		return fmt.Errorf("codex app-server's skills/list answer is not one list: %s", result)
-	}
-	a.skills = r.Data[0].Skills
-	for _, e := range r.Data[0].Errors {
+	a.skills = list.Data[0].Skills
+	for _, e := range list.Data[0].Errors {
 		a.errors = append(a.errors, CodexRefusal{Path: e.Path, Reason: e.Message})
 	}
 	return nil
