@@ -44,7 +44,7 @@ func runClientsVerify(env Env, f *flags) int {
 	found := installed.Find(ctx, []string{"PATH=" + env.Getenv("PATH"), "HOME=" + home})
 	askable := clientask.Askable(found)
 	if len(askable) == 0 {
-		fmt.Fprintln(env.Stderr, "plugboard clients verify: no installed client can be asked: neither claude nor pi is installed with a known version; `plugboard clients` says what is found. Install Claude Code (npm install -g @anthropic-ai/claude-code) and run verify again.")
+		fmt.Fprintln(env.Stderr, "plugboard clients verify: no installed client can be asked: no claude, codex or pi is installed with a known version; `plugboard clients` says what is found. Install Claude Code (npm install -g @anthropic-ai/claude-code) and run verify again.")
 		return ExitUsage
 	}
 	o := catalog.Options{Home: home, PlugboardHome: pbHome, Installed: clientask.Versions(found)}

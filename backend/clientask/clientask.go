@@ -100,12 +100,12 @@ const batchMax = 50
 // batches, one client run for up to batchMax packages, except a package that needs
 // other plugins or that the model says does not load, which is asked alone; so is a
 // package a batch could not tell apart from another, or that the batch did not load.
-// progress, when set, is called after each package, one call at a time. Claude and PI
-// can be asked (runners).
+// progress, when set, is called after each package, one call at a time. Claude, Codex
+// and PI can be asked (runners).
 func (a *Asker) Ask(ctx context.Context, c Client, cat *catalog.Catalog, progress func(Progress)) ([]Result, error) {
 	run, ok := runners[c.Name]
 	if !ok {
-		return nil, fmt.Errorf("asking %s what it loads is not supported yet; claude and pi are", c.Name)
+		return nil, fmt.Errorf("asking %s what it loads is not supported yet; claude, codex and pi are", c.Name)
 	}
 	out := make([]Result, len(cat.Plugins))
 	digests := make([]string, len(cat.Plugins))

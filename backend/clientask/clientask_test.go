@@ -123,12 +123,12 @@ func TestAskClaude(t *testing.T) {
 	}
 }
 
-// Only Claude and PI can be asked; another client is an error that says so, not a silent
-// empty answer.
+// Only Claude, Codex and PI can be asked; another client is an error that says so, not a
+// silent empty answer.
 func TestAskOtherClient(t *testing.T) {
-	_, err := (&Asker{}).Ask(context.Background(), Client{Name: clients.Codex, Bin: "codex", Version: "0.169.0"}, &catalog.Catalog{}, nil)
-	if err == nil || !strings.Contains(err.Error(), "claude and pi are") {
-		t.Errorf("Ask(codex) = %v", err)
+	_, err := (&Asker{}).Ask(context.Background(), Client{Name: clients.Cursor, Bin: "cursor-agent", Version: "1.0"}, &catalog.Catalog{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "claude, codex and pi are") {
+		t.Errorf("Ask(cursor) = %v", err)
 	}
 }
 
@@ -182,5 +182,43 @@ func TestAskPI(t *testing.T) {
 	}
 	if n := runs(t, log); n != 2 {
 		t.Errorf("%d runs of pi, want 2 (same-a and same-b apart)", n)
+	}
+}
+
+// The installed codex is asked about each package alone, through a private marketplace:
+// a Claude plugin (whose command codex turns into a skill) and an Agent Plugins package
+// agree with the Codex model; a second Ask answers from the store.
+func TestAskCodex(t *testing.T) {
+	bin, log := counting(t, testhome.AgentBin(t, ".bin/codex"))
+	h := t.TempDir()
+	pb := filepath.Join(h, ".plugboard")
+	testhome.WriteFile(t, filepath.Join(pb, "plugins", "tools", ".claude-plugin", "plugin.json"), `{"name": "tools"}`)
+	testhome.WriteFile(t, filepath.Join(pb, "plugins", "tools", "skills", "hello", "SKILL.md"), "---\nname: hello\ndescription: Says hello.\n---\n")
+	testhome.WriteFile(t, filepath.Join(pb, "plugins", "tools", "commands", "ship.md"), "---\ndescription: Ships it.\n---\nShip it.\n")
+	testhome.WriteFile(t, filepath.Join(pb, "plugins", "portable", "plugin.json"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "portable", "version": "1.0.0", "description": "A portable package."}`)
+	testhome.WriteFile(t, filepath.Join(pb, "plugins", "portable", "skills", "greet", "SKILL.md"), "---\nname: greet\ndescription: Greets.\n---\n")
+	st, _, err := store.Open(context.Background(), pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cat := catalog.Load(catalog.Options{Home: h, PlugboardHome: pb, Installed: map[string]string{clients.Codex: "0.169.0"}})
+	a := &Asker{Store: st}
+	c := Client{Name: clients.Codex, Bin: bin, Version: "0.169.0"}
+	for round := range 2 {
+		rs, err := a.Ask(context.Background(), c, cat, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := byPlugin(rs)
+		for id, want := range map[string]string{"tools": "tools:hello,tools:source-command-ship", "portable": "portable:greet"} {
+			r := got[id]
+			if r.Error != "" || r.Answer == nil || strings.Join(r.Answer.Skills, ",") != want || len(r.Differs) != 0 || r.Cached != (round == 1) {
+				t.Errorf("round %d, %s: %+v %+v, want %s agreeing", round, id, r, r.Answer, want)
+			}
+		}
+	}
+	if runs(t, log) == 0 {
+		t.Errorf("codex never ran")
 	}
 }

@@ -38,6 +38,23 @@ var runners = map[string]runner{
 		many: oracle.ClaudeEach,
 		one:  oracle.Claude,
 	},
+	clients.Codex: {
+		verdict: func(s *clients.Set) clients.Verdict { return s.Codex },
+		// each package is installed into a private marketplace of its own and asked alone
+		names: func(*catalog.Plugin) ([]string, bool) { return nil, false },
+		many: func(ctx context.Context, bin string, dirs []string) (map[string]oracle.Init, error) {
+			out := map[string]oracle.Init{}
+			for _, d := range dirs {
+				in, err := codexOne(ctx, bin, d)
+				if err != nil {
+					return nil, err
+				}
+				out[d] = in
+			}
+			return out, nil
+		},
+		one: codexOne,
+	},
 	clients.PI: {
 		verdict: func(s *clients.Set) clients.Verdict { return s.PI },
 		// PI has no namespaces: a package takes its skills' names, and keeps the first of
@@ -94,4 +111,25 @@ func piMany(ctx context.Context, bin string, dirs []string) (map[string]oracle.I
 		out[d] = in
 	}
 	return out, nil
+}
+
+// codexOne installs the package folder dir into a private marketplace and CODEX_HOME and
+// asks codex what it loads (oracle.CodexPlugin): the plugin's name and skills; why it
+// was refused, and which skill files it refused, are the answer's warnings.
+func codexOne(ctx context.Context, bin, dir string) (oracle.Init, error) {
+	l, err := oracle.CodexPlugin(ctx, bin, dir)
+	if err != nil {
+		return oracle.Init{}, err
+	}
+	in := oracle.Init{Loads: l.Loads, Plugin: l.Plugin, Skills: l.Skills, Agents: []string{}, Version: l.Version}
+	if in.Skills == nil {
+		in.Skills = []string{}
+	}
+	if l.Error != "" {
+		in.Warnings = append(in.Warnings, l.Error)
+	}
+	for _, r := range l.Refused {
+		in.Warnings = append(in.Warnings, r.Path+": "+r.Reason)
+	}
+	return in, nil
 }

@@ -102,7 +102,7 @@ export const en = {
   'plugins.detail.client.leftOut': 'left out: {reason}',
   'plugins.overview.clients': 'Agent clients on this machine',
   'plugins.overview.clientsNote':
-    'Each client verdict is judged by the model of the version installed here, and Plugboard asks the installed Claude Code and PI what they really load.',
+    'Each client verdict is judged by the model of the version installed here, and Plugboard asks the installed Claude Code, Codex and PI what they really load.',
   'plugins.overview.clientFrom': '(version from {from})',
   'plugins.overview.clientMissing': 'not installed',
   'plugins.detail.client.asking': 'Asking {who} on this machine what it loads… {done} of {total} packages',
@@ -270,7 +270,7 @@ export const zh: Record<keyof typeof en, Msg> = {
   'plugins.detail.client.leftOut': '未包含：{reason}',
   'plugins.overview.clients': '本机的智能体客户端',
   'plugins.overview.clientsNote':
-    '每个客户端结论都按本机所装版本的模型判断，Plugboard 还会询问已安装的 Claude Code 和 PI 实际加载什么。',
+    '每个客户端结论都按本机所装版本的模型判断，Plugboard 还会询问已安装的 Claude Code、Codex 和 PI 实际加载什么。',
   'plugins.overview.clientFrom': '（版本取自 {from}）',
   'plugins.overview.clientMissing': '未安装',
   'plugins.detail.client.asking': '正在询问本机的 {who} 会加载什么… 已完成 {done}/{total} 个包',
