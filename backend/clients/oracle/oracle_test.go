@@ -209,3 +209,72 @@ func TestClaudeEach(t *testing.T) {
 		})
 	}
 }
+
+// Asked what it loads, the real codex (installed into a private marketplace, asked
+// through its app-server and prompt-input) starts no process of the package and
+// reaches nothing but loopback and local sockets: strace's record of every program
+// start and connection, made without a network namespace, as for a user who is not root.
+func TestCodexNothingRunsStrace(t *testing.T) {
+	if err := exec.Command("strace", "-f", "-qq", "-o", "/dev/null", "true").Run(); err != nil {
+		testhome.CannotRun(t, "strace cannot run (%v): the check needs it (apt-get install strace)", err)
+	}
+	unshared := unshareWorks
+	unshareWorks = func() bool { return false }
+	t.Cleanup(func() { unshareWorks = unshared })
+	bin := testhome.AgentBin(t, ".bin/codex")
+	markers := t.TempDir()
+	remote, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reached := make(chan struct{}, 16)
+	go func() {
+		for {
+			c, err := remote.Accept()
+			if err != nil {
+				return
+			}
+			reached <- struct{}{}
+			_ = c.Close()
+		}
+	}()
+	pkg := hostilePackage(t, markers, remote.Addr().String())
+	log := filepath.Join(t.TempDir(), "strace.log")
+	wrapper := filepath.Join(t.TempDir(), "codex")
+	testhome.WriteFile(t, wrapper, "#!/bin/sh\nexec strace -f -qq -o "+log+".$$ -e trace=execve,connect "+bin+" \"$@\"\n")
+	if err := os.Chmod(wrapper, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	l, err := CodexPlugin(ctx, wrapper, pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Loads || l.Plugin != "hostile" || strings.Join(l.Skills, ",") != "hostile:s" {
+		t.Errorf("the answer = %+v, want hostile loaded with hostile:s", l)
+	}
+	_ = remote.Close()
+	select {
+	case <-reached:
+		t.Errorf("codex connected to the package's remote MCP server")
+	default:
+	}
+	entries, _ := os.ReadDir(markers)
+	for _, e := range entries {
+		t.Errorf("package code ran: %s", e.Name())
+	}
+	traces, _ := filepath.Glob(log + ".*")
+	if len(traces) == 0 {
+		t.Fatal("strace wrote no record: the wrapper was not run")
+	}
+	var all strings.Builder
+	for _, f := range traces {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	checkTrace(t, all.String(), pkg)
+}
