@@ -58,15 +58,15 @@ func (s *Service) catalogOptions(ws string) catalog.Options {
 // ClientAnswers is what the page shows of the installed clients (ClientsState).
 func (s *Service) ClientAnswers() (ClientsState, error) {
 	s.clients.mu.Lock()
-	defer s.clients.mu.Unlock()
 	st := s.clients.state
-	if st.Clients == nil {
-		st.Clients = s.findClients()
-	}
 	st.Answers = append([]clientask.Result{}, st.Answers...)
 	if st.Asking != nil {
 		p := *st.Asking
 		st.Asking = &p
+	}
+	s.clients.mu.Unlock()
+	if st.Clients == nil {
+		st.Clients = s.findClients() // before the first scan's asking
 	}
 	return st, nil
 }
@@ -76,6 +76,7 @@ func (s *Service) ClientAnswers() (ClientsState, error) {
 // once, the others as each client run ends. The page hears clients:progress and, at the
 // end, clients:answered.
 func (s *Service) askClients(c *catalog.Catalog) {
+	found := s.findClients() // outside the lock: a first look may run a --version
 	s.clients.mu.Lock()
 	if s.clients.cancel != nil {
 		s.clients.cancel()
@@ -84,7 +85,6 @@ func (s *Service) askClients(c *catalog.Catalog) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	s.clients.cancel, s.clients.done = cancel, done
-	found := s.findClients()
 	s.clients.state = ClientsState{Clients: found, Answers: []clientask.Result{}, Seq: c.Seq}
 	s.clients.mu.Unlock()
 	go func() {
