@@ -7,7 +7,6 @@ import (
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/clientask"
 	"github.com/plugboard/plugboard/backend/installed"
-	"github.com/plugboard/plugboard/backend/store"
 )
 
 // Events of the clients installed here.
@@ -37,10 +36,10 @@ type ClientsState struct {
 
 // clientsState is the Service's part behind ClientsState.
 type clientsState struct {
-	mu     sync.Mutex
-	state  ClientsState
-	cancel context.CancelFunc // the asking under way
-	done   chan struct{}      // closed when it ends
+	bg    clientask.Background
+	mu    sync.Mutex
+	state ClientsState
+	gen   int // the asking the state is about; an older one's hooks change nothing
 }
 
 // findClients looks for the installed clients (cached: an unchanged install costs a few
@@ -78,69 +77,37 @@ func (s *Service) ClientAnswers() (ClientsState, error) {
 func (s *Service) askClients(c *catalog.Catalog) {
 	found := s.findClients() // outside the lock: a first look may run a --version
 	s.clients.mu.Lock()
-	if s.clients.cancel != nil {
-		s.clients.cancel()
-	}
-	prev := s.clients.done
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	s.clients.cancel, s.clients.done = cancel, done
+	s.clients.gen++
+	gen := s.clients.gen
 	s.clients.state = ClientsState{Clients: found, Answers: []clientask.Result{}, Seq: c.Seq}
 	s.clients.mu.Unlock()
-	go func() {
-		defer close(done)
-		defer cancel()
-		if prev != nil {
-			<-prev // one asking at a time: the stopped one ends at its next package
-		}
-		askable := clientask.Askable(found)
-		if len(askable) == 0 {
-			s.emit(EventClientsAnswered, map[string]any{"seq": c.Seq})
-			return
-		}
-		st, _, err := store.Open(ctx, s.pbHome, store.PartClientAnswers)
-		var a clientask.Asker
-		if err == nil {
-			defer st.Close()
-			a.Store = st
-		}
-		for _, cl := range askable {
-			res, err := a.Ask(ctx, cl, c, func(p clientask.Progress) {
-				s.clients.mu.Lock()
-				if s.clients.done == done {
-					s.clients.state.Asking = &p
-				}
-				s.clients.mu.Unlock()
-				s.emit(EventClientsProgress, p)
-			})
-			if ctx.Err() != nil {
-				return // a newer scan is being asked about
-			}
-			s.clients.mu.Lock()
-			if s.clients.done == done {
-				s.clients.state.Answers = append(s.clients.state.Answers, res...)
-				if err != nil {
-					s.clients.state.Error = err.Error()
-				}
-			}
-			s.clients.mu.Unlock()
-		}
+	// update changes the state when it is still this asking's.
+	update := func(f func(st *ClientsState)) {
 		s.clients.mu.Lock()
-		if s.clients.done == done {
-			s.clients.state.Asking = nil
+		defer s.clients.mu.Unlock()
+		if s.clients.gen == gen {
+			f(&s.clients.state)
 		}
-		s.clients.mu.Unlock()
-		s.emit(EventClientsAnswered, map[string]any{"seq": c.Seq})
-	}()
+	}
+	s.clients.bg.Ask(context.Background(), clientask.Askable(found), c, clientask.Hooks{
+		Progress: func(p clientask.Progress) {
+			update(func(st *ClientsState) { st.Asking = &p })
+			s.emit(EventClientsProgress, p)
+		},
+		Answered: func(_ clientask.Client, res []clientask.Result, err error) {
+			update(func(st *ClientsState) {
+				st.Answers = append(st.Answers, res...)
+				if err != nil {
+					st.Error = err.Error()
+				}
+			})
+		},
+		Done: func() {
+			update(func(st *ClientsState) { st.Asking = nil })
+			s.emit(EventClientsAnswered, map[string]any{"seq": c.Seq})
+		},
+	})
 }
 
 // stopAsking stops the asking under way and waits for it to end (Close).
-func (s *Service) stopAsking() {
-	s.clients.mu.Lock()
-	cancel, done := s.clients.cancel, s.clients.done
-	s.clients.mu.Unlock()
-	if cancel != nil {
-		cancel()
-		<-done
-	}
-}
+func (s *Service) stopAsking() { s.clients.bg.Stop() }

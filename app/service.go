@@ -112,7 +112,9 @@ func NewService(home, pbHome string, emit Emitter) *Service {
 	if emit == nil {
 		emit = func(string, any) {}
 	}
-	return &Service{home: home, pbHome: pbHome, emit: emit, getenv: os.Getenv, actor: "desktop"}
+	s := &Service{home: home, pbHome: pbHome, emit: emit, getenv: os.Getenv, actor: "desktop"}
+	s.clients.bg.PlugboardHome = pbHome
+	return s
 }
 
 // Page is the page's surface: the methods of Service it may call and nothing else. The

@@ -2,14 +2,12 @@ package cli
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/clientask"
-	"github.com/plugboard/plugboard/backend/installed"
 )
 
 func loadCatalog(env Env, name string, args []string) (*catalog.Catalog, *flags, int) {
@@ -37,7 +35,7 @@ func catalogOptions(env Env, f *flags, args []string) (catalog.Options, *flags, 
 		return catalog.Options{}, nil, ExitUsage
 	}
 	// The clients installed here pick the rules of each client model (a few stats).
-	found := installed.Find(context.Background(), []string{"PATH=" + env.Getenv("PATH"), "HOME=" + home})
+	found := findClients(env, home)
 	o := catalog.Options{Home: home, PlugboardHome: pbHome, Installed: clientask.Versions(found)}
 	if f.workspace != "" {
 		if !isDirPath(f.workspace) {

@@ -31,7 +31,7 @@ func runClients(env Env, args []string) int {
 		return ExitUsage
 	}
 	home := env.Getenv("HOME")
-	cs := installed.Find(context.Background(), []string{"PATH=" + env.Getenv("PATH"), "HOME=" + home})
+	cs := findClients(env, home)
 	w := bufio.NewWriter(env.Stdout)
 	if f.json {
 		_ = writeJSON(w, struct {
@@ -49,6 +49,12 @@ func runClients(env Env, args []string) int {
 		return ExitUsage // the answer did not all get out (a full disk, a closed pipe)
 	}
 	return ExitOK
+}
+
+// findClients looks for the installed clients with the command's PATH and home: what the
+// client models are judged by (catalog, inspect, watch) and what clients lists.
+func findClients(env Env, home string) []installed.Client {
+	return installed.Find(context.Background(), []string{"PATH=" + env.Getenv("PATH"), "HOME=" + home})
 }
 
 // clientLine is one client for people: "claude 2.1.328  /usr/local/bin/claude (version

@@ -8,7 +8,6 @@ import (
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/clientask"
 	"github.com/plugboard/plugboard/backend/installed"
-	"github.com/plugboard/plugboard/backend/store"
 )
 
 // verifyReport is `plugboard clients verify --json`.
@@ -41,7 +40,7 @@ func runClientsVerify(env Env, f *flags) int {
 		return ExitUsage
 	}
 	ctx := context.Background()
-	found := installed.Find(ctx, []string{"PATH=" + env.Getenv("PATH"), "HOME=" + home})
+	found := findClients(env, home)
 	askable := clientask.Askable(found)
 	if len(askable) == 0 {
 		fmt.Fprintln(env.Stderr, "plugboard clients verify: no installed client can be asked: no claude, codex or pi is installed with a known version; `plugboard clients` says what is found. Install Claude Code (npm install -g @anthropic-ai/claude-code) and run verify again.")
@@ -56,11 +55,9 @@ func runClientsVerify(env Env, f *flags) int {
 		o.Workspace = absPath(f.workspace)
 	}
 	cat := catalog.Load(o)
-	var a clientask.Asker
-	if st, _, err := store.Open(ctx, pbHome, store.PartClientAnswers); err == nil {
-		defer st.Close()
-		a.Store = st
-	} else {
+	a, closeStore, err := clientask.Open(ctx, pbHome)
+	defer closeStore()
+	if err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard clients verify: answers are not kept (%v); every package is asked\n", err)
 	}
 	rep := verifyReport{Clients: found, Asked: []verifyClient{}}

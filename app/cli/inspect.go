@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/clientask"
 	"github.com/plugboard/plugboard/backend/clients"
-	"github.com/plugboard/plugboard/backend/installed"
 	"github.com/plugboard/plugboard/backend/issue"
 )
 
@@ -34,7 +32,7 @@ func runInspect(env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "plugboard inspect: %s: %v\n", dir, unwrap(err))
 		return ExitUsage
 	}
-	found := installed.Find(context.Background(), []string{"PATH=" + env.Getenv("PATH"), "HOME=" + env.Getenv("HOME")})
+	found := findClients(env, env.Getenv("HOME"))
 	doc := catalog.InspectAnyAs(dir, env.Getenv("HOME"), clientask.Versions(found))
 	if f.json {
 		if err := writeJSON(env.Stdout, doc); err != nil {

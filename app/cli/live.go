@@ -15,7 +15,6 @@ import (
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/clientask"
 	"github.com/plugboard/plugboard/backend/devlink"
-	"github.com/plugboard/plugboard/backend/installed"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/reload"
 	"github.com/plugboard/plugboard/backend/snapshot"
@@ -33,7 +32,7 @@ func runWatch(env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "plugboard watch: %v\n", err)
 		return ExitUsage
 	}
-	found := installed.Find(context.Background(), []string{"PATH=" + env.Getenv("PATH"), "HOME=" + home})
+	found := findClients(env, home)
 	o := catalog.Options{Home: home, PlugboardHome: pbHome, Workspace: f.workspace, Installed: clientask.Versions(found)}
 	r, err := reload.New(reload.Options{Catalog: o, Snapshots: true, Log: env.Stderr}, nil)
 	if err != nil {

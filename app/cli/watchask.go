@@ -9,7 +9,6 @@ import (
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/clientask"
 	"github.com/plugboard/plugboard/backend/installed"
-	"github.com/plugboard/plugboard/backend/store"
 )
 
 // lockedWriter lets the reload loop and the background asking print whole lines to one
@@ -33,15 +32,12 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 type watchAsker struct {
 	w       io.Writer
 	json    bool
-	pbHome  string
 	askable []clientask.Client
-	mu      sync.Mutex
-	cancel  context.CancelFunc
-	done    chan struct{}
+	bg      clientask.Background
 }
 
 func newWatchAsker(w io.Writer, asJSON bool, pbHome string, found []installed.Client) *watchAsker {
-	return &watchAsker{w: w, json: asJSON, pbHome: pbHome, askable: clientask.Askable(found)}
+	return &watchAsker{w: w, json: asJSON, askable: clientask.Askable(found), bg: clientask.Background{PlugboardHome: pbHome}}
 }
 
 // ask stops the asking about an earlier scan and starts asking about c.
@@ -49,56 +45,28 @@ func (a *watchAsker) ask(ctx context.Context, c *catalog.Catalog) {
 	if len(a.askable) == 0 {
 		return
 	}
-	a.mu.Lock()
-	if a.cancel != nil {
-		a.cancel()
-	}
-	prev := a.done
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	a.cancel, a.done = cancel, done
-	a.mu.Unlock()
-	go func() {
-		defer close(done)
-		defer cancel()
-		if prev != nil {
-			<-prev
-		}
-		var as clientask.Asker
-		if st, _, err := store.Open(ctx, a.pbHome, store.PartClientAnswers); err == nil {
-			defer st.Close()
-			as.Store = st
-		}
-		for _, cl := range a.askable {
+	step := max(len(c.Plugins)/10, 1)
+	a.bg.Ask(ctx, a.askable, c, clientask.Hooks{
+		Start: func(cl clientask.Client) {
 			a.asking(clientask.Progress{Client: cl.Name, Version: cl.Version, Total: len(c.Plugins)})
-			step := max(len(c.Plugins)/10, 1)
-			res, err := as.Ask(ctx, cl, c, func(p clientask.Progress) {
-				if a.json && (p.Done%step == 0 || p.Done == p.Total) {
-					a.asking(p)
-				}
-			})
-			if ctx.Err() != nil {
-				return
+		},
+		Progress: func(p clientask.Progress) {
+			if a.json && (p.Done%step == 0 || p.Done == p.Total) {
+				a.asking(p)
 			}
+		},
+		Answered: func(cl clientask.Client, res []clientask.Result, err error) {
 			if err != nil {
 				fmt.Fprintf(a.w, "plugboard watch: %v\n", err)
-				continue
+				return
 			}
 			a.answered(cl, res)
-		}
-	}()
+		},
+	})
 }
 
 // stop stops the asking under way and waits for it to end (watch ends).
-func (a *watchAsker) stop() {
-	a.mu.Lock()
-	cancel, done := a.cancel, a.done
-	a.mu.Unlock()
-	if cancel != nil {
-		cancel()
-		<-done
-	}
-}
+func (a *watchAsker) stop() { a.bg.Stop() }
 
 func (a *watchAsker) asking(p clientask.Progress) {
 	if a.json {
