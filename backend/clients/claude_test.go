@@ -143,13 +143,25 @@ func TestClaudeRealClient(t *testing.T) {
 // a time, and returns what it loaded from each.
 func runFixtures(t *testing.T, bin, version string) map[string]recorded {
 	t.Helper()
-	names := fixtureNames(t)
-	got := make(map[string]recorded, len(names))
+	return askEach(t, fixtureNames(t), func(ctx context.Context, name string) (recorded, error) {
+		in, err := oracle.Claude(ctx, bin, filepath.Join(fixtures, name))
+		if err == nil && in.Version != version {
+			err = fmt.Errorf("%s is claude %s, not %s: make deps-agents installs the pinned versions", bin, in.Version, version)
+		}
+		return recorded{Loads: in.Loads, Plugin: in.Plugin, Skills: in.Skills, Agents: in.Agents}, err
+	})
+}
+
+// askEach asks a real client about every key, two at a time, each within two minutes,
+// and returns the answers by key; any error fails the test, every one reported.
+func askEach[T any](t *testing.T, keys []string, ask func(ctx context.Context, key string) (T, error)) map[string]T {
+	t.Helper()
+	got := make(map[string]T, len(keys))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
-	errs := make(chan error, len(names))
-	for _, name := range names {
+	errs := make(chan error, len(keys))
+	for _, key := range keys {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -157,23 +169,23 @@ func runFixtures(t *testing.T, bin, version string) map[string]recorded {
 			defer func() { <-sem }()
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			in, err := oracle.Claude(ctx, bin, filepath.Join(fixtures, name))
-			if err == nil && in.Version != version {
-				err = fmt.Errorf("%s is claude %s, not %s: make deps-agents installs the pinned versions", bin, in.Version, version)
-			}
+			v, err := ask(ctx, key)
 			if err != nil {
-				errs <- err
+				errs <- fmt.Errorf("%s: %w", key, err)
 				return
 			}
 			mu.Lock()
-			got[name] = recorded{Loads: in.Loads, Plugin: in.Plugin, Skills: in.Skills, Agents: in.Agents}
+			got[key] = v
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Fatal(err)
+		t.Error(err)
+	}
+	if t.Failed() {
+		t.FailNow()
 	}
 	return got
 }

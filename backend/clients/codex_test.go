@@ -11,7 +11,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -178,42 +177,13 @@ func mustJSON(v any) string {
 // version, two at a time, and returns what it loaded from each.
 func runCodexFixtures(t *testing.T, bin string) map[string]oracle.CodexLoad {
 	t.Helper()
-	keys := codexFixtureKeys(t)
-	got := make(map[string]oracle.CodexLoad, len(keys))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
-	errs := make(chan error, len(keys))
-	for _, key := range keys {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			load, err := oracle.CodexPlugin(ctx, bin, codexFixtureDir(key))
-			if err == nil && load.Loads && load.Version != codexPinned {
-				err = fmt.Errorf("%s is codex %q, not %s: make deps-agents installs the pinned version", bin, load.Version, codexPinned)
-			}
-			if err != nil {
-				errs <- fmt.Errorf("%s: %w", key, err)
-				return
-			}
-			mu.Lock()
-			got[key] = load
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if t.Failed() {
-		t.FailNow()
-	}
-	return got
+	return askEach(t, codexFixtureKeys(t), func(ctx context.Context, key string) (oracle.CodexLoad, error) {
+		load, err := oracle.CodexPlugin(ctx, bin, codexFixtureDir(key))
+		if err == nil && load.Loads && load.Version != codexPinned {
+			err = fmt.Errorf("%s is codex %q, not %s: make deps-agents installs the pinned version", bin, load.Version, codexPinned)
+		}
+		return load, err
+	})
 }
 
 // Standalone skills: codex lists the folders of testdata/clients/codex/standalone-skills

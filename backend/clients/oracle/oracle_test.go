@@ -39,69 +39,96 @@ func hostilePackage(t *testing.T, markers, remote string) string {
 	return dir
 }
 
-// Asked what it loads, the real claude (every pinned release) starts no process of the
-// package (no hook, no MCP server, no script: no marker appears, and strace sees no
-// program of the package run) and reaches nothing but loopback and local sockets. The
-// run is made without a network namespace, as for a user who is not root.
-func TestNothingRuns(t *testing.T) {
+// traced is a hostile package (hostilePackage) and a client wrapped to run under
+// strace, without a network namespace, as for a user who is not root.
+type traced struct {
+	pkg, wrapper, log, markers string
+	remote                     net.Listener
+	reached                    chan struct{}
+}
+
+// newTraced makes the package and a wrapper of bin, named name, that records every
+// program start and connection of each run in log.<pid>.
+func newTraced(t *testing.T, bin, name string) *traced {
+	t.Helper()
 	if err := exec.Command("strace", "-f", "-qq", "-o", "/dev/null", "true").Run(); err != nil {
 		testhome.CannotRun(t, "strace cannot run (%v): the check needs it (apt-get install strace)", err)
 	}
 	unshared := unshareWorks
 	unshareWorks = func() bool { return false }
 	t.Cleanup(func() { unshareWorks = unshared })
+	remote, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &traced{markers: t.TempDir(), remote: remote, reached: make(chan struct{}, 16),
+		log: filepath.Join(t.TempDir(), "strace.log"), wrapper: filepath.Join(t.TempDir(), name)}
+	go func() {
+		for {
+			c, err := remote.Accept()
+			if err != nil {
+				return
+			}
+			tr.reached <- struct{}{}
+			_ = c.Close()
+		}
+	}()
+	tr.pkg = hostilePackage(t, tr.markers, remote.Addr().String())
+	testhome.WriteFile(t, tr.wrapper, "#!/bin/sh\nexec strace -f -qq -o "+tr.log+".$$ -e trace=execve,connect "+bin+" \"$@\"\n")
+	if err := os.Chmod(tr.wrapper, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// check fails the test for a connection to the package's remote MCP server, a marker a
+// package's code left, or what checkTrace refuses in the runs' records. Call it once the
+// client has returned: it and everything it started are gone.
+func (tr *traced) check(t *testing.T) {
+	t.Helper()
+	_ = tr.remote.Close()
+	select {
+	case <-tr.reached:
+		t.Errorf("the client connected to the package's remote MCP server")
+	default:
+	}
+	entries, _ := os.ReadDir(tr.markers)
+	for _, e := range entries {
+		t.Errorf("package code ran: %s", e.Name())
+	}
+	traces, _ := filepath.Glob(tr.log + ".*")
+	if len(traces) == 0 {
+		t.Fatal("strace wrote no record: the wrapper was not run")
+	}
+	var all strings.Builder
+	for _, f := range traces {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	checkTrace(t, all.String(), tr.pkg)
+}
+
+// Asked what it loads, the real claude (every pinned release) starts no process of the
+// package (no hook, no MCP server, no script: no marker appears, and strace sees no
+// program of the package run) and reaches nothing but loopback and local sockets. The
+// run is made without a network namespace, as for a user who is not root.
+func TestNothingRuns(t *testing.T) {
 	for _, c := range testhome.ClaudeVersions {
 		t.Run(c.Version, func(t *testing.T) {
-			bin := testhome.AgentBin(t, c.Bin)
-			markers := t.TempDir()
-			remote, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			reached := make(chan struct{}, 1)
-			go func() {
-				for {
-					c, err := remote.Accept()
-					if err != nil {
-						return
-					}
-					reached <- struct{}{}
-					_ = c.Close()
-				}
-			}()
-			pkg := hostilePackage(t, markers, remote.Addr().String())
-			log := filepath.Join(t.TempDir(), "strace.log")
-			// The oracle runs the wrapper, which runs the client under strace.
-			wrapper := filepath.Join(t.TempDir(), "claude")
-			testhome.WriteFile(t, wrapper, "#!/bin/sh\nexec strace -f -qq -o "+log+" -e trace=execve,connect "+bin+" \"$@\"\n")
-			if err := os.Chmod(wrapper, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			tr := newTraced(t, testhome.AgentBin(t, c.Bin), "claude")
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			in, err := Claude(ctx, wrapper, pkg)
+			in, err := Claude(ctx, tr.wrapper, tr.pkg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !in.Loads || in.Plugin != "hostile" || strings.Join(in.Skills, ",") != "hostile:s" || in.Version != c.Version {
 				t.Errorf("the answer = %+v, want hostile loaded with hostile:s by %s", in, c.Version)
 			}
-			// Claude has returned: the client and everything it started are gone.
-			_ = remote.Close()
-			select {
-			case <-reached:
-				t.Errorf("the client connected to the package's remote MCP server")
-			default:
-			}
-			entries, _ := os.ReadDir(markers)
-			for _, e := range entries {
-				t.Errorf("package code ran: %s", e.Name())
-			}
-			b, err := os.ReadFile(log)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkTrace(t, string(b), pkg)
+			tr.check(t)
 		})
 	}
 }
@@ -215,66 +242,15 @@ func TestClaudeEach(t *testing.T) {
 // reaches nothing but loopback and local sockets: strace's record of every program
 // start and connection, made without a network namespace, as for a user who is not root.
 func TestCodexNothingRunsStrace(t *testing.T) {
-	if err := exec.Command("strace", "-f", "-qq", "-o", "/dev/null", "true").Run(); err != nil {
-		testhome.CannotRun(t, "strace cannot run (%v): the check needs it (apt-get install strace)", err)
-	}
-	unshared := unshareWorks
-	unshareWorks = func() bool { return false }
-	t.Cleanup(func() { unshareWorks = unshared })
-	bin := testhome.AgentBin(t, ".bin/codex")
-	markers := t.TempDir()
-	remote, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	reached := make(chan struct{}, 16)
-	go func() {
-		for {
-			c, err := remote.Accept()
-			if err != nil {
-				return
-			}
-			reached <- struct{}{}
-			_ = c.Close()
-		}
-	}()
-	pkg := hostilePackage(t, markers, remote.Addr().String())
-	log := filepath.Join(t.TempDir(), "strace.log")
-	wrapper := filepath.Join(t.TempDir(), "codex")
-	testhome.WriteFile(t, wrapper, "#!/bin/sh\nexec strace -f -qq -o "+log+".$$ -e trace=execve,connect "+bin+" \"$@\"\n")
-	if err := os.Chmod(wrapper, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	tr := newTraced(t, testhome.AgentBin(t, ".bin/codex"), "codex")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	l, err := CodexPlugin(ctx, wrapper, pkg)
+	l, err := CodexPlugin(ctx, tr.wrapper, tr.pkg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !l.Loads || l.Plugin != "hostile" || strings.Join(l.Skills, ",") != "hostile:s" {
 		t.Errorf("the answer = %+v, want hostile loaded with hostile:s", l)
 	}
-	_ = remote.Close()
-	select {
-	case <-reached:
-		t.Errorf("codex connected to the package's remote MCP server")
-	default:
-	}
-	entries, _ := os.ReadDir(markers)
-	for _, e := range entries {
-		t.Errorf("package code ran: %s", e.Name())
-	}
-	traces, _ := filepath.Glob(log + ".*")
-	if len(traces) == 0 {
-		t.Fatal("strace wrote no record: the wrapper was not run")
-	}
-	var all strings.Builder
-	for _, f := range traces {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all.Write(b)
-	}
-	checkTrace(t, all.String(), pkg)
+	tr.check(t)
 }
