@@ -14,22 +14,26 @@ import (
 )
 
 // BenchmarkAsk: from a scan of the benchmark home (packages of 10 skills and an mcp.json
-// each) to every package answered by the real claude, the answers first asked (a new
+// each) to every package answered by the real client, the answers first asked (a new
 // database: every package runs the client, in batches) and then taken from the database
-// (the next scan of an unchanged home). Each release pinned.
+// (the next scan of an unchanged home). Each pinned claude release, and the pinned codex.
 func BenchmarkAsk(b *testing.B) {
+	asked := []Client{{Name: clients.Codex, Bin: ".bin/codex", Version: "0.169.0"}}
 	for _, c := range testhome.ClaudeVersions {
+		asked = append(asked, Client{Name: clients.Claude, Bin: c.Bin, Version: c.Version})
+	}
+	for _, c := range asked {
 		for _, n := range []int{100, 1000} {
 			pb := filepath.Join(b.TempDir(), ".plugboard")
 			if err := benchhome.Generate(pb, n, 10); err != nil {
 				b.Fatal(err)
 			}
-			cl := Client{Name: clients.Claude, Bin: testhome.AgentBin(b, c.Bin), Version: c.Version}
-			cat := catalog.Load(catalog.Options{Home: filepath.Dir(pb), PlugboardHome: pb, Installed: map[string]string{clients.Claude: c.Version}})
+			cl := Client{Name: c.Name, Bin: testhome.AgentBin(b, c.Bin), Version: c.Version}
+			cat := catalog.Load(catalog.Options{Home: filepath.Dir(pb), PlugboardHome: pb, Installed: map[string]string{c.Name: c.Version}})
 			for _, cached := range []bool{false, true} {
-				name := fmt.Sprintf("claude-%s/packages=%d/asked", c.Version, n)
+				name := fmt.Sprintf("%s-%s/packages=%d/asked", c.Name, c.Version, n)
 				if cached {
-					name = fmt.Sprintf("claude-%s/packages=%d/stored", c.Version, n)
+					name = fmt.Sprintf("%s-%s/packages=%d/stored", c.Name, c.Version, n)
 				}
 				b.Run(name, func(b *testing.B) {
 					a := &Asker{Store: openStore(b)}

@@ -182,9 +182,9 @@ func (a *Asker) Ask(ctx context.Context, c Client, cat *catalog.Catalog, progres
 	return out, ctx.Err()
 }
 
-// batches groups the packages to ask: those the model says load on their own, under
-// names no other one of the group takes (runner.names), up to batchMax a run; every
-// other package is a group of its own.
+// batches groups the packages to ask: those runner.names accepts, under names no other
+// one of the group takes, up to batchMax a run; every other package is a group of its
+// own.
 func batches(cat *catalog.Catalog, pending []int, run runner) [][]int {
 	var jobs [][]int
 	var cur []int
@@ -215,9 +215,9 @@ func batches(cat *catalog.Catalog, pending []int, run runner) [][]int {
 
 // askBatch asks about the packages of one group in one run and returns the answers it
 // could give, and the packages to ask alone: one the run could not tell apart from
-// another, or did not load although the model says it loads (a batch may hide it
-// behind another of the same name, which only a run of its own tells). A group of one
-// is asked alone.
+// another, or did not load (unless runner.ownRefusals: a batch may hide it behind
+// another of the same name, which only a run of its own tells). A group of one is
+// asked alone.
 func (a *Asker) askBatch(ctx context.Context, c Client, run runner, cat *catalog.Catalog, group []int) (map[int]oracle.Init, []int) {
 	answers := map[int]oracle.Init{}
 	if len(group) == 1 {
@@ -239,7 +239,7 @@ func (a *Asker) askBatch(ctx context.Context, c Client, run runner, cat *catalog
 	var alone []int
 	for k, i := range group {
 		in, ok := got[dirs[k]]
-		if !ok || !in.Loads {
+		if !ok || (!in.Loads && !run.ownRefusals) {
 			alone = append(alone, i)
 			continue
 		}

@@ -185,18 +185,24 @@ func TestAskPI(t *testing.T) {
 	}
 }
 
-// The installed codex is asked about each package alone, through a private marketplace:
-// a Claude plugin (whose command codex turns into a skill) and an Agent Plugins package
-// agree with the Codex model; a second Ask answers from the store.
+// The installed codex is asked about many packages in one run, through one private
+// marketplace: a Claude plugin (whose command codex turns into a skill), an Agent Plugins
+// package and one codex refuses agree with the Codex model, all from one app-server and
+// one prompt-input run; a package whose name the first took is asked alone; a second Ask
+// answers from the store and runs nothing.
 func TestAskCodex(t *testing.T) {
 	bin, log := counting(t, testhome.AgentBin(t, ".bin/codex"))
 	h := t.TempDir()
 	pb := filepath.Join(h, ".plugboard")
-	testhome.WriteFile(t, filepath.Join(pb, "plugins", "tools", ".claude-plugin", "plugin.json"), `{"name": "tools"}`)
-	testhome.WriteFile(t, filepath.Join(pb, "plugins", "tools", "skills", "hello", "SKILL.md"), "---\nname: hello\ndescription: Says hello.\n---\n")
-	testhome.WriteFile(t, filepath.Join(pb, "plugins", "tools", "commands", "ship.md"), "---\ndescription: Ships it.\n---\nShip it.\n")
-	testhome.WriteFile(t, filepath.Join(pb, "plugins", "portable", "plugin.json"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "portable", "version": "1.0.0", "description": "A portable package."}`)
-	testhome.WriteFile(t, filepath.Join(pb, "plugins", "portable", "skills", "greet", "SKILL.md"), "---\nname: greet\ndescription: Greets.\n---\n")
+	plugins := filepath.Join(pb, "plugins")
+	testhome.WriteFile(t, filepath.Join(plugins, "tools", ".claude-plugin", "plugin.json"), `{"name": "tools"}`)
+	testhome.WriteFile(t, filepath.Join(plugins, "tools", "skills", "hello", "SKILL.md"), "---\nname: hello\ndescription: Says hello.\n---\n")
+	testhome.WriteFile(t, filepath.Join(plugins, "tools", "commands", "ship.md"), "---\ndescription: Ships it.\n---\nShip it.\n")
+	testhome.WriteFile(t, filepath.Join(plugins, "portable", "plugin.json"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "portable", "version": "1.0.0", "description": "A portable package."}`)
+	testhome.WriteFile(t, filepath.Join(plugins, "portable", "skills", "greet", "SKILL.md"), "---\nname: greet\ndescription: Greets.\n---\n")
+	testhome.WriteFile(t, filepath.Join(plugins, "twin", ".claude-plugin", "plugin.json"), `{"name": "tools"}`)
+	testhome.WriteFile(t, filepath.Join(plugins, "twin", "skills", "bye", "SKILL.md"), "---\nname: bye\ndescription: Says bye.\n---\n")
+	testhome.WriteFile(t, filepath.Join(plugins, "broken", ".claude-plugin", "plugin.json"), `{"name": "broken", "version": 2}`)
 	st, _, err := store.Open(context.Background(), pb)
 	if err != nil {
 		t.Fatal(err)
@@ -211,14 +217,19 @@ func TestAskCodex(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := byPlugin(rs)
-		for id, want := range map[string]string{"tools": "tools:hello,tools:source-command-ship", "portable": "portable:greet"} {
+		for id, want := range map[string]string{"tools": "tools:hello,tools:source-command-ship", "portable": "portable:greet", "twin": "tools:bye", "broken": ""} {
 			r := got[id]
-			if r.Error != "" || r.Answer == nil || strings.Join(r.Answer.Skills, ",") != want || len(r.Differs) != 0 || r.Cached != (round == 1) {
-				t.Errorf("round %d, %s: %+v %+v, want %s agreeing", round, id, r, r.Answer, want)
+			if r.Error != "" || r.Answer == nil || strings.Join(r.Answer.Skills, ",") != want || r.Answer.Loads != (id != "broken") || len(r.Differs) != 0 || r.Cached != (round == 1) {
+				t.Errorf("round %d, %s: %+v %+v, want %q agreeing", round, id, r, r.Answer, want)
 			}
 		}
-	}
-	if runs(t, log) == 0 {
-		t.Errorf("codex never ran")
+		if w := got["broken"].Answer; w == nil || len(w.Warnings) != 1 || !strings.Contains(w.Warnings[0], "plugin version") {
+			t.Errorf("broken: codex's reason is not kept: %+v", w)
+		}
+		// two packages named tools: one run (app-server and prompt-input) for three of
+		// them, one for the second tools
+		if n := runs(t, log); n != 4 {
+			t.Errorf("round %d: codex ran %d times, want 4 (two packages' runs of 2)", round, n)
+		}
 	}
 }

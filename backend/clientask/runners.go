@@ -21,6 +21,10 @@ type runner struct {
 	many func(ctx context.Context, bin string, dirs []string) (map[string]oracle.Init, error)
 	// one asks about one package folder.
 	one func(ctx context.Context, bin, dir string) (oracle.Init, error)
+	// ownRefusals is true when a package many says does not load would not load alone
+	// either (Codex installs each package of a run on its own); otherwise it is asked
+	// alone, since a batch may hide a package behind another of the same name.
+	ownRefusals bool
 }
 
 // runners are the clients Ask can ask, by name.
@@ -40,20 +44,18 @@ var runners = map[string]runner{
 	},
 	clients.Codex: {
 		verdict: func(s *clients.Set) clients.Verdict { return s.Codex },
-		// each package is installed into a private marketplace of its own and asked alone
-		names: func(*catalog.Plugin) ([]string, bool) { return nil, false },
-		many: func(ctx context.Context, bin string, dirs []string) (map[string]oracle.Init, error) {
-			out := map[string]oracle.Init{}
-			for _, d := range dirs {
-				in, err := codexOne(ctx, bin, d)
-				if err != nil {
-					return nil, err
-				}
-				out[d] = in
+		// a plugin is installed from the run's one marketplace under its name (one whose
+		// name is taken is left out of the answer and asked alone); one the model says
+		// does not load takes no name
+		names: func(p *catalog.Plugin) ([]string, bool) {
+			if p.Clients == nil || !p.Clients.Codex.Loads {
+				return nil, true
 			}
-			return out, nil
+			return []string{p.Clients.Codex.Plugin}, true
 		},
-		one: codexOne,
+		many:        codexMany,
+		one:         codexOne,
+		ownRefusals: true,
 	},
 	clients.PI: {
 		verdict: func(s *clients.Set) clients.Verdict { return s.PI },
@@ -113,14 +115,37 @@ func piMany(ctx context.Context, bin string, dirs []string) (map[string]oracle.I
 	return out, nil
 }
 
+// codexMany installs the package folders dirs into one private marketplace and
+// CODEX_HOME and asks codex what it loads of each (oracle.CodexEach). A package with a
+// skill missing from the prompt is left out, to be asked alone: in a run of many the
+// prompt's skill list may be full.
+func codexMany(ctx context.Context, bin string, dirs []string) (map[string]oracle.Init, error) {
+	got, err := oracle.CodexEach(ctx, bin, dirs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]oracle.Init, len(got))
+	for d, l := range got {
+		if len(l.Hidden) == 0 {
+			out[d] = codexInit(l)
+		}
+	}
+	return out, nil
+}
+
 // codexOne installs the package folder dir into a private marketplace and CODEX_HOME and
-// asks codex what it loads (oracle.CodexPlugin): the plugin's name and skills; why it
-// was refused, and which skill files it refused, are the answer's warnings.
+// asks codex what it loads (oracle.CodexPlugin).
 func codexOne(ctx context.Context, bin, dir string) (oracle.Init, error) {
 	l, err := oracle.CodexPlugin(ctx, bin, dir)
 	if err != nil {
 		return oracle.Init{}, err
 	}
+	return codexInit(l), nil
+}
+
+// codexInit is codex's answer as an oracle.Init: the plugin's name and skills; why it
+// was refused, and which skill files it refused, are the answer's warnings.
+func codexInit(l oracle.CodexLoad) oracle.Init {
 	in := oracle.Init{Loads: l.Loads, Plugin: l.Plugin, Skills: l.Skills, Agents: []string{}, Version: l.Version}
 	if in.Skills == nil {
 		in.Skills = []string{}
@@ -131,5 +156,5 @@ func codexOne(ctx context.Context, bin, dir string) (oracle.Init, error) {
 	for _, r := range l.Refused {
 		in.Warnings = append(in.Warnings, r.Path+": "+r.Reason)
 	}
-	return in, nil
+	return in
 }

@@ -186,6 +186,53 @@ func runCodexFixtures(t *testing.T, bin string) map[string]oracle.CodexLoad {
 	})
 }
 
+// Asked about many folders at once (one marketplace, one app-server, one prompt), the
+// real codex says of each folder it answers for what it says of that folder alone (the
+// recording), and it answers for every folder whose manifest name no earlier folder of
+// the batch took.
+func TestCodexEachAgreesWithAlone(t *testing.T) {
+	bin := testhome.AgentBin(t, ".bin/codex")
+	want := readCodexExpected(t)[codexPinned]
+	keys := codexFixtureKeys(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	answered, loaded := 0, 0
+	for start := 0; start < len(keys); start += 60 {
+		batch := keys[start:min(start+60, len(keys))]
+		dirs := make([]string, len(batch))
+		for i, key := range batch {
+			dirs[i] = codexFixtureDir(key)
+		}
+		got, err := oracle.CodexEach(ctx, bin, dirs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken := map[string]bool{}
+		for i, key := range batch {
+			w := want[key]
+			g, ok := got[dirs[i]]
+			if !ok {
+				if !w.Loads || !taken[w.Plugin] {
+					t.Errorf("%s: the batch gave no answer, yet alone it %s", key, mustJSON(w))
+				}
+				continue
+			}
+			answered++
+			if w.Loads {
+				loaded++
+				taken[w.Plugin] = true
+			}
+			if mustJSON(g) != mustJSON(w) {
+				t.Errorf("%s: in a batch codex says %s, alone %s", key, mustJSON(g), mustJSON(w))
+			}
+		}
+	}
+	t.Logf("%d of %d folders answered in batches of 60, %d of them loaded", answered, len(keys), loaded)
+	if loaded < 20 {
+		t.Errorf("only %d folders loaded in a batch; the test proves nothing", loaded)
+	}
+}
+
 // Standalone skills: codex lists the folders of testdata/clients/codex/standalone-skills
 // placed in ~/.agents/skills as JudgeSkill's Codex verdict names them, refuses the
 // others, and has its five system skills in ~/.codex/skills/.system.

@@ -16,13 +16,17 @@ package oracle
 // ~/.agents/skills or ~/.codex/skills, with nothing to install.
 //
 // Nothing reaches the network and no code of the package runs:
-//   - every run has a private, empty HOME (CODEX_HOME is its .codex) and, when this
-//     process may (root), no network at all (unshare -n); otherwise every proxy variable
-//     names a loopback port that closes each connection. The app-server's start-up sync
-//     of OpenAI's curated plugins (git ls-remote of github.com/openai/plugins) then fails
-//     at once.
+//   - every run has a private, empty HOME (CODEX_HOME is its .codex), every proxy
+//     variable names a loopback port that closes each connection and, when this process
+//     may (root), no network at all (unshare -n). The app-server's start-up sync of
+//     OpenAI's curated plugins (git ls-remote of github.com/openai/plugins) then fails at
+//     once, and so does plugin/install's look-up of a remote MCP server's OAuth metadata
+//     (with no network but no proxy, codex's resolver retried it for 5 s a plugin).
 //   - the model provider is a loopback address that answers nothing (the default one
-//     makes `debug prompt-input` wait 5 s on a DNS lookup of api.openai.com).
+//     makes `debug prompt-input` wait 5 s on a DNS lookup of api.openai.com), with a
+//     context window of 100M tokens: the prompt's skill list is bounded by 2% of it and
+//     silently drops skills past that (3,000 skills: ~600 listed at the default), which
+//     must not pass for a package's choice when many are asked at once.
 //   - `debug prompt-input` starts the plugin's MCP servers (seen with a server that
 //     leaves a marker file). The app-server names them (plugin/read mcpServers) without
 //     starting them, and the prompt-input run is given a disabled server of each of
@@ -45,6 +49,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -103,42 +108,93 @@ const codexMarket = "plugboard-oracle"
 // the codex at bin then loads from it. A folder codex refuses to install is an answer
 // (Loads false, Error), not an error; an error means codex could not be asked.
 func CodexPlugin(ctx context.Context, bin, dir string) (CodexLoad, error) {
-	abs, err := filepath.Abs(dir)
+	got, err := CodexEach(ctx, bin, []string{dir})
 	if err != nil {
-		return CodexLoad{}, err
+		return CodexLoad{}, fmt.Errorf("%w for %s", err, dir)
 	}
+	load, ok := got[dir]
+	if !ok {
+		return CodexLoad{}, fmt.Errorf("codex gave no answer for %s", dir)
+	}
+	return load, nil
+}
+
+// CodexEach installs every plugin folder of dirs from one private marketplace into one
+// private Codex home, with one app-server and one prompt-input run, and returns what the
+// codex at bin loads from each, by folder as given. Skills are told apart by the plugin
+// id skills/list gives them. A folder that could not be installed under a name of its
+// own in that marketplace (two folders whose manifests take one name) is left out: ask
+// it alone. A skill missing from the prompt may have been left out because the prompt's
+// skill list was full rather than by the package's choice; a caller that must know asks
+// such a package alone.
+func CodexEach(ctx context.Context, bin string, dirs []string) (map[string]CodexLoad, error) {
 	h, err := newCodexHome(bin)
 	if err != nil {
-		return CodexLoad{}, err
+		return nil, err
 	}
 	defer h.close()
-	ans, err := h.ask(ctx, abs)
+	sess, version, err := h.appServer(ctx)
 	if err != nil {
-		return CodexLoad{}, fmt.Errorf("%w for %s", err, dir)
+		return nil, err
 	}
-	load := CodexLoad{Skills: []string{}, Refused: []CodexRefusal{}, Hidden: []string{}, Version: ans.version}
-	if ans.refusal != "" {
-		load.Error = ans.refusal
-		return load, nil
-	}
-	load.Loads, load.Plugin = true, ans.plugin
-	root, err := h.installed(ans.plugin)
-	if err != nil {
-		return CodexLoad{}, fmt.Errorf("%w for %s", err, dir)
-	}
-	var mine []codexSkill
-	for _, s := range ans.skills {
-		if s.PluginID == ans.plugin+"@"+codexMarket {
-			mine = append(mine, s)
+	defer sess.close()
+	out := make(map[string]CodexLoad, len(dirs))
+	names := map[string]string{} // folder as given -> the name it was installed under
+	var servers []string
+	m := &codexMarketplace{h: h, file: filepath.Join(h.market, ".agents", "plugins", "marketplace.json")}
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, err
 		}
+		name, refusal, err := m.install(sess, abs)
+		switch {
+		case err != nil:
+			return nil, err
+		case name == "" && refusal == "":
+			continue // its name is another's in this marketplace
+		case refusal != "":
+			out[d] = CodexLoad{Error: refusal, Skills: []string{}, Refused: []CodexRefusal{}, Hidden: []string{}, Version: version}
+			continue
+		}
+		var read struct {
+			Plugin struct {
+				McpServers []string `json:"mcpServers"`
+			} `json:"plugin"`
+		}
+		if err := sess.call("plugin/read", map[string]any{"pluginName": name, "marketplacePath": m.file}, &read); err != nil {
+			return nil, err
+		}
+		servers = append(servers, read.Plugin.McpServers...)
+		names[d] = name
 	}
-	load.Refused = refusedUnder(ans.errors, []codexBase{{real: root}})
-	prompt, err := h.prompt(ctx, ans.servers)
+	if len(names) == 0 {
+		return out, nil
+	}
+	all, refused, err := sess.skills(h.work)
 	if err != nil {
-		return CodexLoad{}, fmt.Errorf("%w for %s", err, dir)
+		return nil, err
 	}
-	load.Skills, load.Hidden = sortedSkills(mine, prompt)
-	return load, nil
+	prompt, err := h.prompt(ctx, servers)
+	if err != nil {
+		return nil, err
+	}
+	for d, name := range names {
+		root, err := h.installed(name)
+		if err != nil {
+			return nil, fmt.Errorf("%w for %s", err, d)
+		}
+		var mine []codexSkill
+		for _, s := range all {
+			if s.PluginID == name+"@"+codexMarket {
+				mine = append(mine, s)
+			}
+		}
+		load := CodexLoad{Loads: true, Plugin: name, Version: version, Refused: refusedUnder(refused, []codexBase{{real: root}})}
+		load.Skills, load.Hidden = sortedSkills(mine, prompt)
+		out[d] = load
+	}
+	return out, nil
 }
 
 // CodexSkills places every folder of dirs (as a symbolic link under its own name; names
@@ -175,13 +231,18 @@ func CodexSkills(ctx context.Context, bin, under string, dirs []string) (CodexSk
 			bases = append(bases, codexBase{real: real, name: filepath.Base(d)})
 		}
 	}
-	ans, err := h.ask(ctx, "")
+	sess, version, err := h.appServer(ctx)
 	if err != nil {
 		return CodexSkillSet{}, err
 	}
-	set := CodexSkillSet{System: []string{}, Version: ans.version}
+	defer sess.close()
+	all, refused, err := sess.skills(h.work)
+	if err != nil {
+		return CodexSkillSet{}, err
+	}
+	set := CodexSkillSet{System: []string{}, Version: version}
 	var user []codexSkill
-	for _, s := range ans.skills {
+	for _, s := range all {
 		switch {
 		case s.Scope == "system":
 			set.System = append(set.System, s.Name)
@@ -190,7 +251,7 @@ func CodexSkills(ctx context.Context, bin, under string, dirs []string) (CodexSk
 		}
 	}
 	sort.Strings(set.System)
-	set.Refused = refusedUnder(ans.errors, bases)
+	set.Refused = refusedUnder(refused, bases)
 	prompt, err := h.prompt(ctx, nil)
 	if err != nil {
 		return CodexSkillSet{}, err
@@ -237,18 +298,15 @@ func newCodexHome(bin string) (*codexHome, error) {
 	}
 	h.api = api
 	dead := "http://" + api.Addr().String()
-	config := "model_provider = \"plugboard-oracle\"\n\n[model_providers.plugboard-oracle]\nname = \"plugboard-oracle\"\nbase_url = \"" + dead + "/v1\"\n"
+	config := "model_provider = \"plugboard-oracle\"\nmodel_context_window = 100000000\n\n[model_providers.plugboard-oracle]\nname = \"plugboard-oracle\"\nbase_url = \"" + dead + "/v1\"\n"
 	if err := os.WriteFile(filepath.Join(h.codex, "config.toml"), []byte(config), 0o644); err != nil {
 		h.close()
 		return nil, err
 	}
 	h.env = []string{"HOME=" + h.home, "CODEX_HOME=" + h.codex, "PATH=" + os.Getenv("PATH"), "TERM=dumb"}
-	if p := offline(nil); len(p) > 0 {
-		h.prefix = p
-	} else {
-		for _, v := range []string{"HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy"} {
-			h.env = append(h.env, v+"="+dead)
-		}
+	h.prefix = offline(nil)
+	for _, v := range []string{"HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy"} {
+		h.env = append(h.env, v+"="+dead)
 	}
 	return h, nil
 }
@@ -319,29 +377,6 @@ func codexMessage(stderr string) string {
 // plugin's manifest name.
 var nameMismatch = regexp.MustCompile("^plugin.json name `(.*)` does not match marketplace plugin name `.*`$")
 
-// list writes the marketplace file with dir as its one plugin, linked as plugins/name,
-// and returns the file's path.
-func (h *codexHome) list(dir, name string) (string, error) {
-	if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-		return "", fmt.Errorf("%q cannot name a plugin folder in a marketplace", name)
-	}
-	if err := os.Symlink(dir, filepath.Join(h.market, "plugins", name)); err != nil && !os.IsExist(err) {
-		return "", err
-	}
-	market := map[string]any{
-		"name": codexMarket,
-		"plugins": []any{map[string]any{
-			"name":     name,
-			"source":   map[string]any{"source": "local", "path": "./plugins/" + name},
-			"policy":   map[string]any{"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
-			"category": "Productivity",
-		}},
-	}
-	b, _ := json.MarshalIndent(market, "", "  ")
-	file := filepath.Join(h.market, ".agents", "plugins", "marketplace.json")
-	return file, os.WriteFile(file, b, 0o644)
-}
-
 // installed returns the folder codex installed the plugin name into:
 // CODEX_HOME/plugins/cache/<marketplace>/<name>/<version, or "local">.
 func (h *codexHome) installed(name string) (string, error) {
@@ -361,113 +396,115 @@ type codexSkill struct {
 	PluginID string `json:"pluginId"`
 }
 
-// codexAnswer is what the app-server said: the plugin's name (or why it was not
-// installed), every skill, every refused skill file, the plugin's MCP server names and
-// codex's version.
-type codexAnswer struct {
-	plugin, refusal string
-	skills          []codexSkill
-	errors          []CodexRefusal // absolute paths
-	servers         []string
-	version         string
+// codexMarketplace is the home's private marketplace: one entry a plugin folder, each
+// linked as plugins/<entry name>.
+type codexMarketplace struct {
+	h       *codexHome
+	file    string
+	entries []string // entry names, in the order installed
 }
 
-// ask starts `codex app-server` on stdio and, for a plugin folder dir, installs it
-// (plugin/install, as `codex plugin add` does: the copy, the commands turned into skills)
-// and reads its MCP server names (plugin/read); then it asks skills/list. The install
-// needs a marketplace entry of the manifest's name: when codex says which name that is,
-// the entry is renamed and installed again. With dir "", nothing is installed.
-func (h *codexHome) ask(ctx context.Context, dir string) (codexAnswer, error) {
-	sess, err := h.appServer(ctx)
-	if err != nil {
-		return codexAnswer{}, err
-	}
-	defer sess.close()
-	var ans codexAnswer
-	var init struct {
-		UserAgent string `json:"userAgent"`
-	}
-	if err := sess.call("initialize", map[string]any{"clientInfo": map[string]string{"name": "plugboard-oracle", "version": "0"}}, &init); err != nil {
-		return codexAnswer{}, err
-	}
-	ans.version = userAgentVersion(init.UserAgent)
-	if err := sess.notify("initialized"); err != nil {
-		return codexAnswer{}, err
-	}
-	if dir != "" {
-		name, refusal, err := h.install(sess, dir)
-		if err != nil || refusal != "" {
-			ans.refusal = refusal
-			return ans, err
-		}
-		ans.plugin = name
-		var read struct {
-			Plugin struct {
-				McpServers []string `json:"mcpServers"`
-			} `json:"plugin"`
-		}
-		if err := sess.call("plugin/read", map[string]any{"pluginName": name, "marketplacePath": sess.market}, &read); err != nil {
-			return codexAnswer{}, err
-		}
-		ans.servers = read.Plugin.McpServers
-	}
-	var list skillsList
-	if err := sess.call("skills/list", map[string]any{"cwds": []string{h.work}, "forceReload": true}, &list); err != nil {
-		return codexAnswer{}, err
-	}
-	return ans, ans.readSkills(list)
-}
-
-// install installs the plugin folder dir from the home's marketplace, under its folder's
-// name or, when codex asks for it, its manifest's: the name it is installed under, or
-// codex's reason for not installing it.
-func (h *codexHome) install(sess *codexSession, dir string) (name, refusal string, err error) {
+// install adds the plugin folder dir to the marketplace and installs it (plugin/install,
+// as `codex plugin add` does: the copy, the commands turned into skills), under its
+// folder's name or, when codex asks for it, its manifest's. It returns the name it was
+// installed under, or codex's reason for not installing it, or neither when the name
+// codex asks for is another entry's.
+func (m *codexMarketplace) install(sess *codexSession, dir string) (name, refusal string, err error) {
 	name = filepath.Base(dir)
+	if slices.Contains(m.entries, name) {
+		name = fmt.Sprintf("%s-%d", name, len(m.entries)) // codex then names the manifest's
+	}
 	for try := 0; ; try++ {
-		if sess.market, err = h.list(dir, name); err != nil {
+		if slices.Contains(m.entries, name) {
+			return "", "", m.write("", "")
+		}
+		if err := m.write(dir, name); err != nil {
 			return "", "", err
 		}
-		err = sess.call("plugin/install", map[string]any{"pluginName": name, "marketplacePath": sess.market}, nil)
+		err = sess.call("plugin/install", map[string]any{"pluginName": name, "marketplacePath": m.file}, nil)
 		var refused *codexRefused
 		if !errors.As(err, &refused) {
+			if err == nil {
+				m.entries = append(m.entries, name)
+			}
 			return name, "", err
 		}
-		if m := nameMismatch.FindStringSubmatch(refused.msg); m != nil && try == 0 {
-			name = m[1]
+		_ = os.Remove(filepath.Join(m.h.market, "plugins", name))
+		if mm := nameMismatch.FindStringSubmatch(refused.msg); mm != nil && try == 0 {
+			name = mm[1]
 			continue
 		}
-		return "", refused.msg, nil
+		// the entry goes: codex reads the whole file at each install
+		return "", refused.msg, m.write("", "")
 	}
+}
+
+// write links dir as plugins/name and writes the marketplace file with the entries
+// installed so far and, when name is not "", name.
+func (m *codexMarketplace) write(dir, name string) error {
+	entries := m.entries
+	if name != "" {
+		if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+			return fmt.Errorf("%q cannot name a plugin folder in a marketplace", name)
+		}
+		if err := os.Symlink(dir, filepath.Join(m.h.market, "plugins", name)); err != nil && !os.IsExist(err) {
+			return err
+		}
+		entries = append(slices.Clip(entries), name)
+	}
+	plugins := make([]any, len(entries))
+	for i, n := range entries {
+		plugins[i] = map[string]any{
+			"name":     n,
+			"source":   map[string]any{"source": "local", "path": "./plugins/" + n},
+			"policy":   map[string]any{"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
+			"category": "Productivity",
+		}
+	}
+	b, _ := json.MarshalIndent(map[string]any{"name": codexMarket, "plugins": plugins}, "", "  ")
+	return os.WriteFile(m.file, b, 0o644)
 }
 
 // codexSession is a running `codex app-server`, spoken to in JSON-RPC over stdio, one
 // message a line.
 type codexSession struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	lines  *bufio.Scanner
-	ctx    context.Context
-	id     int
-	market string // the marketplace file, once written
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	lines *bufio.Scanner
+	ctx   context.Context
+	id    int
 }
 
-// appServer starts the app-server (hooks off).
-func (h *codexHome) appServer(ctx context.Context) (*codexSession, error) {
+// appServer starts the app-server (hooks off) and introduces itself: the session and
+// codex's version, from the app-server's user agent.
+func (h *codexHome) appServer(ctx context.Context) (*codexSession, string, error) {
 	cmd := h.command(ctx, "--disable", "hooks", "app-server")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	return &codexSession{cmd: cmd, stdin: stdin, lines: sc, ctx: ctx}, nil
+	sess := &codexSession{cmd: cmd, stdin: stdin, lines: sc, ctx: ctx}
+	var init struct {
+		UserAgent string `json:"userAgent"`
+	}
+	if err := sess.call("initialize", map[string]any{"clientInfo": map[string]string{"name": "plugboard-oracle", "version": "0"}}, &init); err != nil {
+		sess.close()
+		return nil, "", err
+	}
+	if err := sess.notify("initialized"); err != nil {
+		sess.close()
+		return nil, "", err
+	}
+	return sess, userAgentVersion(init.UserAgent), nil
 }
 
 // close ends the app-server and every process it started.
@@ -542,16 +579,21 @@ type skillsList struct {
 	} `json:"data"`
 }
 
-// readSkills keeps skills/list's answer for the one working folder asked.
-func (a *codexAnswer) readSkills(list skillsList) error {
+// skills asks skills/list for the working folder work: every skill, and every skill
+// file codex refused (absolute paths).
+func (s *codexSession) skills(work string) ([]codexSkill, []CodexRefusal, error) {
+	var list skillsList
+	if err := s.call("skills/list", map[string]any{"cwds": []string{work}, "forceReload": true}, &list); err != nil {
+		return nil, nil, err
+	}
 	if len(list.Data) != 1 {
-		return fmt.Errorf("codex app-server's skills/list answered for %d folders, not one", len(list.Data))
+		return nil, nil, fmt.Errorf("codex app-server's skills/list answered for %d folders, not one", len(list.Data))
 	}
-	a.skills = list.Data[0].Skills
+	var refused []CodexRefusal
 	for _, e := range list.Data[0].Errors {
-		a.errors = append(a.errors, CodexRefusal{Path: e.Path, Reason: e.Message})
+		refused = append(refused, CodexRefusal{Path: e.Path, Reason: e.Message})
 	}
-	return nil
+	return list.Data[0].Skills, refused, nil
 }
 
 // codexBase is a folder whose files' paths are reported relative to it: real is its
