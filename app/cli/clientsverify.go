@@ -7,6 +7,7 @@ import (
 
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/clientask"
+	"github.com/plugboard/plugboard/backend/clients"
 	"github.com/plugboard/plugboard/backend/installed"
 )
 
@@ -66,7 +67,7 @@ func runClientsVerify(env Env, f *flags) int {
 		if !f.json {
 			fmt.Fprintf(env.Stderr, "asking %s %s about %d packages…\n", c.Name, c.Version, len(cat.Plugins))
 		}
-		res, err := a.Ask(ctx, c, cat, nil)
+		res, err := a.AskAll(ctx, c, cat, nil)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "plugboard clients verify: %v\n", err)
 			return ExitUsage
@@ -74,16 +75,17 @@ func runClientsVerify(env Env, f *flags) int {
 		rep.Asked = append(rep.Asked, verifyClient{Client: c.Name, Version: c.Version, Results: res})
 		cached, differ, errs := 0, 0, 0
 		for _, r := range res {
+			what := r.Subject()
 			switch {
 			case r.Error != "":
 				errs++
 				if !f.json {
-					fmt.Fprintf(w, "ERROR %s (%s): %s\n", r.Plugin, tildify(r.Path, home), r.Error)
+					fmt.Fprintf(w, "ERROR %s (%s): %s\n", what, tildify(r.Path, home), r.Error)
 				}
 			case len(r.Differs) > 0:
 				differ++
 				if !f.json {
-					fmt.Fprintf(w, "DIFFERS %s (%s), %s %s against %s:\n", r.Plugin, tildify(r.Path, home), c.Name, c.Version, modelOf(cat, r.Plugin))
+					fmt.Fprintf(w, "DIFFERS %s (%s), %s %s against %s:\n", what, tildify(r.Path, home), c.Name, c.Version, modelOf(cat, c.Name, r.Plugin))
 					for _, d := range r.Differs {
 						fmt.Fprintf(w, "  %s\n", d)
 					}
@@ -94,8 +96,8 @@ func runClientsVerify(env Env, f *flags) int {
 			}
 		}
 		if !f.json {
-			fmt.Fprintf(w, "%s %s: %d packages, %d agree, %d differ, %d could not be asked (%d answers from the database)\n",
-				c.Name, c.Version, len(res), len(res)-differ-errs, differ, errs, cached)
+			fmt.Fprintf(w, "%s %s: %s, %d agree, %d differ, %d could not be asked (%d answers from the database)\n",
+				c.Name, c.Version, clientask.Tally(res), len(res)-differ-errs, differ, errs, cached)
 		}
 		rep.Differ += differ
 		rep.Errors += errs
@@ -112,11 +114,14 @@ func runClientsVerify(env Env, f *flags) int {
 	return ExitOK
 }
 
-// modelOf names the model a package's Claude verdict was judged by.
-func modelOf(cat *catalog.Catalog, id string) string {
+// modelOf names the model a package's verdict for client was judged by ("the model" for
+// a standalone skill).
+func modelOf(cat *catalog.Catalog, client, id string) string {
 	for i := range cat.Plugins {
-		if p := &cat.Plugins[i]; p.ID == id && p.Clients != nil {
-			return p.Clients.Claude.JudgedBy
+		if p := &cat.Plugins[i]; id != "" && p.ID == id && p.Clients != nil {
+			if v, ok := map[string]string{clients.Claude: p.Clients.Claude.JudgedBy, clients.Codex: p.Clients.Codex.JudgedBy, clients.PI: p.Clients.PI.JudgedBy}[client]; ok {
+				return v
+			}
 		}
 	}
 	return "the model"

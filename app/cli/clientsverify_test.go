@@ -19,6 +19,7 @@ func verifyHome(t *testing.T) map[string]string {
 	write(t, filepath.Join(pb, "greeter", ".claude-plugin", "plugin.json"), `{"name": "greeter"}`)
 	write(t, filepath.Join(pb, "greeter", "skills", "hello", "SKILL.md"), "---\nname: hello\ndescription: Says hello.\n---\n")
 	write(t, filepath.Join(pb, "empty", "README.md"), "nothing Claude loads\n")
+	write(t, filepath.Join(home, ".claude", "skills", "tidy", "SKILL.md"), "---\nname: tidy\ndescription: Tidies up.\n---\n")
 	bin := t.TempDir()
 	if err := os.Symlink(testhome.AgentBin(t, testhome.ClaudeNewest), filepath.Join(bin, "claude")); err != nil {
 		t.Fatal(err)
@@ -32,7 +33,7 @@ func verifyHome(t *testing.T) map[string]string {
 func TestClientsVerify(t *testing.T) {
 	env := verifyHome(t)
 	code, out, errOut := run(t, env, "clients", "verify")
-	if code != ExitOK || out != "claude 2.1.328: 2 packages, 2 agree, 0 differ, 0 could not be asked (0 answers from the database)\n" {
+	if code != ExitOK || out != "claude 2.1.328: 2 packages and 1 standalone skill, 3 agree, 0 differ, 0 could not be asked (0 answers from the database)\n" {
 		t.Fatalf("verify = %d\n%s\nstderr %s", code, out, errOut)
 	}
 	if !strings.Contains(errOut, "asking claude 2.1.328 about 2 packages") {
@@ -43,7 +44,7 @@ func TestClientsVerify(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); code != ExitOK || err != nil {
 		t.Fatalf("verify --json = %d, %v\n%s", code, err, out)
 	}
-	if len(rep.Asked) != 1 || rep.Differ != 0 || len(rep.Asked[0].Results) != 2 {
+	if len(rep.Asked) != 1 || rep.Differ != 0 || len(rep.Asked[0].Results) != 3 {
 		t.Fatalf("report %+v", rep)
 	}
 	for _, r := range rep.Asked[0].Results {
@@ -52,6 +53,9 @@ func TestClientsVerify(t *testing.T) {
 		}
 		if r.Plugin == "greeter" && strings.Join(r.Answer.Skills, ",") != "greeter:hello" {
 			t.Errorf("greeter: %+v", r.Answer)
+		}
+		if r.Skill != "" && (r.Subject() != "skill tidy" || strings.Join(r.Answer.Skills, ",") != "tidy") {
+			t.Errorf("the standalone skill: %+v %+v", r, r.Answer)
 		}
 	}
 }

@@ -94,15 +94,15 @@ func (a *watchAsker) answered(cl clientask.Client, res []clientask.Result) {
 			"packages": len(res), "differ": differ, "errors": errs, "results": nonNilResults(shown)}})
 		return
 	}
-	fmt.Fprintf(a.w, "%s %s: %d packages, %d agree with the model, %d differ, %d could not be asked\n",
-		cl.Name, cl.Version, len(res), len(res)-differ-errs, differ, errs)
+	fmt.Fprintf(a.w, "%s %s: %s, %d agree with the model, %d differ, %d could not be asked\n",
+		cl.Name, cl.Version, clientask.Tally(res), len(res)-differ-errs, differ, errs)
 	for _, r := range shown {
 		if r.Error != "" {
-			fmt.Fprintf(a.w, "  ERROR %s: %s\n", r.Plugin, r.Error)
+			fmt.Fprintf(a.w, "  ERROR %s: %s\n", r.Subject(), r.Error)
 			continue
 		}
 		for _, d := range r.Differs {
-			fmt.Fprintf(a.w, "  DIFFERS %s: %s\n", r.Plugin, d)
+			fmt.Fprintf(a.w, "  DIFFERS %s: %s\n", r.Subject(), d)
 		}
 	}
 }

@@ -67,7 +67,7 @@ func (b *Background) Ask(ctx context.Context, clients []Client, cat *catalog.Cat
 				if h.Start != nil {
 					h.Start(c)
 				}
-				res, err := a.Ask(ctx, c, cat, func(p Progress) {
+				res, err := a.AskAll(ctx, c, cat, func(p Progress) {
 					if h.Progress != nil && ctx.Err() == nil {
 						h.Progress(p)
 					}

@@ -57,8 +57,11 @@ type Answer struct {
 // Result is one package's answer beside the model's verdict.
 type Result struct {
 	Client string `json:"client"` // the client asked (clients.Claude)
-	Plugin string `json:"plugin"` // the catalog id
-	Path   string `json:"path"`
+	Plugin string `json:"plugin"` // the catalog id; "" for a standalone skill
+	// Skill is a standalone skill's SKILL.md (catalog.SkillEntry.Path), for an answer
+	// about a skill folder in the user's skill folders (AskSkills); "" for a package.
+	Skill string `json:"skill,omitempty"`
+	Path  string `json:"path"` // the package or skill folder
 	// Answer is the installed client's; nil when it could not be asked (Error says why).
 	Answer *Answer `json:"answer,omitempty"`
 	Error  string  `json:"error,omitempty"`
@@ -334,12 +337,17 @@ func Digest(dir string) (string, error) {
 // client's answer disagree, one sentence each: whether it loads, under which name, which
 // skills and which agents.
 func Compare(p *catalog.Plugin, a *Answer) []string {
-	out := []string{}
 	run, known := runners[a.Client]
 	if p.Clients == nil || !known {
-		return out
+		return []string{}
 	}
-	v := run.verdict(p.Clients)
+	return compareVerdict(run.verdict(p.Clients), a)
+}
+
+// compareVerdict says where the model's verdict v and the installed client's answer
+// disagree, one sentence each.
+func compareVerdict(v clients.Verdict, a *Answer) []string {
+	out := []string{}
 	who := a.Client + " " + a.Version + " here"
 	why := ""
 	if len(a.Warnings) > 0 {

@@ -233,3 +233,59 @@ func TestAskCodex(t *testing.T) {
 		}
 	}
 }
+
+// The standalone skill folders of the user's skill folders are asked too, one run a
+// root: claude about ~/.claude/skills, codex about ~/.agents/skills and ~/.codex/skills.
+// A folder each lists agrees with the model, so does one each refuses (no description:
+// claude's is asked alone, as its listing does not say what it left out; codex names
+// it); a second ask answers from the store and runs nothing.
+func TestAskSkills(t *testing.T) {
+	h := t.TempDir()
+	pb := filepath.Join(h, ".plugboard")
+	good := func(name string) string {
+		return "---\nname: " + name + "\ndescription: Does " + name + ".\n---\nBody\n"
+	}
+	for _, root := range []string{".claude/skills", ".agents/skills", ".codex/skills"} {
+		base := strings.TrimPrefix(filepath.Dir(root), ".")
+		testhome.WriteFile(t, filepath.Join(h, root, base+"-one", "SKILL.md"), good(base+"-one"))
+		testhome.WriteFile(t, filepath.Join(h, root, base+"-two", "SKILL.md"), good(base+"-two"))
+		testhome.WriteFile(t, filepath.Join(h, root, base+"-bare", "SKILL.md"), "---\nname: "+base+"-bare\n---\nNo description.\n")
+	}
+	st, _, err := store.Open(context.Background(), pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a := &Asker{Store: st}
+	cat := catalog.Load(catalog.Options{Home: h, PlugboardHome: pb})
+	for _, tc := range []struct {
+		client, bin string
+		roots       []string
+		runs        int // client starts the first time
+	}{
+		{clients.Claude, testhome.ClaudeNewest, []string{".claude"}, 2 + 1 + 1}, // a run without skills for the built-ins, each run once
+		{clients.Codex, ".bin/codex", []string{".agents", ".codex"}, 2 * 2},     // app-server and prompt-input, one run a root: codex names the folder it refuses
+	} {
+		bin, log := counting(t, testhome.AgentBin(t, tc.bin))
+		c := Client{Name: tc.client, Bin: bin, Version: map[string]string{clients.Claude: "2.1.328", clients.Codex: "0.169.0"}[tc.client]}
+		for round := range 2 {
+			rs, err := a.AskSkills(context.Background(), c, cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs) != 3*len(tc.roots) {
+				t.Fatalf("%s: %d answers, want %d: %+v", tc.client, len(rs), 3*len(tc.roots), rs)
+			}
+			for _, r := range rs {
+				folder := filepath.Base(r.Path)
+				wantLoads := !strings.HasSuffix(folder, "-bare")
+				if r.Error != "" || r.Answer == nil || r.Plugin != "" || r.Skill != filepath.Join(r.Path, "SKILL.md") || r.Answer.Loads != wantLoads || len(r.Differs) != 0 || r.Cached != (round == 1) {
+					t.Errorf("%s round %d, %s: %+v %+v", tc.client, round, folder, r, r.Answer)
+				}
+			}
+			if n := runs(t, log); n != tc.runs {
+				t.Errorf("%s round %d: %d client starts, want %d", tc.client, round, n, tc.runs)
+			}
+		}
+	}
+}

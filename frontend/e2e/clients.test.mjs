@@ -56,6 +56,8 @@ before(async () => {
     '.claude-plugin/plugin.json': '{"name": "bad-author", "version": 1}\n',
     'skills/hi/SKILL.md': skill('hi', 'Say hi'),
   });
+  // a standalone skill in the user's ~/.claude/skills, which claude is asked about too
+  write(join(fx.home, '.claude', 'skills'), { 'tidy/SKILL.md': skill('tidy', 'Tidy the workspace') });
   // the pinned claude 2.1.328, installed as a user has it: a `claude` on PATH
   binDir = mkdtempSync(join(tmpdir(), 'plugboard-e2e-bin-'));
   symlinkSync(
@@ -199,6 +201,16 @@ test('each verdict says what it was judged by, and the installed claude answers 
   const mine = answers.answers.find((r) => r.plugin === 'cmdagents');
   assert.deepEqual(mine.answer.skills, ['cmdagents:hello'], JSON.stringify(mine));
   assert.deepEqual(mine.differs, []);
+});
+
+test("a standalone skill's detail says what the installed claude lists of its folder", async () => {
+  await page.click('[data-testid="tab-skills"]');
+  await page.click('[data-testid="skill-row"][data-id="tidy"]');
+  const card = page.locator('[data-testid="skill-clients-asked"]');
+  await card.waitFor({ timeout: 60000 });
+  const asked = card.locator('[data-testid="client-asked"]');
+  assert.equal(await asked.getAttribute('data-state'), 'agrees', await card.innerText());
+  assert.equal(await asked.innerText(), 'claude 2.1.328 on this machine loads what the model says');
 });
 
 test('a client that refuses the package says why, with its issues', async () => {

@@ -1,8 +1,11 @@
 // What the agent clients installed on this machine said they load (ClientAnswers): the backend
 // asks them in the background after each scan, reports clients:progress as it goes and
-// clients:answered at the end. The plugin detail shows each answer beside the model's verdict.
+// clients:answered at the end. The plugin detail shows each answer beside the model's verdict; a
+// standalone skill's detail shows what each client said of its folder.
 import { api, on } from './bridge';
 import type { ClientAnswerResult, ClientsProgress, ClientsState, InstalledClient } from './models.gen';
+
+const key = (client: string, what: string) => `${client}/${what}`;
 
 export class ClientAnswers {
   private state: ClientsState | null = null;
@@ -28,7 +31,7 @@ export class ClientAnswers {
       return;
     }
     this.state = st;
-    this.byPlugin = new Map(st.answers.map((r) => [`${r.client}/${r.plugin}`, r]));
+    this.byPlugin = new Map(st.answers.map((r) => [key(r.client, r.skill ? `skill:${r.skill}` : r.plugin), r]));
     this.notify();
     // Until the first scan's asking has started (seq 0), and while an asking runs, ask again
     // now and then: its start and end are events too, but those sent before the event stream
@@ -41,7 +44,12 @@ export class ClientAnswers {
 
   /** An installed client's answer about one plugin of the last scan, if it has come. */
   answerFor(client: string, pluginId: string): ClientAnswerResult | undefined {
-    return this.byPlugin.get(`${client}/${pluginId}`);
+    return this.byPlugin.get(key(client, pluginId));
+  }
+
+  /** An installed client's answer about one standalone skill (its SKILL.md path), if it has come. */
+  answerForSkill(client: string, skillPath: string): ClientAnswerResult | undefined {
+    return this.byPlugin.get(key(client, `skill:${skillPath}`));
   }
 
   /** The agent clients looked for on this machine, found or not (empty until the first answer). */

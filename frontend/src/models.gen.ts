@@ -312,8 +312,14 @@ export interface ClientAnswer {
 export interface ClientAnswerResult {
   /** the client asked (clients.Claude) */
   client: string;
-  /** the catalog id */
+  /** the catalog id; "" for a standalone skill */
   plugin: string;
+  /**
+   * Skill is a standalone skill's SKILL.md (catalog.SkillEntry.Path), for an answer
+   * about a skill folder in the user's skill folders (AskSkills); "" for a package.
+   */
+  skill?: string;
+  /** the package or skill folder */
   path: string;
   /** Answer is the installed client's; nil when it could not be asked (Error says why). */
   answer?: ClientAnswer;

@@ -2,6 +2,7 @@
 // paths), the sanitised summary of each MCP server, and every issue grouped by file.
 
 import type { ClientAnswers } from './clientAnswers';
+import type { ClientAnswerResult } from './models.gen';
 import { errorText } from './bridge';
 import {
   CLIENT_NAME,
@@ -388,6 +389,11 @@ function askedLine(c: ClientName, p: Plugin, answers: ClientAnswers | undefined)
       }),
     );
   }
+  return answerNote(c, r);
+}
+
+/** One installed client's answer, beside the model's: it agrees, each disagreement, or why it could not be asked. */
+export function answerNote(c: ClientName, r: ClientAnswerResult): HTMLElement {
   if (r.error) return h('p', { class: 'muted small', 'data-testid': 'client-asked', 'data-state': 'error' }, r.error);
   const who = `${r.answer?.client ?? c} ${r.answer?.version ?? ''}`.trim();
   if (!r.differs.length)

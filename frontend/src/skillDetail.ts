@@ -1,7 +1,9 @@
 // The detail of one skill of the precedence view, and the overview shown when none is selected.
 
+import type { ClientAnswers } from './clientAnswers';
 import { badge, h, tilde } from './dom';
 import { fmtNumber, type Key, t } from './i18n';
+import { answerNote } from './pluginDetail';
 import { issueGroups } from './render';
 import type { CatalogIndex } from './search';
 import type { SkillEntry } from './types';
@@ -11,6 +13,26 @@ export interface SkillDetailDeps {
   enabled: boolean;
   setEnabled: (on: boolean) => void;
   showPlugin: (id: string) => void;
+  answers?: ClientAnswers;
+}
+
+// the clients that are asked about the folders of the user's skill folders (Go: clientask.AskSkills)
+const ASKED_OF_SKILLS = ['claude', 'codex'] as const;
+
+/** What each installed client said of a standalone skill's folder, when one has answered. */
+function askedSection(s: SkillEntry, answers: ClientAnswers | undefined): HTMLElement | null {
+  if (s.plugin || !answers) return null;
+  const notes = ASKED_OF_SKILLS.flatMap((c) => {
+    const r = answers.answerForSkill(c, s.path);
+    return r ? [h('li', null, answerNote(c, r))] : [];
+  });
+  if (!notes.length) return null;
+  return h(
+    'section',
+    { class: 'card', 'data-testid': 'skill-clients-asked' },
+    h('h3', null, t('skills.detail.clients')),
+    h('ul', { class: 'plain' }, ...notes),
+  );
 }
 
 // each layer's sources (as the catalog names them) and the message that describes it
@@ -157,6 +179,7 @@ export function skillDetail(s: SkillEntry, deps: SkillDetailDeps): HTMLElement {
           )
         : null,
     ),
+    askedSection(s, deps.answers),
     pathsSection(s),
     s.issues?.length
       ? h('section', { class: 'card' }, h('h3', null, t('skills.detail.issues')), issueGroups(s.issues))

@@ -2,7 +2,7 @@
 // source, trust, active/shadowed, enabled and model invocation; the selected skill's detail on the
 // right. The enabled switch edits the settings draft (saved from the bar at the bottom).
 
-import { badge, h, mount, tilde } from '../dom';
+import { badge, h, keepFocus, mount, tilde } from '../dom';
 import { fmtNumber, t } from '../i18n';
 import { type CatalogIndex, filterSkills, type SkillFilter } from '../search';
 import type { SkillEntry } from '../types';
@@ -28,6 +28,8 @@ export class SkillsView {
 
   constructor(ctx: Ctx) {
     this.ctx = ctx;
+    // an installed client's answer about the shown standalone skill came
+    ctx.answers.onChange(() => keepFocus(this.detail, () => this.renderDetail()));
     this.search = h('input', {
       type: 'search',
       class: 'search',
@@ -266,6 +268,7 @@ export class SkillsView {
             enabled: this.enabled(s),
             setEnabled: (on) => this.ctx.settings.setEnabled(s.id, on),
             showPlugin: (id) => this.ctx.showPlugin(id),
+            answers: this.ctx.answers,
           })
         : skillsOverview(ix),
     );

@@ -33,6 +33,7 @@ export const en = {
   'skills.detail.shadowedByIn': '{path} in {clients}',
   'skills.detail.shadows': 'Shadows {n}',
   'skills.detail.issues': 'Issues',
+  'skills.detail.clients': 'Agent clients on this machine',
   'skills.enable': 'Enable {id}',
   // views/skills.ts: the list and its toolbar
   'skills.list.searchPlaceholder': 'Search skills   /',
@@ -112,6 +113,7 @@ export const zh: Record<keyof typeof en, Msg> = {
   'skills.detail.shadowedByIn': '{path}（{clients}）',
   'skills.detail.shadows': '遮蔽了 {n} 个',
   'skills.detail.issues': '问题',
+  'skills.detail.clients': '本机的代理客户端',
   'skills.enable': '启用 {id}',
   'skills.list.searchPlaceholder': '搜索技能   /',
   'skills.list.searchLabel': '按 ID、名称、插件或描述搜索技能',
