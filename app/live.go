@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/plugboard/plugboard/backend/activity"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/plugboard/plugboard/backend/activity"
 	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/clientask"
 	"github.com/plugboard/plugboard/backend/devlink"
 	"github.com/plugboard/plugboard/backend/reload"
 	"github.com/plugboard/plugboard/backend/snapshot"
@@ -42,7 +43,8 @@ func StartLive(ctx context.Context, s *Service, notify Notifier, onState func(re
 	ws := s.workspace
 	s.mu.Unlock()
 	o := s.catalogOptions(ws)
-	r, err := reload.New(reload.Options{Catalog: o, Snapshots: true, Log: log}, c)
+	r, err := reload.New(reload.Options{Catalog: o, Snapshots: true, Log: log,
+		Installed: func() map[string]string { return clientask.Versions(s.findClients()) }}, c)
 	if err != nil {
 		return err
 	}

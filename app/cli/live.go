@@ -15,6 +15,7 @@ import (
 	"github.com/plugboard/plugboard/backend/catalog"
 	"github.com/plugboard/plugboard/backend/clientask"
 	"github.com/plugboard/plugboard/backend/devlink"
+	"github.com/plugboard/plugboard/backend/installed"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/reload"
 	"github.com/plugboard/plugboard/backend/snapshot"
@@ -32,9 +33,10 @@ func runWatch(env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "plugboard watch: %v\n", err)
 		return ExitUsage
 	}
-	found := findClients(env, home)
-	o := catalog.Options{Home: home, PlugboardHome: pbHome, Workspace: f.workspace, Installed: clientask.Versions(found)}
-	r, err := reload.New(reload.Options{Catalog: o, Snapshots: true, Log: env.Stderr}, nil)
+	find := func() []installed.Client { return findClients(env, home) } // cached: a few stats when nothing changed
+	o := catalog.Options{Home: home, PlugboardHome: pbHome, Workspace: f.workspace, Installed: clientask.Versions(find())}
+	r, err := reload.New(reload.Options{Catalog: o, Snapshots: true, Log: env.Stderr,
+		Installed: func() map[string]string { return clientask.Versions(find()) }}, nil)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard watch: %v\n", err)
 		return ExitUsage
@@ -53,7 +55,7 @@ func runWatch(env Env, args []string) int {
 	}
 	// The installed clients are asked what they load, after the first scan and after
 	// every reload that changed something, in the background.
-	asker := newWatchAsker(out, f.json, pbHome, found)
+	asker := newWatchAsker(out, f.json, pbHome, find)
 	defer asker.stop()
 	asker.ask(ctx, c)
 	err = r.Run(ctx, func(rl reload.Reload) {

@@ -30,23 +30,24 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // disagree (in JSON, {"asking": Progress} objects as it goes, at most ten a scan, and
 // {"answers": …} at the end).
 type watchAsker struct {
-	w       io.Writer
-	json    bool
-	askable []clientask.Client
-	bg      clientask.Background
+	w    io.Writer
+	json bool
+	find func() []installed.Client // the clients installed now (a client upgraded while watching is asked as it is)
+	bg   clientask.Background
 }
 
-func newWatchAsker(w io.Writer, asJSON bool, pbHome string, found []installed.Client) *watchAsker {
-	return &watchAsker{w: w, json: asJSON, askable: clientask.Askable(found), bg: clientask.Background{PlugboardHome: pbHome}}
+func newWatchAsker(w io.Writer, asJSON bool, pbHome string, find func() []installed.Client) *watchAsker {
+	return &watchAsker{w: w, json: asJSON, find: find, bg: clientask.Background{PlugboardHome: pbHome}}
 }
 
 // ask stops the asking about an earlier scan and starts asking about c.
 func (a *watchAsker) ask(ctx context.Context, c *catalog.Catalog) {
-	if len(a.askable) == 0 {
+	askable := clientask.Askable(a.find())
+	if len(askable) == 0 {
 		return
 	}
 	step := max(len(c.Plugins)/10, 1)
-	a.bg.Ask(ctx, a.askable, c, clientask.Hooks{
+	a.bg.Ask(ctx, askable, c, clientask.Hooks{
 		Start: func(cl clientask.Client) {
 			a.asking(clientask.Progress{Client: cl.Name, Version: cl.Version, Total: len(c.Plugins)})
 		},

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"sync"
 	"time"
@@ -46,6 +47,11 @@ type Options struct {
 	// that changed anything (and after the first).
 	Snapshots bool
 	Log       io.Writer // nil: discard
+	// Installed, when set, says which agent clients are installed now
+	// (catalog.Options.Installed), asked at each batch: a client installed, removed or
+	// upgraded while the catalog is watched changes the rules its verdicts follow, so a
+	// batch that finds a change scans everything again under the new versions.
+	Installed func() map[string]string
 }
 
 // Reload is one refresh of the catalog.
@@ -294,8 +300,17 @@ func (r *Reloader) apply(ctx context.Context, b watch.Batch) Reload {
 	r.mu.Unlock()
 	r.notify(st)
 
+	full := b.Rescan
+	if r.o.Installed != nil {
+		if now := r.o.Installed(); !maps.Equal(now, o.Installed) {
+			o.Installed, full = now, true
+			r.mu.Lock()
+			r.o.Catalog.Installed = now
+			r.mu.Unlock()
+		}
+	}
 	var next *catalog.Catalog
-	if b.Rescan {
+	if full {
 		next = catalog.Load(o)
 		if err := r.w.SetRoots(roots(o)); err != nil {
 			fmt.Fprintf(r.o.Log, "plugboard: re-arming watches: %v\n", err)
@@ -306,7 +321,7 @@ func (r *Reloader) apply(ctx context.Context, b watch.Batch) Reload {
 			_ = r.w.SetRoots(roots(o)) // skillPluginPaths, or the copies' sources, may have changed
 		}
 	}
-	rl := Reload{Catalog: next, Changes: catalog.Diff(prev, next), Counts: next.Summary.Issues, Full: b.Rescan, Time: time.Now().UTC()}
+	rl := Reload{Catalog: next, Changes: catalog.Diff(prev, next), Counts: next.Summary.Issues, Full: full, Time: time.Now().UTC()}
 	if rl.Changes == nil {
 		rl.Changes = []catalog.Change{}
 	}

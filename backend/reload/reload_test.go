@@ -3,9 +3,11 @@ package reload
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,6 +42,12 @@ type live struct {
 
 func start(t *testing.T, setup func(o catalog.Options)) *live {
 	t.Helper()
+	return startWith(t, setup, Options{})
+}
+
+// startWith is start with Options other than the catalog's and Snapshots.
+func startWith(t *testing.T, setup func(o catalog.Options), ro Options) *live {
+	t.Helper()
 	home, err := pathsafe.Root(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +57,8 @@ func start(t *testing.T, setup func(o catalog.Options)) *live {
 	if setup != nil {
 		setup(o)
 	}
-	r, err := New(Options{Catalog: o, Snapshots: true}, nil)
+	ro.Catalog, ro.Snapshots = o, true
+	r, err := New(ro, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,6 +122,39 @@ func TestSkillEditIsOneChange(t *testing.T) {
 	rl = l.next(t, time.Now())
 	if rl.Counts.Errors == 0 || l.r.State().State != StateIssues {
 		t.Errorf("counts %+v state %v", rl.Counts, l.r.State())
+	}
+}
+
+// A client upgraded while the catalog is watched: the next batch asks which clients are
+// installed, finds claude's version changed and scans everything again under its rules,
+// and every verdict says the new version.
+func TestInstalledClientsFollowed(t *testing.T) {
+	var mu sync.Mutex
+	versions := map[string]string{"claude": "2.1.197"}
+	installed := func() map[string]string {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(versions)
+	}
+	l := startWith(t, func(o catalog.Options) {}, Options{Installed: installed})
+	judged := func(c *catalog.Catalog) string { return c.Plugins[0].Clients.Claude.JudgedBy }
+	skill := filepath.Join(l.o.PlugboardHome, "plugins", "alpha", "skills", "greet", "SKILL.md")
+	write(t, skill, "---\nname: greet\ndescription: Use when greeting anyone.\n---\n")
+	rl := l.next(t, time.Now())
+	if got := judged(rl.Catalog); got != "model of claude 2.1.197, claude 2.1.197 installed" || !rl.Full {
+		t.Errorf("first batch: judged by %q (full %v)", got, rl.Full)
+	}
+	mu.Lock()
+	versions["claude"] = "2.1.328"
+	mu.Unlock()
+	write(t, skill, "---\nname: greet\ndescription: Use when greeting someone new.\n---\n")
+	rl = l.next(t, time.Now())
+	if got := judged(rl.Catalog); got != "model of claude 2.1.328, claude 2.1.328 installed" || !rl.Full {
+		t.Errorf("after the upgrade: judged by %q (full %v)", got, rl.Full)
+	}
+	write(t, skill, "---\nname: greet\ndescription: Use when greeting someone.\n---\n")
+	if rl = l.next(t, time.Now()); rl.Full {
+		t.Errorf("nothing upgraded, yet the batch scanned everything: %v", rl.Changes)
 	}
 }
 
