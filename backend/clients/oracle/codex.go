@@ -53,7 +53,6 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-	"time"
 )
 
 // CodexLoad is what codex reports loading from one plugin folder once installed.
@@ -323,12 +322,8 @@ func (h *codexHome) close() {
 // killed when ctx ends or the command returns (the npm launcher is node, which starts
 // the native codex as its child).
 func (h *codexHome) command(ctx context.Context, args ...string) *exec.Cmd {
-	argv := append(append(append([]string{}, h.prefix...), h.bin), args...)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := groupCommand(ctx, append(append(append([]string{}, h.prefix...), h.bin), args...))
 	cmd.Dir, cmd.Env = h.work, h.env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
 	return cmd
 }
 

@@ -25,6 +25,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 )
 
 // Init is what the real claude reports loading for one plugin folder.
@@ -120,7 +122,7 @@ func runInit(ctx context.Context, bin, home string, args []string) (initEvent, e
 		return initEvent{}, err
 	}
 	defer api.Close()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := groupCommand(ctx, argv)
 	cmd.Dir = home
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "ANTHROPIC_BASE_URL=http://" + api.Addr().String(),
 		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1"}
@@ -131,7 +133,7 @@ func runInit(ctx context.Context, bin, home string, args []string) (initEvent, e
 	if err := cmd.Start(); err != nil {
 		return initEvent{}, err
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer endGroup(cmd)
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
@@ -237,6 +239,24 @@ func offline(argv []string) []string {
 	return argv
 }
 
+// groupCommand makes a client command in a process group of its own, killed whole when
+// ctx ends: a client's children (a worker, a search tool) must not outlive the run and
+// write into its private home after that home is removed (seen: claude's session file
+// recreating HOME/.claude/projects).
+func groupCommand(ctx context.Context, argv []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+// endGroup kills a started groupCommand's whole process group and waits for it.
+func endGroup(cmd *exec.Cmd) {
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	_ = cmd.Wait()
+}
+
 var unshareWorks = sync.OnceValue(func() bool { return exec.Command("unshare", "-n", "true").Run() == nil })
 
 // deadAPI listens on a loopback port and closes every connection at once: the address a
@@ -311,7 +331,7 @@ func PIEach(ctx context.Context, bin string, dirs []string) (map[string][]string
 		}
 	}
 	argv = offline(argv)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := groupCommand(ctx, argv)
 	cmd.Dir = home
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=dumb"}
 	stdin, err := cmd.StdinPipe()
@@ -325,7 +345,7 @@ func PIEach(ctx context.Context, bin string, dirs []string) (map[string][]string
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	defer func() { stdin.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer func() { stdin.Close(); endGroup(cmd) }()
 	if _, err := stdin.Write([]byte(`{"id":"1","type":"get_commands"}` + "\n")); err != nil {
 		return nil, err
 	}

@@ -3,13 +3,16 @@ package oracle
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -253,4 +256,47 @@ func TestCodexNothingRunsStrace(t *testing.T) {
 		t.Errorf("the answer = %+v, want hostile loaded with hostile:s", l)
 	}
 	tr.check(t)
+}
+
+// A run that ends early (its time ran out) ends every process it started: a client's
+// child must not outlive it and write into the private home after that home is removed
+// (claude's once recreated HOME/.claude/projects). The stand-in client starts a child
+// that keeps writing there and never prints an init event.
+func TestRunEndsItsChildren(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	pidFile := filepath.Join(t.TempDir(), "child")
+	bin := filepath.Join(t.TempDir(), "claude")
+	testhome.WriteFile(t, bin, "#!/bin/sh\nsh -c 'echo $$ > "+pidFile+"; while :; do mkdir -p \"$HOME/.claude/projects\"; sleep 0.01; done' &\nsleep 60\n")
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if _, err := Claude(ctx, bin, ""); err == nil {
+		t.Fatal("a client that printed nothing gave an answer")
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("the stand-in's child never started: %v", err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	// SIGKILL is delivered a moment after it is sent: wait for the child to be dead (gone
+	// or a zombie); one that was never sent it lives on, and the test fails at 10 s.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the client's child %d outlived the run", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	entries, _ := os.ReadDir(tmp)
+	for _, e := range entries {
+		t.Errorf("left behind: %s", e.Name())
+	}
 }
