@@ -305,3 +305,23 @@ func TestCodexOracleRunsNothing(t *testing.T) {
 		t.Errorf("package code ran: %s", e.Name())
 	}
 }
+
+// A folder whose name codex would not take as a marketplace entry's ("owner+repo", as a
+// checkout may be named) is still asked about: the oracle names the entry without those
+// characters and codex installs it under its manifest's name.
+func TestCodexFolderNameNotAnEntryName(t *testing.T) {
+	bin := testhome.AgentBin(t, ".bin/codex")
+	dir := filepath.Join(t.TempDir(), "owner+repo")
+	testhome.WriteFile(t, filepath.Join(dir, ".codex-plugin", "plugin.json"), `{"name": "tidy"}`)
+	testhome.WriteFile(t, filepath.Join(dir, "skills", "s", "SKILL.md"), "---\nname: s\ndescription: A skill.\n---\nBody\n")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	load, err := oracle.CodexPlugin(ctx, bin, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !load.Loads || load.Plugin != "tidy" || strings.Join(load.Skills, ",") != "tidy:s" {
+		t.Errorf("codex says %+v, want tidy loaded with tidy:s", load)
+	}
+	agreeCodex(t, "owner+repo", JudgeCodex(dir), load)
+}

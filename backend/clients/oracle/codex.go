@@ -405,7 +405,15 @@ type codexMarketplace struct {
 // installed under, or codex's reason for not installing it, or neither when the name
 // codex asks for is another entry's.
 func (m *codexMarketplace) install(sess *codexSession, dir string) (name, refusal string, err error) {
-	name = filepath.Base(dir)
+	// A marketplace entry's name is ASCII letters, digits, ".", "_" and "-" (codex refuses
+	// any other before it reads the manifest); the folder's name is the user's, not the
+	// package's (a checkout named "owner+repo"), so its other characters become "-".
+	name = strings.Map(func(r rune) rune {
+		if r < 0x80 && (r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return '-'
+	}, filepath.Base(dir))
 	if slices.Contains(m.entries, name) {
 		name = fmt.Sprintf("%s-%d", name, len(m.entries)) // codex then names the manifest's
 	}
