@@ -112,7 +112,7 @@ func loadSkills(root, rel, home string, issues *issue.List, listed map[string][]
 		// as a folder without following a link. Anything else takes the general path.
 		if entries, err := readDirNoFollow(at); err == nil {
 			listed[at] = entries
-			return loadSkillEntries(root, rel, at, at, home, entries, issues)
+			return loadSkillEntries(root, rel, at, at, home, entries, issues, listed)
 		} else if errors.Is(err, os.ErrNotExist) {
 			return nil // a missing fixed location is not an error (§6.2)
 		}
@@ -150,7 +150,7 @@ func loadSkills(root, rel, home string, issues *issue.List, listed map[string][]
 		(*issues)[len(*issues)-1].Line = 1
 		return nil
 	}
-	return loadSkillEntries(root, rel, at, resolved, home, entries, issues)
+	return loadSkillEntries(root, rel, at, resolved, home, entries, issues, listed)
 }
 
 // readDirNoFollow lists a folder that must not be a symbolic link, in one open. The
@@ -177,8 +177,11 @@ func readDirNoFollow(dir string) ([]os.DirEntry, error) {
 }
 
 // loadSkillEntries loads the skill folders listed in entries of the skills folder rel,
-// found at at and resolved to resolved.
-func loadSkillEntries(root, rel, at, resolved, home string, entries []os.DirEntry, issues *issue.List) []skill.Skill {
+// found at at and resolved to resolved. The listings of a skill folder's walk are kept
+// in listed (by path), for the client models: the Codex model lists every skill folder
+// to find nested SKILL.md files (10,000 skill folders: ~60 ms of a warm scan when it
+// listed them again).
+func loadSkillEntries(root, rel, at, resolved, home string, entries []os.DirEntry, issues *issue.List, listed map[string][]os.DirEntry) []skill.Skill {
 	out := make([]skill.Skill, 0, len(entries)) // a Skill is large: no copies as it grows
 	// The root, opened at the first skill that needs it, for every skill folder's check
 	// (what a launch would leave out is said here first).
@@ -211,9 +214,14 @@ func loadSkillEntries(root, rel, at, resolved, home string, entries []os.DirEntr
 		var walkErr error
 		walked := plain && open() != nil
 		if walked {
-			t, walkErr = tree.Walk(dir, skill.CheckOptions())
+			co := skill.CheckOptions()
+			co.List = true
+			t, walkErr = tree.Walk(dir, co)
 			if t != nil {
 				o.Data = t.Kept
+				for r, l := range t.Listings {
+					listed[filepath.Join(dir, r)] = l
+				}
 			}
 		}
 		s := skill.Load(dir, o)

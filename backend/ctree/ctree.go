@@ -68,6 +68,9 @@ type Options struct {
 	// any other.
 	Keep    string
 	KeepMax int64
+	// List records every folder's listing in Tree.Listings: a caller that also reads the
+	// folders (the catalog's client models) then lists none of them again.
+	List bool
 	// Sums, when set, gives the hash of a file whose inode facts it remembers without
 	// reading the file, and remembers the hashes the walk takes (see Sums).
 	Sums *Sums
@@ -95,7 +98,12 @@ type Tree struct {
 	Sum string
 	// Kept is the content of Options.Keep, when it was read.
 	Kept []byte
-	root string
+	// Listings (Options.List) are the walked folders' entries by Rel ("" for the walked
+	// folder), sorted by name, each with its own type (a link is a link), as os.ReadDir
+	// of that path gives them; a folder reached through a link is listed under the path
+	// through the link.
+	Listings map[string][]fs.DirEntry
+	root     string
 }
 
 // Walk lists, and unless o.NoHash hashes, the folder dir inside root: root must be
@@ -247,6 +255,14 @@ func (w *walker) dir(fd int, from, rel string, linked bool) error {
 		return w.openFailed(rel, err)
 	}
 	sort.Strings(names)
+	var listing []fs.DirEntry
+	if w.o.List {
+		listing = make([]fs.DirEntry, 0, len(names))
+		if w.t.Listings == nil {
+			w.t.Listings = map[string][]fs.DirEntry{}
+		}
+		defer func() { w.t.Listings[rel] = listing }()
+	}
 	for _, name := range names {
 		childRel := join(rel, name)
 		if w.o.Skip != nil && w.o.Skip(childRel) {
@@ -256,11 +272,48 @@ func (w *walker) dir(fd int, from, rel string, linked bool) error {
 			return &Error{Kind: KindTooLarge, Rel: childRel, msg: fmt.Sprintf("the folder holds more than %d entries counted through its symbolic links (at %s); "+
 				"links between its folders reach the same files by many paths: replace them with the folders themselves, or move data out of it", w.o.MaxEntries, childRel)}
 		}
-		if err := w.entry(fd, name, join(from, name), childRel); err != nil {
+		typ, err := w.entry(fd, name, join(from, name), childRel)
+		if err != nil {
 			return err
+		}
+		if w.o.List {
+			listing = append(listing, dirEntry{name: name, typ: typ, dir: w.root + "/" + from})
 		}
 	}
 	return nil
+}
+
+// dirEntry is one entry of a Tree listing.
+type dirEntry struct {
+	name string
+	typ  fs.FileMode
+	dir  string // the folder's path, for Info
+}
+
+func (e dirEntry) Name() string               { return e.name }
+func (e dirEntry) IsDir() bool                { return e.typ.IsDir() }
+func (e dirEntry) Type() fs.FileMode          { return e.typ }
+func (e dirEntry) Info() (fs.FileInfo, error) { return os.Lstat(e.dir + "/" + e.name) }
+
+// typeOf is the fs type bits of a stat mode.
+func typeOf(mode uint32) fs.FileMode {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	case unix.S_IFREG:
+		return 0
+	case unix.S_IFLNK:
+		return fs.ModeSymlink
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		return fs.ModeSocket
+	case unix.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		return fs.ModeDevice
+	}
+	return fs.ModeIrregular
 }
 
 func fdID(fd int) (devIno, error) {
@@ -300,17 +353,23 @@ func (w *walker) names(fd int) ([]string, error) {
 }
 
 // entry handles one name of the folder dirfd: a folder or file is opened with no link
-// followed; a link is followed by the kernel from the root, never out of it.
-func (w *walker) entry(dirfd int, name, from, rel string) error {
+// followed; a link is followed by the kernel from the root, never out of it. It returns
+// the entry's own type.
+func (w *walker) entry(dirfd int, name, from, rel string) (fs.FileMode, error) {
 	if w.o.Keep != "" && rel == w.o.Keep {
 		if done, err := w.keep(dirfd, name, from, rel); done {
-			return err
+			return 0, err // a regular file
 		}
 	}
 	var st unix.Stat_t
 	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return fmt.Errorf("%s: %w", rel, ErrChanged)
+		return 0, fmt.Errorf("%s: %w", rel, ErrChanged)
 	}
+	return typeOf(st.Mode), w.stated(dirfd, name, from, rel, &st)
+}
+
+// stated handles the entry name of dirfd, of stat st.
+func (w *walker) stated(dirfd int, name, from, rel string, st *unix.Stat_t) error {
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
 		fd, err := openName(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY)
@@ -326,9 +385,9 @@ func (w *walker) entry(dirfd int, name, from, rel string) error {
 			if err := unix.Faccessat(dirfd, name, unix.R_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW); err != nil {
 				return w.openFailed(rel, err)
 			}
-			return w.add(&st, from, rel)
+			return w.add(st, from, rel)
 		}
-		if done, err := w.remembered(&st, from, rel); done {
+		if done, err := w.remembered(st, from, rel); done {
 			return err
 		}
 		fd, err := openName(dirfd, name, unix.O_RDONLY|unix.O_NONBLOCK)

@@ -349,3 +349,45 @@ func TestWalkKeep(t *testing.T) {
 		}
 	}
 }
+
+// With List, each folder's listing is what os.ReadDir of its path gives: every name,
+// sorted, each with its own type (a link to a file or a folder is a link, a FIFO a FIFO),
+// whether or not the walk keeps the entry; the kept file (Keep) is listed as a file.
+func TestWalkListings(t *testing.T) {
+	root := resolvedRoot(t, t.TempDir())
+	write(t, root, map[string]string{"s/SKILL.md": "x", "s/scripts/run.sh": "y", "s/.hidden": "z", "other/doc.md": "d"})
+	symlink(t, "scripts/run.sh", filepath.Join(root, "s", "link-file"))
+	symlink(t, "../other", filepath.Join(root, "s", "link-dir"))
+	symlink(t, "/etc", filepath.Join(root, "s", "outside"))
+	if err := syscall.Mkfifo(filepath.Join(root, "s", "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{NoHash: true, List: true, Keep: "SKILL.md", KeepMax: 1 << 20, Leave: []string{KindOutside, KindSpecial}}
+	tr, err := Walk(root, filepath.Join(root, "s"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	show := func(entries []fs.DirEntry) string {
+		var b strings.Builder
+		for _, e := range entries {
+			fmt.Fprintf(&b, "%s:%v ", e.Name(), e.Type())
+		}
+		return b.String()
+	}
+	for _, rel := range []string{"", "scripts", "link-dir"} {
+		want, err := os.ReadDir(filepath.Join(root, "s", rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := tr.Listings[rel]
+		if !ok || show(got) != show(want) {
+			t.Errorf("listing of %q = %s, os.ReadDir %s", rel, show(got), show(want))
+		}
+	}
+	if info, err := tr.Listings[""][0].Info(); err != nil || info.Name() != ".hidden" {
+		t.Errorf("Info of the first entry: %v, %v", info, err)
+	}
+	if tr, err := Walk(root, filepath.Join(root, "s"), Options{NoHash: true, Leave: o.Leave}); err != nil || tr.Listings != nil {
+		t.Errorf("without List: %v, %v", tr.Listings, err)
+	}
+}
