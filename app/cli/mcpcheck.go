@@ -108,6 +108,9 @@ func runMCP(env Env, args []string) int {
 			}
 			fmt.Fprintf(env.Stdout, "%s: ok (protocol %s%s), %s (%s), %s, %s, ready in %d ms, listed in %d ms\n", name, r.ProtocolVersion, info,
 				plural(len(r.Tools), "tool"), strings.Join(tools, ", "), plural(r.Prompts, "prompt"), plural(r.Resources, "resource"), r.ReadyMs, r.Ms)
+			if len(r.Truncated) > 0 {
+				fmt.Fprintf(env.Stdout, "    it offers more %s than a check keeps (%d of each); only the first are counted\n", strings.Join(r.Truncated, " and "), mcphealth.MaxListed)
+			}
 		default:
 			fmt.Fprintf(env.Stdout, "%s: failed: %s\n", name, r.Error)
 			for _, l := range strings.Split(strings.TrimRight(r.Stderr, "\n"), "\n") {

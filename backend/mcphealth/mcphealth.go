@@ -10,9 +10,12 @@ package mcphealth
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -86,10 +89,13 @@ type Result struct {
 	Tools           []Tool `json:"tools"`
 	Prompts         int    `json:"prompts"`
 	Resources       int    `json:"resources"`
-	Ms              int64  `json:"ms"`
-	ReadyMs         int64  `json:"readyMs"`
-	Error           string `json:"error,omitempty"`
-	Stderr          string `json:"stderr,omitempty"`
+	// Truncated names the lists the server offered more of than a check keeps
+	// (MaxListed items, MaxPages pages): "tools", "prompts", "resources".
+	Truncated []string `json:"truncated,omitempty"`
+	Ms        int64    `json:"ms"`
+	ReadyMs   int64    `json:"readyMs"`
+	Error     string   `json:"error,omitempty"`
+	Stderr    string   `json:"stderr,omitempty"`
 	// NotAcknowledged: the server was not started; Ack is the command that acknowledges it.
 	NotAcknowledged bool   `json:"notAcknowledged,omitempty"`
 	Ack             string `json:"ack,omitempty"`
@@ -403,10 +409,18 @@ func check(ctx context.Context, e entry, env []string, timeout time.Duration) (r
 	for k, v := range e.env {
 		env = append(env, k+"="+v)
 	}
+	// Every process the server starts carries this mark in its environment: one that
+	// leaves the process group (a daemon) is still found and ended with the check.
+	mark := checkMark()
+	env = append(env, markVar+"="+mark)
 	stderr := &tail{}
 	start := time.Now()
+	var ended time.Time // when the answers were in, before the server was stopped
 	defer func() {
-		r.Ms = time.Since(start).Milliseconds()
+		if ended.IsZero() {
+			ended = time.Now()
+		}
+		r.Ms = ended.Sub(start).Milliseconds()
 		if !r.OK {
 			r.Error = sanitise(r.Error, e.secrets)
 			r.Stderr = lastBytes(sanitise(stderr.String(), e.secrets), stderrTail)
@@ -426,6 +440,9 @@ func check(ctx context.Context, e entry, env []string, timeout time.Duration) (r
 	}
 	cmd := exec.Command(e.command, e.args...)
 	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, inR, outW, stderr
+	// Wait returns this long after the server exits even when a child of it still holds
+	// its stderr open (a browser, a daemon): the check must not wait on them.
+	cmd.WaitDelay = time.Second
 	ownGroup(cmd)
 	err = cmd.Start()
 	inR.Close()
@@ -440,17 +457,27 @@ func check(ctx context.Context, e entry, env []string, timeout time.Duration) (r
 	go func() { cmd.Wait(); close(exited) }()
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// The server is stopped as a client stops one (spec: stdin closed, then signals), but
+	// with no long grace: stdin is closed (the session, or here), it has a moment to exit,
+	// then its whole process group is killed, and every process of the check that left
+	// the group. The check returns within its timeout and a second, whatever the server
+	// does.
 	defer func() {
+		ended = time.Now()
+		inW.Close()
 		select {
 		case <-exited:
 		case <-tctx.Done():
-			killGroup(cmd)
-			<-exited
+		case <-time.After(stopGrace):
 		}
+		killGroup(cmd)
+		<-exited
+		killMarked(mark)
 	}()
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "plugboard-mcp-check", Version: "1"}, nil)
-	session, err := client.Connect(tctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	capped := &capReader{r: outR, left: MaxAnswerBytes}
+	session, err := client.Connect(tctx, &mcp.IOTransport{Reader: capped, Writer: inW}, nil)
 	if err != nil {
 		inW.Close()
 		var answer *jsonrpc.Error
@@ -489,14 +516,16 @@ func check(ctx context.Context, e entry, env []string, timeout time.Duration) (r
 	init := session.InitializeResult()
 	r.ProtocolVersion = init.ProtocolVersion
 	if init.ServerInfo != nil {
-		r.ServerInfo = &Info{Name: init.ServerInfo.Name, Version: init.ServerInfo.Version}
+		r.ServerInfo = &Info{Name: clip(init.ServerInfo.Name), Version: clip(init.ServerInfo.Version)}
 	}
 	fail := func(what string, err error) Result {
 		select {
 		case <-exited:
 			r.Error = exitedError(cmd, e, stderr.String(), "before answering "+what)
 		default:
-			if tctx.Err() != nil {
+			if capped.over {
+				r.Error = fmt.Sprintf("answered more than %d MiB in all; a check reads no more", MaxAnswerBytes>>20)
+			} else if tctx.Err() != nil {
 				r.Error = fmt.Sprintf("did not answer %s within %s", what, timeout)
 			} else {
 				r.Error = what + ": " + err.Error()
@@ -504,45 +533,124 @@ func check(ctx context.Context, e entry, env []string, timeout time.Duration) (r
 		}
 		return r
 	}
-	var cursor string
-	for {
-		res, err := session.ListTools(tctx, &mcp.ListToolsParams{Cursor: cursor})
-		if err != nil {
-			return fail("tools/list", err)
-		}
-		for _, t := range res.Tools {
-			r.Tools = append(r.Tools, Tool{Name: t.Name, DescriptionChars: len(utf16.Encode([]rune(t.Description))), SchemaBytes: compactLen(t.InputSchema)})
-		}
-		if cursor = res.NextCursor; cursor == "" {
-			break
+	// each list: page by page, up to MaxListed items and MaxPages pages
+	list := func(what string, page func(cursor string) (n int, next string, err error)) error {
+		cursor, total := "", 0
+		for pages := 1; ; pages++ {
+			n, next, err := page(cursor)
+			if err != nil {
+				return err
+			}
+			if total += n; total >= MaxListed || (next != "" && pages == MaxPages) {
+				if total > MaxListed || next != "" {
+					r.Truncated = append(r.Truncated, what)
+				}
+				return nil
+			}
+			if cursor = next; cursor == "" {
+				return nil
+			}
 		}
 	}
+	err = list("tools", func(cursor string) (int, string, error) {
+		res, err := session.ListTools(tctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return 0, "", err
+		}
+		for _, t := range res.Tools {
+			if len(r.Tools) < MaxListed {
+				r.Tools = append(r.Tools, Tool{Name: clip(t.Name), DescriptionChars: len(utf16.Encode([]rune(t.Description))), SchemaBytes: compactLen(t.InputSchema)})
+			}
+		}
+		return len(res.Tools), res.NextCursor, nil
+	})
+	if err != nil {
+		return fail("tools/list", err)
+	}
 	if init.Capabilities != nil && init.Capabilities.Prompts != nil {
-		for cursor = ""; ; {
+		err := list("prompts", func(cursor string) (int, string, error) {
 			res, err := session.ListPrompts(tctx, &mcp.ListPromptsParams{Cursor: cursor})
 			if err != nil {
-				return fail("prompts/list", err)
+				return 0, "", err
 			}
-			r.Prompts += len(res.Prompts)
-			if cursor = res.NextCursor; cursor == "" {
-				break
-			}
+			r.Prompts = min(r.Prompts+len(res.Prompts), MaxListed)
+			return len(res.Prompts), res.NextCursor, nil
+		})
+		if err != nil {
+			return fail("prompts/list", err)
 		}
 	}
 	if init.Capabilities != nil && init.Capabilities.Resources != nil {
-		for cursor = ""; ; {
+		err := list("resources", func(cursor string) (int, string, error) {
 			res, err := session.ListResources(tctx, &mcp.ListResourcesParams{Cursor: cursor})
 			if err != nil {
-				return fail("resources/list", err)
+				return 0, "", err
 			}
-			r.Resources += len(res.Resources)
-			if cursor = res.NextCursor; cursor == "" {
-				break
-			}
+			r.Resources = min(r.Resources+len(res.Resources), MaxListed)
+			return len(res.Resources), res.NextCursor, nil
+		})
+		if err != nil {
+			return fail("resources/list", err)
 		}
 	}
 	r.OK = true
 	return r
+}
+
+// What a check keeps of a server's answers: nothing unbounded reaches the store or the
+// page (a server once listed 375,000 tools, 211 MiB, in endless pages).
+const (
+	MaxListed      = 1000     // tools, prompts and resources each; more is "truncated"
+	MaxPages       = 100      // pages of one list
+	MaxAnswerBytes = 16 << 20 // everything the server writes to the check
+	maxName        = 200      // bytes of a tool's or the server's name and version
+)
+
+// clip cuts s to maxName bytes, on a character boundary.
+func clip(s string) string {
+	if len(s) <= maxName {
+		return s
+	}
+	cut := maxName
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// capReader reads at most left bytes of r, then fails (over set).
+type capReader struct {
+	r    io.ReadCloser
+	left int64
+	over bool
+}
+
+func (c *capReader) Close() error { return c.r.Close() }
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		c.over = true
+		return 0, errors.New("the server's answers exceed the check's limit")
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+// stopGrace is how long a server whose stdin was closed has to exit before it is killed.
+const stopGrace = 300 * time.Millisecond
+
+// markVar is the environment variable that marks a check's processes.
+const markVar = "PLUGBOARD_MCP_CHECK"
+
+// checkMark is a new random mark.
+func checkMark() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // exitedError says how the entry ended: an HTTP status the bridge reported, or the

@@ -1,16 +1,21 @@
 package mcphealth
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,6 +46,29 @@ func serve(role string) {
 		s.Run(context.Background(), &mcp.StdioTransport{})
 	case "silent":
 		io.Copy(io.Discard, os.Stdin)
+	case "stubborn":
+		// answers, then outlives its stdin and ignores SIGTERM and SIGINT
+		signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+		newServer().Run(context.Background(), &mcp.StdioTransport{})
+		select {}
+	case "endless", "flood":
+		endless(role == "flood")
+	case "stderr-child":
+		// starts a child in a session of its own that holds its stderr (a browser)
+		c := exec.Command("sleep", "300")
+		c.Stderr = os.Stderr
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := c.Start(); err != nil {
+			os.Exit(4)
+		}
+		newServer().Run(context.Background(), &mcp.StdioTransport{})
+	case "daemon":
+		// leaves a daemon behind: no file of the server's, a session of its own, its
+		// parent gone
+		if err := exec.Command("sh", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 &").Run(); err != nil {
+			os.Exit(4)
+		}
+		newServer().Run(context.Background(), &mcp.StdioTransport{})
 	case "crash":
 		os.Stderr.WriteString("fatal: token " + os.Getenv("SECRET_TOKEN") + " rejected\n")
 		os.Exit(3)
@@ -300,5 +328,145 @@ func TestCheckPluginNeedsItsOwnAck(t *testing.T) {
 	}
 	if rs, err = Check(context.Background(), o); err != nil || len(rs) != 1 || !rs[0].OK {
 		t.Fatalf("after the ack: %+v, %v", rs, err)
+	}
+}
+
+// tagged lists the processes whose environment holds MCPHEALTH_TAG=tag and that are not
+// dead (gone or a zombie).
+func tagged(tag string) []string {
+	want := "\x00MCPHEALTH_TAG=" + tag + "\x00"
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !strings.Contains("\x00"+string(env), want) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if !strings.Contains(string(stat), ") Z ") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// TestCheckEndsEveryProcess: servers that answer and then will not go — one outlives its
+// stdin and ignores SIGTERM, one leaves a child in a session of its own holding its
+// stderr, one leaves a daemon behind — are each reported as listed, in the time the
+// listing took; the check returns well within its timeout (not when the timeout, or the
+// daemon, ends) and no process of it is left.
+func TestCheckEndsEveryProcess(t *testing.T) {
+	self := plugboard(t)
+	root := t.TempDir()
+	pb := filepath.Join(root, ".plugboard")
+	tag := fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano())
+	write(t, filepath.Join(pb, "agents", "coder.json"), `{"name": "coder", "pluginDirs": ["plugins/bad"]}`)
+	write(t, filepath.Join(pb, "plugins", "bad", "plugin.json"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "bad", "version": "1.0.0", "description": "test"}`)
+	copyExe(t, filepath.Join(pb, "plugins", "bad", "server"))
+	extra := `, "MCPHEALTH_TAG": "` + tag + `"`
+	write(t, filepath.Join(pb, "plugins", "bad", "mcp.json"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", "mcpServers": {
+		"stubborn": `+stdio("stubborn", extra)+`, "stderr-child": `+stdio("stderr-child", extra)+`, "daemon": `+stdio("daemon", extra)+`}}`)
+	req := runtime.Request{Home: root, PlugboardHome: pb, Target: "coder"}
+	if _, _, _, err := runtime.Acknowledge(req, []runtime.AckRef{{Plugin: "bad"}}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, p := range tagged(tag) {
+			if pid, err := strconv.Atoi(p); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	const timeout = 10 * time.Second
+	start := time.Now()
+	rs, err := Check(context.Background(), Options{Home: root, PlugboardHome: pb, Target: "coder", Self: self, Timeout: timeout})
+	took := time.Since(start)
+	if err != nil || len(rs) != 3 {
+		t.Fatalf("Check = %+v, %v", rs, err)
+	}
+	for _, r := range rs {
+		if !r.OK || len(r.Tools) != 2 || r.Ms >= timeout.Milliseconds() {
+			t.Errorf("%s = %+v", r.Name, r)
+		}
+	}
+	// three servers, each stopped within its grace and Wait's delay: far below one timeout
+	if took >= timeout {
+		t.Errorf("the check of three servers took %v, a whole timeout (%v)", took, timeout)
+	}
+	if left := tagged(tag); len(left) > 0 {
+		t.Errorf("processes of the check left running: %v", left)
+	}
+}
+
+// endless is a raw MCP server over stdio whose tools/list never ends: every page holds 100
+// tools and names a next one; flood answers one page of 300,000 tools (~23 MiB).
+func endless(flood bool) {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	out := bufio.NewWriter(os.Stdout)
+	page := 0
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(in.Bytes(), &req) != nil || req.ID == nil {
+			continue
+		}
+		var result any
+		switch req.Method {
+		case "initialize":
+			result = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
+				"serverInfo": map[string]any{"name": strings.Repeat("n", 5000), "version": "1"}}
+		case "tools/list":
+			n := 100
+			if flood {
+				n = 300000
+			}
+			tools := make([]any, n)
+			for i := range tools {
+				tools[i] = map[string]any{"name": fmt.Sprintf("t%d-%d", page, i), "description": "a tool", "inputSchema": map[string]any{"type": "object"}}
+			}
+			page++
+			result = map[string]any{"tools": tools, "nextCursor": fmt.Sprintf("p%d", page)}
+		default:
+			result = map[string]any{}
+		}
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+		out.Write(append(b, '\n'))
+		out.Flush()
+	}
+}
+
+// TestCheckBoundsWhatItKeeps: a server whose tools/list pages never end is listed up to
+// MaxListed tools and reported truncated; one that answers a 23 MiB page is cut off at
+// MaxAnswerBytes with a sentence; a 5,000-byte server name is clipped.
+func TestCheckBoundsWhatItKeeps(t *testing.T) {
+	self := plugboard(t)
+	root := t.TempDir()
+	pb := filepath.Join(root, ".plugboard")
+	write(t, filepath.Join(pb, "agents", "coder.json"), `{"name": "coder", "pluginDirs": ["plugins/big"]}`)
+	write(t, filepath.Join(pb, "plugins", "big", "plugin.json"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "big", "version": "1.0.0", "description": "test"}`)
+	copyExe(t, filepath.Join(pb, "plugins", "big", "server"))
+	write(t, filepath.Join(pb, "plugins", "big", "mcp.json"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", "mcpServers": {
+		"endless": `+stdio("endless", "")+`, "flood": `+stdio("flood", "")+`}}`)
+	req := runtime.Request{Home: root, PlugboardHome: pb, Target: "coder"}
+	if _, _, _, err := runtime.Acknowledge(req, []runtime.AckRef{{Plugin: "big"}}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := Check(context.Background(), Options{Home: root, PlugboardHome: pb, Target: "coder", Self: self, Timeout: 20 * time.Second})
+	if err != nil || len(rs) != 2 {
+		t.Fatalf("Check = %v, %v", len(rs), err)
+	}
+	got := byName(rs)
+	if r := got["endless"]; !r.OK || len(r.Tools) != MaxListed || strings.Join(r.Truncated, ",") != "tools" || r.ServerInfo == nil || len(r.ServerInfo.Name) > 210 {
+		t.Errorf("endless: ok %v, %d tools, truncated %v, error %q", r.OK, len(r.Tools), r.Truncated, r.Error)
+	}
+	if r := got["flood"]; r.OK || !strings.Contains(r.Error, "answered more than 16 MiB") || len(r.Tools) != 0 {
+		t.Errorf("flood: ok %v, %d tools, error %q", r.OK, len(r.Tools), r.Error)
+	}
+	b, _ := json.Marshal(rs)
+	if len(b) > 200<<10 {
+		t.Errorf("the results are %d bytes", len(b))
 	}
 }

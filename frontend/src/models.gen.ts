@@ -739,6 +739,11 @@ export interface MCPHealth {
   tools: MCPTool[];
   prompts: number;
   resources: number;
+  /**
+   * Truncated names the lists the server offered more of than a check keeps
+   * (MaxListed items, MaxPages pages): "tools", "prompts", "resources".
+   */
+  truncated?: string[];
   ms: number;
   readyMs: number;
   error?: string;

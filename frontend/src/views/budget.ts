@@ -295,7 +295,8 @@ function health(hc: MCPHealth | undefined, checked: boolean): [string, string] {
     const ok = hc.serverInfo
       ? t('budget.health.okInfo', { name: hc.serverInfo.name, version: hc.serverInfo.version, n, ms: hc.readyMs })
       : t('budget.health.ok', { n, ms: hc.readyMs });
-    return ['ok', `${ok}${when}${tail}`];
+    const cut = hc.truncated?.length ? t('budget.health.truncated', { what: hc.truncated.join(', ') }) : ''; // i18n-ignore: list names
+    return ['ok', `${ok}${cut}${when}${tail}`];
   }
   return ['failed', `${t('budget.health.failed', { msg: hc.error ?? t('budget.health.noAnswer') })}${when}${tail}`];
 }

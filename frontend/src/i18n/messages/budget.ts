@@ -50,6 +50,7 @@ export const en = {
   'budget.health.unchecked': 'not checked since its config last changed',
   'budget.health.checkedAt': ' · checked {date}',
   'budget.health.ok': { one: 'ok: {n} tool, ready in {ms} ms', other: 'ok: {n} tools, ready in {ms} ms' },
+  'budget.health.truncated': ' (it offers more {what} than a check keeps: only the first 1,000 are counted)',
   'budget.health.okInfo': {
     one: 'ok: {name} {version}, {n} tool, ready in {ms} ms',
     other: 'ok: {name} {version}, {n} tools, ready in {ms} ms',
@@ -100,6 +101,7 @@ export const zh: Record<keyof typeof en, Msg> = {
   'budget.health.unchecked': '自上次更改配置以来未检查',
   'budget.health.checkedAt': ' · 检查于 {date}',
   'budget.health.ok': { other: '正常：{n} 个工具，{ms} 毫秒后就绪' },
+  'budget.health.truncated': '（它提供的 {what} 超过检查保留的数量：只计前 1,000 个）',
   'budget.health.okInfo': { other: '正常：{name} {version}，{n} 个工具，{ms} 毫秒后就绪' },
   'budget.health.failed': '失败：{msg}',
   'budget.health.noAnswer': '无响应',
