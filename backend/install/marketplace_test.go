@@ -27,11 +27,16 @@ func TestInstallFromAMarketplace(t *testing.T) {
 	writePlugin(t, filepath.Join(repo, "packages", "remote-tool"), "remote-tool-next") // after the tag
 	commitAll(t, repo, "next")
 
+	// a marketplace names other repositories by remote URL only: served on 127.0.0.1
+	served := t.TempDir()
+	gitIn(t, served, "clone", "--quiet", "--bare", repo, filepath.Join(served, "mono.git"))
+	url := serveGit(t, served, nil) + "/mono.git"
+
 	market := t.TempDir()
 	writePlugin(t, filepath.Join(market, "plugins", "local-tool"), "local-tool")
 	testhome.WriteFile(t, filepath.Join(market, marketplace.File), `{"name": "team", "owner": {"name": "Team"}, "plugins": [
   {"name": "local-tool", "source": "./plugins/local-tool"},
-  {"name": "remote-tool", "source": {"source": "git-subdir", "url": "file://`+repo+`", "path": "packages/remote-tool", "ref": "v2"}}
+  {"name": "remote-tool", "source": {"source": "git-subdir", "url": "`+url+`", "path": "packages/remote-tool", "ref": "v2"}}
 ]}`)
 	if _, err := marketplace.Add(pbHome, market, marketplace.AddOptions{}); err != nil {
 		t.Fatal(err)
@@ -60,7 +65,7 @@ func TestInstallFromAMarketplace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := lf.Plugins["remote-tool"]; e.Source != repo || e.Commit != commit || e.Path != "packages/remote-tool" {
+	if e := lf.Plugins["remote-tool"]; e.Source != url || e.Commit != commit || e.Path != "packages/remote-tool" {
 		t.Errorf("lockfile entry %+v; want what the entry resolved to", e)
 	}
 	_, err = Install(context.Background(), opts(t, pbHome, "remote-tol@team"))

@@ -286,9 +286,15 @@ func readEntry(raw any, root, pluginRoot string) (e Entry, stripped bool) {
 			if e.Source.URL == "" {
 				return fail("a url source needs a \"url\" (a git URL such as https://host/team/plugin.git)")
 			}
+			if !remoteGitURL(e.Source.URL) {
+				return fail("the url source %q is not a git URL (https://, ssh://, git://, git@host:path); a marketplace cannot point at a folder or file:// repository on this machine — give a folder inside the marketplace (\"./plugins/%s\") instead", e.Source.URL, e.Name)
+			}
 		case "git-subdir":
 			if e.Source.URL == "" {
 				return fail("a git-subdir source needs a \"url\" (a git URL or GitHub owner/name)")
+			}
+			if !isRepo(e.Source.URL) && !remoteGitURL(e.Source.URL) {
+				return fail("the git-subdir source's url %q is neither GitHub owner/name nor a git URL (https://, ssh://, git://, git@host:path); a marketplace cannot point at a folder or file:// repository on this machine", e.Source.URL)
 			}
 			c := path.Clean(strings.TrimPrefix(e.Source.Path, "./"))
 			if e.Source.Path == "" || path.IsAbs(e.Source.Path) || c == "." || c == ".." || strings.HasPrefix(c, "../") {
@@ -378,4 +384,17 @@ func fileKind(m fs.FileMode) string {
 		return "a device"
 	}
 	return "a special file"
+}
+
+// remoteGitURL says whether u names a git repository by a remote URL (a git URL scheme
+// other than file:// with a host, or scp-like user@host:path), not a path or file:// URL
+// on this machine: a marketplace entry may only name the latter as a folder inside it.
+func remoteGitURL(u string) bool {
+	for _, scheme := range gitSchemes {
+		if rest, ok := strings.CutPrefix(strings.ToLower(u), scheme); ok && scheme != "file://" {
+			host, _, _ := strings.Cut(rest, "/")
+			return host != ""
+		}
+	}
+	return scpLike().MatchString(u)
 }

@@ -120,7 +120,13 @@ func TestReadSources(t *testing.T) {
     {"name": "badref", "source": {"source": "url", "url": "https://x/r.git", "ref": 3}},
     {"name": "bare", "source": "plugins/here"},
     {"name": "badstrict", "source": "./plugins/here", "strict": "no"},
-    {"name": "dots", "source": {"source": "github", "repo": "../r"}}
+    {"name": "dots", "source": {"source": "github", "repo": "../r"}},
+    {"name": "here-url", "source": {"source": "url", "url": "."}},
+    {"name": "abs-url", "source": {"source": "url", "url": "/home/me/plugin"}},
+    {"name": "file-url", "source": {"source": "url", "url": "file:///home/me/plugin"}},
+    {"name": "file-subdir", "source": {"source": "git-subdir", "url": "file:///home/me/mono", "path": "p"}},
+    {"name": "scp", "source": {"source": "url", "url": "git@github.com:o/r.git"}},
+    {"name": "ssh", "source": {"source": "url", "url": "ssh://git@host/o/r.git"}}
   ]
 }`)
 	m := Read(root)
@@ -138,6 +144,9 @@ func TestReadSources(t *testing.T) {
 		"nopkg": {false, false, "needs a \"package\""}, "odd": {false, false, "unknown"}, "badref": {false, false, "\"ref\" must be a string"},
 		"bare": {false, false, "must start with ./"}, "badstrict": {false, false, "\"strict\" must be true or false"},
 		"dots": {false, false, "owner/name"},
+		"here-url": {false, false, "not a git URL"}, "abs-url": {false, false, "cannot point at a folder"},
+		"file-url": {false, false, "file:// repository"}, "file-subdir": {false, false, "neither GitHub owner/name nor a git URL"},
+		"scp": {true, true, ""}, "ssh": {true, true, ""},
 	} {
 		e := byName[name]
 		ok, why := e.Installable()
