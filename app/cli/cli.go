@@ -92,6 +92,11 @@ func commands() []command {
 	}
 }
 
+// rawOutput are the commands whose output is not passed through termSafe: a launched
+// agent's terminal (launch, try), the JSON-RPC streams of the MCP bridges, serve's URL
+// line and the documents of completion and man.
+var rawOutput = map[string]bool{"launch": true, "try": true, "mcp-proxy": true, "mcp-stdio": true, "serve": true, "completion": true, "man": true}
+
 // Main runs one command line and returns the exit status.
 func Main(args []string, env Env) int {
 	if env.Getenv == nil {
@@ -123,6 +128,9 @@ func Main(args []string, env Env) int {
 		if c.name == args[0] {
 			helped := false
 			env.helped = &helped
+			if !rawOutput[c.name] {
+				env.Stdout, env.Stderr = newTermSafe(env.Stdout), newTermSafe(env.Stderr)
+			}
 			if code := c.run(env, args[1:]); !helped {
 				return code
 			}

@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The escaper writes C0 controls as \xNN and DEL and C1 controls as \uNNNN, keeps
+// newlines, tabs and other text, and decides a C1 control split across two writes.
+func TestTermSafe(t *testing.T) {
+	var b bytes.Buffer
+	w := newTermSafe(&b)
+	for _, p := range []string{"a\x1b]0;title\x07b\r\n", "\tdel\x7f é ", "csi\xc2", "\x9b ok\xc2", "\xa9\n"} {
+		if n, err := w.Write([]byte(p)); err != nil || n != len(p) {
+			t.Fatalf("Write(%q) = %d, %v", p, n, err)
+		}
+	}
+	want := `a\x1b]0;title\x07b\x0d` + "\n\tdel" + `\u007f` + " é csi" + `\u009b` + " ok©\n"
+	if b.String() != want {
+		t.Errorf("wrote %q, want %q", b.String(), want)
+	}
+	// JSON stays JSON: encoding/json leaves DEL and C1 raw, the escaper writes what JSON would
+	b.Reset()
+	raw, _ := json.Marshal(map[string]string{"d": "x\x7f\u009by"})
+	_, _ = w.Write(raw)
+	var back map[string]string
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil || back["d"] != "x\x7f\u009by" {
+		t.Errorf("%s decodes to %q, %v", b.Bytes(), back["d"], err)
+	}
+}
+
+// Every command that prints a package's, skill's or marketplace's strings prints their
+// control characters escaped: a skill folder and a description with ESC sequences, and
+// a marketplace whose description sets the window title.
+func TestCommandsEscapeControlCharacters(t *testing.T) {
+	home := t.TempDir()
+	pb := filepath.Join(home, ".plugboard")
+	evil := "evil\x1b[2K\x1b]0;pwned\x07"
+	plugin := filepath.Join(pb, "plugins", "tools")
+	write(t, filepath.Join(plugin, "plugin.json"), strings.Replace(manifest, "%s", "tools", 1))
+	write(t, filepath.Join(plugin, "skills", evil, "SKILL.md"), "---\nname: evil\ndescription: \"Clears \\e[2K the line\"\n---\n")
+	write(t, filepath.Join(home, ".claude", "skills", evil, "SKILL.md"), "---\nname: x\ndescription: y\n---\n")
+	market := filepath.Join(t.TempDir(), "market")
+	write(t, filepath.Join(market, "plugins", "p", ".claude-plugin", "plugin.json"), `{"name": "p"}`)
+	write(t, filepath.Join(market, ".claude-plugin", "marketplace.json"), `{"name": "team", "owner": {"name": "T"}, "plugins": [
+		{"name": "p", "source": "./plugins/p", "description": "Sets \u001b]0;owned\u0007 the title"}]}`)
+	env := map[string]string{"HOME": home}
+	if code, _, errOut := run(t, env, "marketplace", "add", market); code != ExitOK {
+		t.Fatalf("marketplace add = %d: %s", code, errOut)
+	}
+	for _, args := range [][]string{
+		{"inspect", plugin},
+		{"inspect", filepath.Join(plugin, "skills", evil)},
+		{"catalog"},
+		{"skills"},
+		{"marketplace", "list"},
+		{"install", filepath.Join(plugin, "skills", evil, "nothing")},
+	} {
+		_, out, errOut := run(t, env, args...)
+		all := out + errOut
+		if strings.ContainsAny(all, "\x1b\x07") {
+			t.Errorf("%s printed a raw control character: %q", args[0], all)
+		}
+		if !strings.Contains(all, `\x1b`) {
+			t.Errorf("%s printed no escaped ESC: %q", strings.Join(args, " "), all)
+		}
+	}
+}
