@@ -71,6 +71,9 @@ func (x *extractor) zip() error {
 	}
 	defer r.Close()
 	for _, f := range r.File {
+		if err := x.count(); err != nil {
+			return err
+		}
 		name, err := x.name(f.Name)
 		if err != nil || name == "" {
 			if err != nil {
@@ -130,6 +133,9 @@ func (x *extractor) tarGz() error {
 		}
 		if err != nil {
 			return fmt.Errorf("%s cannot be read as a tar archive (%v); check the file", x.archive, err)
+		}
+		if err := x.count(); err != nil {
+			return err // every entry counts, whatever its name ("./" two million times)
 		}
 		if h.Typeflag == tar.TypeXGlobalHeader || h.Typeflag == tar.TypeXHeader {
 			continue // metadata (git archive writes a global header), not a file
@@ -197,19 +203,27 @@ func (x *extractor) count() error {
 }
 
 func (x *extractor) dir(name string) error {
-	if err := x.count(); err != nil {
-		return err
+	return x.unwritable(name, x.root.MkdirAll(name, 0o755))
+}
+
+// unwritable turns the error of writing the entry name beneath the root (os.Root refuses
+// a path that a link made by an earlier entry leads out of, or through a link into a
+// missing folder) into a refusal that says so; nil stays nil.
+func (x *extractor) unwritable(name string, err error) error {
+	if err == nil {
+		return nil
 	}
-	return x.root.MkdirAll(name, 0o755)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s: the entry %q cannot be written inside the plugin folder (%v): %w; an entry may not be written through a link another entry made — make the archive again without links between its folders", x.archive, name, err, ErrRefused)
 }
 
 func (x *extractor) file(name string, mode fs.FileMode, r io.Reader) error {
-	if err := x.count(); err != nil {
-		return err
-	}
 	if dir := path.Dir(name); dir != "." {
 		if err := x.root.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("%s: %s: %w", x.archive, name, err)
+			return x.unwritable(name, err)
 		}
 	}
 	perm := fs.FileMode(0o644)
@@ -218,7 +232,7 @@ func (x *extractor) file(name string, mode fs.FileMode, r io.Reader) error {
 	}
 	f, err := x.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		return fmt.Errorf("%s: %s: %w", x.archive, name, err)
+		return x.unwritable(name, err)
 	}
 	n, err := io.Copy(f, io.LimitReader(r, x.maxBytes-x.written+1))
 	x.written += n
@@ -237,9 +251,6 @@ func (x *extractor) file(name string, mode fs.FileMode, r io.Reader) error {
 // symlink makes a link whose target stays inside the archive, judged from where the
 // link is (the contained walk later checks the result again).
 func (x *extractor) symlink(name, target string) error {
-	if err := x.count(); err != nil {
-		return err
-	}
 	t := strings.ReplaceAll(target, "\\", "/")
 	resolved := path.Join(path.Dir(name), t)
 	if t == "" || strings.HasPrefix(t, "/") || resolved == ".." || strings.HasPrefix(resolved, "../") {
@@ -247,10 +258,10 @@ func (x *extractor) symlink(name, target string) error {
 	}
 	if dir := path.Dir(name); dir != "." {
 		if err := x.root.MkdirAll(dir, 0o755); err != nil {
-			return err
+			return x.unwritable(name, err)
 		}
 	}
-	return x.root.Symlink(t, name)
+	return x.unwritable(name, x.root.Symlink(t, name))
 }
 
 // hardlink makes a hard link to an entry extracted before it (tar names it by path from
@@ -264,15 +275,12 @@ func (x *extractor) hardlink(name, target string) error {
 	if err != nil || !st.Mode().IsRegular() {
 		return fmt.Errorf("%s: %s is a hard link to %q, which is not a regular file: %w", x.archive, name, target, ErrRefused)
 	}
-	if err := x.count(); err != nil {
-		return err
-	}
 	if dir := path.Dir(name); dir != "." {
 		if err := x.root.MkdirAll(dir, 0o755); err != nil {
-			return err
+			return x.unwritable(name, err)
 		}
 	}
-	return x.root.Link(t, name)
+	return x.unwritable(name, x.root.Link(t, name))
 }
 
 func (x *extractor) cleanTarget(target string) (string, error) {

@@ -495,6 +495,12 @@ func TestInstallRefusesHostileArchives(t *testing.T) {
 			zw.Close()
 			os.WriteFile(p, buf.Bytes(), 0o644)
 		},
+		"through-link.tar.gz": func(p string) {
+			f := pluginFiles("x")
+			f["l"] = "->missing/.."
+			f["l/y"] = "x"
+			buildTarGz(t, p, "top", f)
+		},
 		"hardlink-out.tar.gz": func(p string) {
 			var buf bytes.Buffer
 			zw := gzip.NewWriter(&buf)
@@ -514,6 +520,10 @@ func TestInstallRefusesHostileArchives(t *testing.T) {
 			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), p) {
 				t.Fatalf("err = %v, want a refusal naming %s", err, p)
 			}
+			// a sentence that says what to do, never a system call's words alone
+			if !strings.Contains(err.Error(), "; ") || strings.Contains(err.Error(), "statat") {
+				t.Errorf("err = %v, want a sentence with the fix", err)
+			}
 			if ids := catalogIDs(pbHome); len(ids) != 0 {
 				t.Errorf("catalog lists %v", ids)
 			}
@@ -523,6 +533,30 @@ func TestInstallRefusesHostileArchives(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Every entry of an archive counts against MaxFiles, whatever its name: "./" repeated
+// (two million of them once took 6 s, none counted) is refused at the cap.
+func TestInstallCountsEveryArchiveEntry(t *testing.T) {
+	_, pbHome := homes(t)
+	p := filepath.Join(t.TempDir(), "dots.tar.gz")
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for range 200 {
+		tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: "./", Mode: 0o755})
+	}
+	tw.Close()
+	zw.Close()
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := opts(t, pbHome, p)
+	o.MaxFiles = 100
+	if _, err := Install(context.Background(), o); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "more than 100 entries") {
+		t.Fatalf("err = %v, want the entry cap", err)
+	}
+	checkNoLeftovers(t, pbHome)
 }
 
 func TestInstallRefusesArchiveOverSizeCap(t *testing.T) {

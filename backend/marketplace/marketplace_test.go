@@ -143,7 +143,7 @@ func TestReadSources(t *testing.T) {
 		"secret": {true, true, ""}, "shortsha": {false, false, "40-character"}, "nopath": {false, false, "needs a \"path\""},
 		"nopkg": {false, false, "needs a \"package\""}, "odd": {false, false, "unknown"}, "badref": {false, false, "\"ref\" must be a string"},
 		"bare": {false, false, "must start with ./"}, "badstrict": {false, false, "\"strict\" must be true or false"},
-		"dots": {false, false, "owner/name"},
+		"dots":     {false, false, "owner/name"},
 		"here-url": {false, false, "not a git URL"}, "abs-url": {false, false, "cannot point at a folder"},
 		"file-url": {false, false, "file:// repository"}, "file-subdir": {false, false, "neither GitHub owner/name nor a git URL"},
 		"scp": {true, true, ""}, "ssh": {true, true, ""},
