@@ -80,7 +80,7 @@ func commands() []command {
 		{"links", "[--json] [--home DIR]", "the local development links and their sources", runLinks},
 		{"install", "(SOURCE [--ref REF] [--path SUBDIR] [--name ID] | --locked FILE) [--force] [--json] [--home DIR]", "fetch a plugin (git URL, owner/repo, folder, .zip/.tar.gz, PLUGIN@MARKETPLACE) into $PLUGBOARD_HOME/plugins, validated first, and record it in plugins.lock.json; --locked replays a lockfile exactly", runInstall},
 		{"uninstall", "NAME [--force] [--json] [--home DIR]", "remove a plugin plugboard install installed (refused while a target assigns it)", runUninstall},
-		{"update", "[--check] [--json] [--home DIR] [NAME]", "fetch each installed plugin's source again at its ref and apply what changed (--check: report it, change nothing); the replaced version is kept for rollback", runUpdate},
+		{"update", "[--check] [--restore] [--json] [--home DIR] [NAME]", "fetch each installed plugin's source again at its ref and apply what changed (--check: report it, change nothing; --restore: put the source's version back over a plugin edited by hand); the replaced version is kept for rollback", runUpdate},
 		{"rollback", "NAME [--json] [--home DIR]", "put back the version plugboard update replaced (the one it replaces is kept, so rollback twice returns)", runRollback},
 		{"marketplace", "(add SOURCE [--name NAME] | list | remove NAME) [--json] [--home DIR]", "add (a folder, git URL or GitHub owner/name; a git one is cloned), list or remove the Claude Code marketplaces PLUGIN@MARKETPLACE installs from", runMarketplace},
 		{"snapshots", "[--json] [--home DIR]", "catalog snapshots, newest first (one per scan that changed something)", runSnapshots},

@@ -16,8 +16,9 @@ import (
 // applies what changed (backend/install: Check, Apply).
 func runUpdate(env Env, args []string) int {
 	f := newFlags(env, "update", true)
-	var check bool
+	var check, restore bool
 	f.fs.BoolVar(&check, "check", false, "report what would change and change nothing")
+	f.fs.BoolVar(&restore, "restore", false, "put the source's version back over a plugin edited by hand (the edited folder is kept for rollback)")
 	pos, err := f.parse(args)
 	if err != nil {
 		return ExitUsage
@@ -31,7 +32,7 @@ func runUpdate(env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "plugboard update: %v\n", err)
 		return ExitUsage
 	}
-	o := install.UpdateOptions{Home: home, PlugboardHome: pbHome, Progress: env.Stderr}
+	o := install.UpdateOptions{Home: home, PlugboardHome: pbHome, Progress: env.Stderr, Restore: restore}
 	if len(pos) == 1 {
 		o.Name = pos[0]
 	}
@@ -70,6 +71,14 @@ func printUpdate(env Env, u install.Update) {
 		return
 	case u.Pinned:
 		fmt.Fprintf(w, "%s: up to date (pinned to commit %s)\n", u.ID, u.Ref[:12])
+		return
+	case !u.Changed && u.Modified && !u.Applied:
+		fmt.Fprintf(w, "%s: up to date with its source%s, but the installed folder was edited by hand after it was installed; the edit is kept. "+
+			"plugboard update --restore %s puts the source's version back (the edited folder is kept: plugboard rollback %s returns to it)\n",
+			u.ID, versionOf(u.From), u.ID, u.ID)
+		return
+	case !u.Changed && u.Applied:
+		fmt.Fprintf(w, "%s: restored the source's version%s over the folder edited by hand; the edited folder is kept (plugboard rollback %s)\n", u.ID, versionOf(u.From), u.ID)
 		return
 	case !u.Changed:
 		fmt.Fprintf(w, "%s: up to date%s\n", u.ID, versionOf(u.From))

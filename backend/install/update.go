@@ -41,6 +41,10 @@ type UpdateOptions struct {
 	Home          string // the user's home folder
 	PlugboardHome string // $PLUGBOARD_HOME
 	Name          string // one installed plugin id; "" for every plugin of the lockfile
+	// Restore puts the source's version back over an installed folder edited by hand
+	// whose source has not changed (Modified); without it the edit is kept and reported.
+	// The edited folder is kept as the rollback copy.
+	Restore bool
 	// Progress receives one line per step ("fetching …", "validating …", "updated …");
 	// nil for none.
 	Progress io.Writer
@@ -202,7 +206,7 @@ func updateOne(ctx context.Context, o UpdateOptions, id string, e Entry, apply b
 		u.Modified = actual != e.Content
 		u.Changed = res.Content != e.Content || res.Commit != e.Commit || res.Archive != e.Archive
 		switch {
-		case !u.Changed:
+		case !u.Changed && !(u.Modified && o.Restore):
 			progress(o.Progress, "%s is up to date", id)
 			return nil
 		case !apply:
