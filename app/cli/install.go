@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/plugboard/plugboard/backend/install"
@@ -120,6 +122,28 @@ func printInstalled(env Env, r install.Result, home string) {
 			}
 			fmt.Fprintf(w, "    %s: %s, %s\n", s.Name, s.Type, what)
 		}
+	}
+	printNative(w, r.Native)
+}
+
+// printNative lists what Claude Code starts itself from a package (install: present;
+// update: added, changed, removed), which Plugboard neither inventories nor gates.
+func printNative(w io.Writer, l []install.NativeChange) {
+	if len(l) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  Claude Code starts these itself (Plugboard does not manage or acknowledge them):\n")
+	kinds := map[string]string{"mcp": "MCP server", "hook": "hook", "lsp": "LSP server"}
+	for _, n := range l {
+		runs := ""
+		if len(n.Runs) > 0 {
+			runs = ", runs " + strings.Join(n.Runs, ", ")
+		}
+		change := ""
+		if n.Change != "present" {
+			change = " " + n.Change
+		}
+		fmt.Fprintf(w, "    %s %s%s (%s%s)\n", kinds[n.Kind], n.Name, change, n.File, runs)
 	}
 }
 

@@ -109,6 +109,7 @@ func printUpdate(env Env, u install.Update) {
 			fmt.Fprintf(w, "  %s: %s\n", d.what, strings.Join(parts, "; "))
 		}
 	}
+	printNative(w, c.Native)
 	for _, n := range c.NeedsAck {
 		what := "connects to " + n.Summary.Origin
 		if n.Summary.Executable != "" || n.Summary.Origin == "" {

@@ -157,3 +157,22 @@ func TestUpdateOfAHandEditedPlugin(t *testing.T) {
 		t.Errorf("rollback did not return to the edited folder: %q", b)
 	}
 }
+
+// The text reviews of install and update --check say what Claude Code starts itself from
+// a legacy package: an LSP server at the install, an .mcp.json server the update adds.
+func TestReviewsSayWhatClaudeStartsItself(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"HOME": home}
+	src := filepath.Join(t.TempDir(), "legacy")
+	write(t, filepath.Join(src, ".claude-plugin", "plugin.json"), `{"name": "legacy", "lspServers": {"gopls": {"command": "gopls", "extensionToLanguage": {".go": "go"}}}}`)
+	write(t, filepath.Join(src, "skills", "s", "SKILL.md"), "---\nname: s\ndescription: A skill.\n---\n")
+	code, out, errs := run(t, env, "install", src)
+	if code != ExitOK || !strings.Contains(out, "Claude Code starts these itself") || !strings.Contains(out, "LSP server gopls (.claude-plugin/plugin.json, runs gopls)") {
+		t.Fatalf("install: exit %d\n%s%s", code, out, errs)
+	}
+	write(t, filepath.Join(src, ".mcp.json"), `{"mcpServers": {"db": {"command": "node", "args": ["server.js"]}}}`)
+	code, out, errs = run(t, env, "update", "--check", "legacy")
+	if code != ExitOK || !strings.Contains(out, "MCP server db added (.mcp.json, runs node)") || strings.Contains(out, "server.js") {
+		t.Fatalf("update --check: exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -120,6 +120,10 @@ type Result struct {
 	Unchanged bool       `json:"unchanged,omitempty"`
 	Issues    issue.List `json:"issues"`  // every issue, paths relative to the package
 	Servers   []Server   `json:"servers"` // its MCP servers, to acknowledge before they run
+	// Native are what Claude Code starts itself from the package and Plugboard does not
+	// manage (NativeChange, each "present"): a legacy or Cursor package's .mcp.json, hooks,
+	// LSP servers.
+	Native []NativeChange `json:"native"`
 	// CredentialsStripped is true when the source URL carried a user name or password,
 	// left out of Source and the lockfile.
 	CredentialsStripped bool `json:"credentialsStripped,omitempty"`

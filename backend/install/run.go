@@ -82,7 +82,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	}
 	defer st.remove()
 
-	res := Result{Source: src.shown, Kind: src.kind, Ref: o.Ref, Subpath: sub, CredentialsStripped: src.stripped, Issues: issue.List{}, Servers: []Server{}}
+	res := Result{Source: src.shown, Kind: src.kind, Ref: o.Ref, Subpath: sub, CredentialsStripped: src.stripped, Issues: issue.List{}, Servers: []Server{}, Native: []NativeChange{}}
 	if src.stripped {
 		o.progress("note: the user name or password in the URL is used for this fetch only; the lockfile records %s (give git a credential helper for later fetches)", src.shown)
 	}
@@ -197,6 +197,7 @@ func run(ctx context.Context, o Options) (Result, error) {
 	}
 	res.Issues = dedupe(res.Issues)
 	res.Servers = servers(p)
+	res.Native = NativeIn(p.Path)
 	if d.HasErrors() {
 		if !o.Force && o.expect == nil {
 			var errs issue.List

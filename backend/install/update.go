@@ -96,6 +96,11 @@ type Changes struct {
 	// NeedsAck lists the servers the update adds or whose digest (mcpconfig.Digest) it
 	// changes: a launch leaves them out until they are acknowledged again.
 	NeedsAck []NeedsAck `json:"needsAck"`
+	// Native lists what the update adds, changes or removes of what Claude Code starts
+	// itself from a legacy or Cursor package (.mcp.json and the manifest's MCP servers,
+	// hooks, LSP servers): outside the acknowledgment gate, so the person deciding on the
+	// update is told.
+	Native []NativeChange `json:"native"`
 }
 
 // Delta is what was added, removed and changed, by name.
@@ -324,7 +329,7 @@ func exchange(a, b string) error {
 
 // noChanges is an empty Changes with no null list.
 func noChanges() Changes {
-	return Changes{Skills: newDelta(), Commands: newDelta(), Servers: newDelta(), NeedsAck: []NeedsAck{}}
+	return Changes{Skills: newDelta(), Commands: newDelta(), Servers: newDelta(), NeedsAck: []NeedsAck{}, Native: []NativeChange{}}
 }
 
 func newDelta() Delta { return Delta{Added: []string{}, Removed: []string{}, Changed: []string{}} }
@@ -340,6 +345,7 @@ func compare(old, fetched *catalog.Plugin, id string, ak *ackInfo) (Changes, str
 	newFiles, _ := fileSums(fetched.Path)
 	diff(&c.Skills, skillSums(old, oldFiles), skillSums(fetched, newFiles))
 	diff(&c.Commands, commandSums(old, oldFiles), commandSums(fetched, newFiles))
+	c.Native = nativeDiff(nativeOf(old.Path), nativeOf(fetched.Path))
 
 	oldServers, newServers := serversByName(old), serversByName(fetched)
 	decl := func(m map[string]mcpconfig.Server) map[string]string {

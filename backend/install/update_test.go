@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -439,5 +440,38 @@ func TestUpdateFolderAndArchive(t *testing.T) {
 	_, err = Rollback(context.Background(), RollbackOptions{Home: filepath.Dir(pbHome), PlugboardHome: pbHome, Name: "tarred"})
 	if !errors.Is(err, ErrTampered) {
 		t.Errorf("edited copy: %v, want ErrTampered", err)
+	}
+}
+
+// A legacy Claude plugin whose update adds an .mcp.json server and a hook and changes
+// nothing the catalog inventories: the update's review lists each as Claude-native
+// (names and the commands' basenames, never arguments or values), and the install's
+// review lists what the package has of them already.
+func TestUpdateReviewsClaudeNativeCode(t *testing.T) {
+	home, pbHome := homes(t)
+	src := filepath.Join(t.TempDir(), "legacy")
+	testhome.WriteFile(t, filepath.Join(src, ".claude-plugin", "plugin.json"), `{"name": "legacy", "version": "1.0.0", "lspServers": {"gopls": {"command": "/usr/bin/gopls", "args": ["serve"], "extensionToLanguage": {".go": "go"}}}}`)
+	testhome.WriteFile(t, filepath.Join(src, "skills", "s", "SKILL.md"), "---\nname: s\ndescription: A skill.\n---\n")
+	res, err := Install(context.Background(), opts(t, pbHome, src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Native) != 1 || res.Native[0].Kind != "lsp" || res.Native[0].Name != "gopls" || res.Native[0].Change != "present" || strings.Join(res.Native[0].Runs, ",") != "gopls" {
+		t.Errorf("install's native = %+v", res.Native)
+	}
+	testhome.WriteFile(t, filepath.Join(src, ".mcp.json"), `{"mcpServers": {"db": {"command": "node", "args": ["server.js", "--token", "PLANTED-ARG"], "env": {"K": "PLANTED-ENV"}}}}`)
+	testhome.WriteFile(t, filepath.Join(src, "hooks", "hooks.json"), `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/bin/check.sh --strict"}]}]}}`)
+	ups, err := Check(context.Background(), UpdateOptions{Home: home, PlugboardHome: pbHome})
+	if err != nil || len(ups) != 1 {
+		t.Fatalf("Check = %+v, %v", ups, err)
+	}
+	n := ups[0].Changes.Native
+	b, _ := json.Marshal(n)
+	if len(n) != 2 || n[0].Kind != "hook" || n[0].Name != "PreToolUse" || n[0].Change != "added" || strings.Join(n[0].Runs, ",") != "check.sh" ||
+		n[1].Kind != "mcp" || n[1].Name != "db" || n[1].Change != "added" || n[1].File != ".mcp.json" || strings.Join(n[1].Runs, ",") != "node" {
+		t.Errorf("native changes = %s", b)
+	}
+	if strings.Contains(string(b), "PLANTED") || strings.Contains(string(b), "server.js") {
+		t.Errorf("a value or argument is in the review: %s", b)
 	}
 }

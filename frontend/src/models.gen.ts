@@ -562,6 +562,12 @@ export interface InstallOutcome {
   /** its MCP servers, to acknowledge before they run */
   servers: InstallServer[];
   /**
+   * Native are what Claude Code starts itself from the package and Plugboard does not
+   * manage (NativeChange, each "present"): a legacy or Cursor package's .mcp.json, hooks,
+   * LSP servers.
+   */
+  native: NativeChange[];
+  /**
    * CredentialsStripped is true when the source URL carried a user name or password,
    * left out of Source and the lockfile.
    */
@@ -605,6 +611,12 @@ export interface InstallResult {
   issues: Issue[];
   /** its MCP servers, to acknowledge before they run */
   servers: InstallServer[];
+  /**
+   * Native are what Claude Code starts itself from the package and Plugboard does not
+   * manage (NativeChange, each "present"): a legacy or Cursor package's .mcp.json, hooks,
+   * LSP servers.
+   */
+  native: NativeChange[];
   /**
    * CredentialsStripped is true when the source URL carried a user name or password,
    * left out of Source and the lockfile.
@@ -872,6 +884,26 @@ export interface NameDelta {
   added: string[];
   removed: string[];
   changed: string[];
+}
+
+/**
+ * NativeChange is one thing Claude Code itself starts from a package and that Plugboard
+ * does not manage (requirement F5: a legacy or Cursor package's own MCP servers, hooks
+ * and LSP servers stay outside the catalog's inventory and acknowledgment gate), added,
+ * changed or removed by an update, or present at an install. Only names and the
+ * basenames of commands are kept, never arguments, environment values or headers.
+ */
+export interface NativeChange {
+  /** "mcp", "hook" or "lsp" */
+  kind: string;
+  /** the server's name, or the hook's event */
+  name: string;
+  /** "added", "changed", "removed"; "present" at an install */
+  change: string;
+  /** the commands' basenames (of the new version; of the old when removed) */
+  runs: string[];
+  /** where it is declared, relative to the package */
+  file: string;
 }
 
 /**
@@ -1446,6 +1478,13 @@ export interface UpdateChanges {
    * changes: a launch leaves them out until they are acknowledged again.
    */
   needsAck: NeedsAck[];
+  /**
+   * Native lists what the update adds, changes or removes of what Claude Code starts
+   * itself from a legacy or Cursor package (.mcp.json and the manifest's MCP servers,
+   * hooks, LSP servers): outside the acknowledgment gate, so the person deciding on the
+   * update is told.
+   */
+  native: NativeChange[];
 }
 
 /** UpdateResult is one update: what backend/install's Apply reports, and its progress lines. */

@@ -475,6 +475,16 @@ export class Installs {
           ? t('install.ack.forTargets', { server: n.server, targets: n.targets.join(sep) })
           : t('install.ack.eachTarget', { server: n.server }),
       );
+    for (const n of c.native ?? [])
+      item(
+        t('install.native', {
+          what: t(`install.native.${n.kind as 'mcp' | 'hook' | 'lsp'}`),
+          name: n.name,
+          change: t(`install.native.${n.change as 'added' | 'changed' | 'removed'}`),
+          file: n.file,
+          runs: n.runs.join(sep),
+        }),
+      );
     if (u.modified) item(t('install.modified'));
     if (!lines.length) item(t('install.change.content'));
     return [

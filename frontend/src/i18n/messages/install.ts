@@ -29,6 +29,13 @@ export const en = {
   'install.ack.eachTarget':
     'MCP server {server} needs acknowledgment in each target that assigns it: a launch leaves it out until then',
   'install.modified': 'the installed folder was edited by hand: the update replaces it (Rollback brings it back)',
+  'install.native': '{what} {name} {change} ({file}; runs {runs}) — Claude Code starts it itself; Plugboard does not manage or acknowledge it',
+  'install.native.mcp': 'MCP server',
+  'install.native.hook': 'hook',
+  'install.native.lsp': 'LSP server',
+  'install.native.added': 'added',
+  'install.native.changed': 'changed',
+  'install.native.removed': 'removed',
 
   // a refusal's override and hint
   'install.force.invalidPackage':
@@ -209,6 +216,13 @@ export const zh: Record<keyof typeof en, Msg> = {
     'MCP 服务器 {server} 需要为 {targets} 确认（在各自的“启动”卡片中）：确认之前，启动时不会包含它',
   'install.ack.eachTarget': 'MCP 服务器 {server} 需要在分配了它的每个目标中确认：确认之前，启动时不会包含它',
   'install.modified': '已安装的文件夹被手动编辑过：更新会替换它（回滚可将其恢复）',
+  'install.native': '{what} {name} {change}（{file}；运行 {runs}）— 由 Claude Code 自行启动，Plugboard 不管理也不确认它',
+  'install.native.mcp': 'MCP 服务器',
+  'install.native.hook': '钩子',
+  'install.native.lsp': 'LSP 服务器',
+  'install.native.added': '已添加',
+  'install.native.changed': '已更改',
+  'install.native.removed': '已移除',
 
   'install.force.invalidPackage': '强制：即使有错误也安装（修复错误之前无法分配）',
   'install.force.exists': '强制：替换已安装的同 ID 插件',
