@@ -31,7 +31,7 @@ APT_PKGS := libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool imagemagick ch
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run build cli desktop app package test-package frontend deps deps-app deps-system deps-node deps-agents test vet unit \
-        test-static test-desktop e2e screenshots fuzz bench install clean
+        test-static test-desktop test-offline e2e screenshots fuzz bench install clean
 
 ## run: build the desktop app and start it (with no display it serves the page instead)
 run: deps-app app
@@ -84,8 +84,12 @@ deps-agents:
 	  cd build/agents && npm ci --no-audit --no-fund; \
 	fi
 
-## test: formatting and vet, every Go test (race detector), the window under Xvfb, the page in Chromium
-test: deps vet unit test-static test-desktop test-package e2e
+## test: formatting and vet, every Go test (race detector), the window under Xvfb, the page in Chromium;
+## after deps, with no network but loopback (build/linux/offline.sh: a test that reaches another host fails)
+test: deps
+	build/linux/offline.sh $(MAKE) test-offline
+
+test-offline: vet unit test-static test-desktop test-package e2e
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './frontend/*'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
