@@ -14,15 +14,7 @@ import (
 // plugboard update --check, update, rollback and rollback again through the command
 // line, on a repository served by git http-backend on 127.0.0.1 that gains a commit.
 func TestUpdateAndRollbackCommands(t *testing.T) {
-	root := t.TempDir()
-	installRepo(t, root, "greeter")
-	url := gitServer(t, root, func() {}) + "/greeter.git"
-	home := t.TempDir()
-	env := map[string]string{"HOME": home}
-	pb := filepath.Join(home, ".plugboard")
-	if code, _, errs := run(t, env, "install", url); code != ExitOK {
-		t.Fatalf("install: exit %d\n%s", code, errs)
-	}
+	root, env, pb := installServedGreeter(t)
 	write(t, filepath.Join(pb, "agents", "coder.json"), `{"name": "coder", "pluginDirs": ["plugins/greeter"]}`)
 	if code, out, _ := run(t, env, "update", "--check"); code != ExitOK || !strings.Contains(out, "greeter: up to date") {
 		t.Errorf("check before a commit: exit %d\n%s", code, out)
@@ -120,15 +112,7 @@ func gitCmd(t *testing.T, dir string, args ...string) {
 // "modified" in --json), keeps the edit and names --restore; update --restore puts the
 // source's version back and keeps the edited folder for rollback.
 func TestUpdateOfAHandEditedPlugin(t *testing.T) {
-	root := t.TempDir()
-	installRepo(t, root, "greeter")
-	url := gitServer(t, root, func() {}) + "/greeter.git"
-	home := t.TempDir()
-	env := map[string]string{"HOME": home}
-	pb := filepath.Join(home, ".plugboard")
-	if code, _, errs := run(t, env, "install", url); code != ExitOK {
-		t.Fatalf("install: exit %d\n%s", code, errs)
-	}
+	_, env, pb := installServedGreeter(t)
 	skills, _ := filepath.Glob(filepath.Join(pb, "plugins", "greeter", "skills", "*", "SKILL.md"))
 	if len(skills) == 0 {
 		t.Fatal("the installed plugin has no skill to edit")
@@ -175,4 +159,19 @@ func TestReviewsSayWhatClaudeStartsItself(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "MCP server db added (.mcp.json, runs node)") || strings.Contains(out, "server.js") {
 		t.Fatalf("update --check: exit %d\n%s%s", code, out, errs)
 	}
+}
+
+// installServedGreeter installs the greeter repository, served by git http-backend on
+// 127.0.0.1 from root, into a new home through the command line.
+func installServedGreeter(t *testing.T) (root string, env map[string]string, pb string) {
+	t.Helper()
+	root = t.TempDir()
+	installRepo(t, root, "greeter")
+	url := gitServer(t, root, func() {}) + "/greeter.git"
+	home := t.TempDir()
+	env = map[string]string{"HOME": home}
+	if code, _, errs := run(t, env, "install", url); code != ExitOK {
+		t.Fatalf("install: exit %d\n%s", code, errs)
+	}
+	return root, env, filepath.Join(home, ".plugboard")
 }
