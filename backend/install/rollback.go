@@ -94,21 +94,31 @@ func Rollback(ctx context.Context, o RollbackOptions) (Result, error) {
 		return res, err
 	}
 	next := filepath.Join(keep, "."+rollbackEntry+".new")
+	if err := begin(o.PlugboardHome, journal{Op: "rollback", ID: id, Dest: dest, Keep: keep, To: prev}); err != nil {
+		return res, fmt.Errorf("recording the rollback of %s: %w; nothing was changed", id, err)
+	}
+	crashAt("rollback:recorded")
 	if err := jsonfile.WriteAtomic(next, append(data, '\n'), 0o644); err != nil {
+		end(o.PlugboardHome, id)
 		return res, fmt.Errorf("writing %s: %w", next, err)
 	}
+	crashAt("rollback:entry")
 	if err := exchange(kept, dest); err != nil {
 		os.Remove(next)
+		end(o.PlugboardHome, id)
 		return res, fmt.Errorf("rolling back %s: %w", dest, err)
 	}
+	crashAt("rollback:exchanged")
 	if err := editLockfile(o.PlugboardHome, func(lf *Lockfile) { lf.Plugins[id] = prev }); err != nil {
-		exchange(kept, dest)
-		os.Remove(next)
-		return res, err
+		// the record stays: the next command completes the rollback
+		return res, fmt.Errorf("%w; %s is rolled back and the lockfile still the replaced version's: the next install, update or rollback completes it", err, dest)
 	}
+	crashAt("rollback:lockfile")
 	if err := os.Rename(next, filepath.Join(keep, rollbackEntry)); err != nil {
-		return res, fmt.Errorf("%s is rolled back, but %s could not be written (%v): the version it replaced is in %s; remove that folder, or roll back again will refuse it", id, filepath.Join(keep, rollbackEntry), err, keep)
+		return res, fmt.Errorf("%s is rolled back, but %s could not be written yet (%v); the next install, update or rollback does it", id, filepath.Join(keep, rollbackEntry), err)
 	}
+	crashAt("rollback:done")
+	end(o.PlugboardHome, id)
 	res.Source, res.Kind, res.Ref, res.Subpath = prev.Source, prev.Kind, prev.Ref, prev.Path
 	res.Commit, res.Archive, res.Content, res.Replaced = prev.Commit, prev.Archive, prev.Content, true
 	d := catalog.InspectAny(dest, o.Home)

@@ -263,16 +263,29 @@ func place(o Options, st *staging, final, dest, id string, entry Entry, res *Res
 			}
 			return fmt.Errorf("%s is already installed (%s): %w; pass --force to replace it, run `plugboard uninstall %s` first, or choose another --name", id, dest, ErrExists, id)
 		}
+		if err := begin(o.PlugboardHome, journal{Op: "install", ID: id, Dest: dest, Final: final, To: entry}); err != nil {
+			return fmt.Errorf("recording the install of %s: %w; nothing was changed", id, err)
+		}
+		crashAt("install:recorded")
 		if err := unix.Renameat2(unix.AT_FDCWD, final, unix.AT_FDCWD, dest, unix.RENAME_EXCHANGE); err != nil {
+			end(o.PlugboardHome, id)
 			return fmt.Errorf("replacing %s: %w", dest, err)
 		}
 		exchanged, res.Replaced = true, true
-	} else if err := renameNoReplace(final, dest); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s appeared while installing: %w; try again", dest, ErrExists)
+	} else {
+		if err := begin(o.PlugboardHome, journal{Op: "install", ID: id, Dest: dest, Final: final, To: entry}); err != nil {
+			return fmt.Errorf("recording the install of %s: %w; nothing was changed", id, err)
 		}
-		return fmt.Errorf("installing into %s: %w", dest, err)
+		crashAt("install:recorded")
+		if err := renameNoReplace(final, dest); err != nil {
+			end(o.PlugboardHome, id)
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("%s appeared while installing: %w; try again", dest, ErrExists)
+			}
+			return fmt.Errorf("installing into %s: %w", dest, err)
+		}
 	}
+	crashAt("install:placed")
 	err = editLockfile(o.PlugboardHome, func(lf *Lockfile) { lf.Plugins[id] = entry })
 	if err != nil {
 		// Undo: the old plugin back, or the new one out.
@@ -281,8 +294,11 @@ func place(o Options, st *staging, final, dest, id string, entry Entry, res *Res
 		} else {
 			os.Rename(dest, final)
 		}
+		end(o.PlugboardHome, id)
 		return err
 	}
+	crashAt("install:lockfile")
+	end(o.PlugboardHome, id)
 	return nil
 }
 
@@ -494,6 +510,11 @@ func lockHome(dir string) (func(), error) {
 	unlock, err := jsonfile.Lock(filepath.Join(dir, lockName))
 	if err != nil {
 		return nil, fmt.Errorf("locking %s: %w", filepath.Join(dir, lockName), err)
+	}
+	// an update or rollback a killed process left half done is completed or undone first
+	if err := recoverJournals(filepath.Dir(dir)); err != nil {
+		unlock()
+		return nil, err
 	}
 	return unlock, nil
 }

@@ -146,6 +146,9 @@ func updates(ctx context.Context, o UpdateOptions, apply bool) ([]Update, error)
 	if o.Home == "" || o.PlugboardHome == "" {
 		return nil, errors.New("update: the home and Plugboard home folders are required")
 	}
+	if err := Recover(o.PlugboardHome); err != nil { // before the lockfile is read
+		return nil, err
+	}
 	lfPath := LockfilePath(o.PlugboardHome)
 	lf, err := ReadLockfile(lfPath)
 	if err != nil {
@@ -301,24 +304,34 @@ func exchangeIn(pbHome, final, dest, id string, recorded, kept, next Entry) (boo
 			os.RemoveAll(tmp)
 		}
 	}()
+	keep := filepath.Join(rollbackDir(pbHome), id)
+	if err := begin(pbHome, journal{Op: "update", ID: id, Dest: dest, Keep: keep, Final: final, Tmp: tmp, To: next, Kept: kept}); err != nil {
+		return false, fmt.Errorf("recording the update of %s: %w; nothing was changed", id, err)
+	}
+	crashAt("update:recorded")
 	if err := exchange(final, dest); err != nil {
+		end(pbHome, id)
 		return false, fmt.Errorf("updating %s: %w", dest, err)
 	}
+	crashAt("update:exchanged")
 	if err := os.Rename(final, filepath.Join(tmp, rollbackFolder)); err != nil {
 		exchange(final, dest)
+		end(pbHome, id)
 		return false, fmt.Errorf("keeping the previous version of %s in %s: %w; $PLUGBOARD_HOME/state and plugins must be on one filesystem; nothing was changed", id, tmp, err)
 	}
+	crashAt("update:moved")
 	if err := editLockfile(pbHome, func(lf *Lockfile) { lf.Plugins[id] = next }); err != nil {
-		if rerr := os.Rename(filepath.Join(tmp, rollbackFolder), final); rerr != nil {
-			removeTmp = false
-			return true, fmt.Errorf("%w; and %s is the new version with the old lockfile entry: the previous version is in %s", err, dest, tmp)
-		}
-		exchange(final, dest)
-		return false, err
+		// the record stays: the next command completes the update (or says why it cannot)
+		removeTmp = false
+		return true, fmt.Errorf("%w; %s is the new version and the lockfile still the old one's: the next install, update or rollback completes it (the previous version is in %s)", err, dest, tmp)
 	}
-	if err := replaceRollback(tmp, filepath.Join(rollbackDir(pbHome), id)); err != nil {
-		return true, fmt.Errorf("%s is updated, but its previous version could not be kept as the rollback copy: %w", id, err)
+	crashAt("update:recorded-lockfile")
+	if err := replaceRollback(tmp, keep); err != nil {
+		removeTmp = false
+		return true, fmt.Errorf("%s is updated, but its previous version could not be kept as the rollback copy yet (%v); the next install, update or rollback does it", id, err)
 	}
+	crashAt("update:kept")
+	end(pbHome, id)
 	return true, nil
 }
 
