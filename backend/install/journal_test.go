@@ -147,11 +147,11 @@ func checkWhole(t *testing.T, pbHome, v1, v2 string) {
 	checkNoLeftovers(t, pbHome)
 }
 
-// An install killed at each of its steps, four rounds each: the next command leaves the
+// An install killed at each of its steps, seven rounds (21 kills): the next command leaves the
 // plugin either installed and in the lockfile with its content, or neither, and nothing
 // else behind.
 func TestKilledInstallLosesNothing(t *testing.T) {
-	for round := range 4 {
+	for round := range 7 {
 		for _, step := range installSteps {
 			t.Run(fmt.Sprintf("%s/%d", step, round), func(t *testing.T) {
 				home, pbHome := homes(t)
