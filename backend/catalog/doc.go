@@ -30,6 +30,7 @@ import (
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/manifest"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
+	"github.com/plugboard/plugboard/backend/native"
 	"github.com/plugboard/plugboard/backend/settings"
 	"github.com/plugboard/plugboard/backend/skill"
 )
@@ -94,6 +95,10 @@ type Plugin struct {
 	Manifest    string            `json:"manifest"` // manifest file, relative
 	Skills      []skill.Skill     `json:"skills"`
 	MCP         *mcpconfig.Config `json:"mcp"` // nil: no catalogued MCP file
+	// ClaudeNative are, for a legacy Claude plugin, what Claude Code starts itself from it
+	// (.mcp.json and the manifest's MCP servers, hooks, LSP servers): not catalogued or
+	// acknowledged (F5), named so that the page and inspect can say so.
+	ClaudeNative []native.Item `json:"claudeNative,omitempty"`
 	// Issues holds plugin-level issues (manifest, component folders); skills and servers
 	// carry their own. IssueCounts totals all of them.
 	Issues      issue.List `json:"issues"`

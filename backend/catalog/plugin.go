@@ -14,6 +14,7 @@ import (
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/manifest"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
+	"github.com/plugboard/plugboard/backend/native"
 	"github.com/plugboard/plugboard/backend/pathsafe"
 	"github.com/plugboard/plugboard/backend/skill"
 )
@@ -84,6 +85,9 @@ func loadPlugin(l location, home string) Plugin {
 			p.MCP = loadCursorMCP(root, m.MCPFile, &p.Issues)
 		}
 	case manifest.FormatLegacy:
+		if l := native.List(root); len(l) > 0 {
+			p.ClaudeNative = l
+		}
 		if _, err := os.Lstat(filepath.Join(root, ".mcp.json")); err == nil {
 			p.Issues.Add(issue.Info, CodeLegacyMCP, ".mcp.json", "",
 				"Claude-native .mcp.json is handed to Claude as it is and not catalogued; to see, acknowledge and map its servers, move them to a portable mcp.json")

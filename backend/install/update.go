@@ -21,6 +21,7 @@ import (
 	"github.com/plugboard/plugboard/backend/ctree"
 	"github.com/plugboard/plugboard/backend/manifest"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
+	"github.com/plugboard/plugboard/backend/native"
 	"github.com/plugboard/plugboard/backend/pathsafe"
 )
 
@@ -358,7 +359,7 @@ func compare(old, fetched *catalog.Plugin, id string, ak *ackInfo) (Changes, str
 	newFiles, _ := fileSums(fetched.Path)
 	diff(&c.Skills, skillSums(old, oldFiles), skillSums(fetched, newFiles))
 	diff(&c.Commands, commandSums(old, oldFiles), commandSums(fetched, newFiles))
-	c.Native = nativeDiff(nativeOf(old.Path), nativeOf(fetched.Path))
+	c.Native = nativeDiff(native.Of(old.Path), native.Of(fetched.Path))
 
 	oldServers, newServers := serversByName(old), serversByName(fetched)
 	decl := func(m map[string]mcpconfig.Server) map[string]string {

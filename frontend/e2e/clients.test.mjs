@@ -56,6 +56,11 @@ before(async () => {
     '.claude-plugin/plugin.json': '{"name": "bad-author", "version": 1}\n',
     'skills/hi/SKILL.md': skill('hi', 'Say hi'),
   });
+  write(join(plugins, 'native-code'), {
+    '.claude-plugin/plugin.json': '{"name": "native-code", "version": "1.0.0"}\n',
+    '.mcp.json': '{"mcpServers": {"db": {"command": "/opt/bin/node", "args": ["server.js"], "env": {"K": "PLANTED"}}}}\n',
+    'skills/s/SKILL.md': skill('s', 'A skill'),
+  });
   // a standalone skill in the user's ~/.claude/skills, which claude is asked about too
   write(join(fx.home, '.claude', 'skills'), { 'tidy/SKILL.md': skill('tidy', 'Tidy the workspace') });
   // the pinned claude 2.1.328, installed as a user has it: a `claude` on PATH
@@ -211,6 +216,13 @@ test("a standalone skill's detail says what the installed claude lists of its fo
   const asked = card.locator('[data-testid="client-asked"]');
   assert.equal(await asked.getAttribute('data-state'), 'agrees', await card.innerText());
   assert.equal(await asked.innerText(), 'claude 2.1.328 on this machine loads what the model says');
+});
+
+test('a legacy plugin says in one line what Claude Code starts itself from it', async () => {
+  await openPlugin('native-code');
+  const line = await page.locator('[data-testid="detail-native"]').innerText();
+  assert.equal(line, 'Claude Code starts these itself; Plugboard does not manage or acknowledge them: MCP server db (node)');
+  assert.doesNotMatch(await page.locator('[data-testid="detail"]').innerText(), /PLANTED|server\.js/);
 });
 
 test('a client that refuses the package says why, with its issues', async () => {

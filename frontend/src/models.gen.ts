@@ -711,6 +711,23 @@ export interface IssueCounts {
   warnings: number;
 }
 
+/**
+ * Item is one declaration of code Claude Code starts itself: an MCP server of .mcp.json
+ * or the manifest's mcpServers ("mcp"), a hook event with command hooks ("hook"), an LSP
+ * server ("lsp"). Only names and the commands' basenames are kept, never arguments,
+ * environment values or headers.
+ */
+export interface Item {
+  /** "mcp", "hook" or "lsp" */
+  kind: string;
+  /** the server's name, or the hook's event */
+  name: string;
+  /** the commands' basenames, sorted */
+  runs: string[];
+  /** where it is declared, relative to the package */
+  file: string;
+}
+
 /** LaunchResult is a launch opened in the user's terminal. */
 export interface LaunchResult {
   /** Command is the agent's command line exactly as the launch runs it, shell-quoted. */
@@ -1052,6 +1069,12 @@ export interface Plugin {
   skills: PluginSkill[];
   /** nil: no catalogued MCP file */
   mcp: McpConfig | null;
+  /**
+   * ClaudeNative are, for a legacy Claude plugin, what Claude Code starts itself from it
+   * (.mcp.json and the manifest's MCP servers, hooks, LSP servers): not catalogued or
+   * acknowledged (F5), named so that the page and inspect can say so.
+   */
+  claudeNative?: Item[];
   /**
    * Issues holds plugin-level issues (manifest, component folders); skills and servers
    * carry their own. IssueCounts totals all of them.

@@ -185,6 +185,20 @@ function skillRow(p: Plugin, s: PluginSkill, deps: DetailDeps): HTMLElement {
   return li;
 }
 
+/** One line naming what Claude Code starts itself from a legacy plugin, which Plugboard does not manage. */
+function nativeLine(p: Plugin): HTMLElement | null {
+  const items = p.claudeNative ?? [];
+  if (!items.length) return null;
+  const kinds = { mcp: 'install.native.mcp', hook: 'install.native.hook', lsp: 'install.native.lsp' } as const;
+  const what = items
+    .map((n) => {
+      const kind = t(kinds[n.kind as keyof typeof kinds] ?? 'install.native.mcp');
+      return n.runs.length ? `${kind} ${n.name} (${n.runs.join(', ')})` : `${kind} ${n.name}`; // i18n-ignore: names
+    })
+    .join(t('install.listSep'));
+  return h('p', { class: 'muted small', 'data-testid': 'detail-native' }, t('plugins.detail.native', { what }));
+}
+
 function mcpSection(p: Plugin, deps: DetailDeps): HTMLElement {
   if (!p.mcp) return h('p', { class: 'muted' }, t('plugins.detail.noMcpFile'));
   const merged = new Map(deps.ix.doc.mcp.map((m) => [m.name, m]));
@@ -487,6 +501,7 @@ export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
       { class: 'card', 'data-testid': 'detail-mcp' },
       h('h3', null, t('plugins.detail.mcpServers')),
       mcpSection(p, deps),
+      nativeLine(p),
     ),
     deps.budget ?? null,
     h(
