@@ -28,7 +28,7 @@ func TestLaunchRequireAck(t *testing.T) {
 	if code != ExitNeedAck {
 		t.Fatalf("launch --require-ack --dry-run = exit %d, want %d: %s", code, ExitNeedAck, errOut)
 	}
-	for _, want := range []string{"review/lint runs lint with 5 args, env keys LINT_CONFIG, LINT_TOKEN", "review/docs streamable-http to https://docs.example.com, headers X-Tenant", "plugboard ack agent:coder"} {
+	for _, want := range []string{"review/lint runs lint with 5 args, env keys LINT_CONFIG, LINT_TOKEN", "review/docs streamable-http to https://127.0.0.1:9, headers X-Tenant", "plugboard ack agent:coder"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}

@@ -123,7 +123,7 @@ func TestAckLists(t *testing.T) {
 			t.Errorf("server %d = %+v; want %+v", i, s, want[i])
 		}
 	}
-	if o := ae.Servers[0].Summary.Origin; o != "https://api.example.com" {
+	if o := ae.Servers[0].Summary.Origin; o != "https://127.0.0.1:9" {
 		t.Errorf("remote summary origin = %q", o)
 	}
 	if s := ae.Servers[1].Summary; s.Executable != "node" || len(s.EnvKeys) != 1 || s.EnvKeys[0] != "DB_PASSWORD" {

@@ -185,14 +185,14 @@ func TestClaudeMCPConfig(t *testing.T) {
 		t.Fatalf("docs = %+v", docs)
 	}
 	raw, _ := os.ReadFile(cfgFile)
-	for _, v := range []string{headerSecret, "docs.example.com", envSecret, "${HOME}"} {
+	for _, v := range []string{headerSecret, "127.0.0.1:9", envSecret, "${HOME}"} {
 		if strings.Contains(string(raw), v) {
 			t.Errorf("Claude's config carries %q: values stay in the private files, where Claude cannot expand or show them", v)
 		}
 	}
 	var proxy proxyConfig
 	readJSON(t, docs.Args[2], &proxy)
-	if proxy.Type != "streamable-http" || proxy.URL != "https://docs.example.com/mcp" || proxy.Headers["X-Tenant"] != headerSecret {
+	if proxy.Type != "streamable-http" || proxy.URL != "https://127.0.0.1:9/mcp" || proxy.Headers["X-Tenant"] != headerSecret {
 		t.Errorf("proxy config = %+v", proxy)
 	}
 	if m := mode(t, docs.Args[2]); m.Perm() != 0o600 {

@@ -67,7 +67,7 @@ before(async () => {
   writeFileSync(
     mcp,
     readFileSync(mcp, 'utf8')
-      .replace('https://docs.example.com/mcp', `http://127.0.0.1:${docs.address().port}/mcp`)
+      .replace('https://127.0.0.1:9/mcp', `http://127.0.0.1:${docs.address().port}/mcp`)
       .replace('"LINT_TOKEN"', `"LINT_MARKER": ${JSON.stringify(marker)}, "LINT_TOKEN"`),
   );
   // agent:coder's servers are acknowledged as they are now, by the real plugboard ack.
