@@ -471,6 +471,7 @@ func check(ctx context.Context, e entry, env []string, timeout time.Duration) (r
 		case <-time.After(stopGrace):
 		}
 		killGroup(cmd)
+		killMarked(mark) // before the wait: a server mcp-stdio started in a group of its own holds the pipes
 		<-exited
 		killMarked(mark)
 	}()
