@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os/exec"
 	"syscall"
+	"time"
 
 	"github.com/plugboard/plugboard/backend/argerr"
 	"github.com/plugboard/plugboard/backend/assign"
@@ -57,6 +58,7 @@ func (s *Service) Launch(target, backend string, requireAck bool) (LaunchResult,
 	res.Terminal = runtime.ShellQuote(full)
 	cmd := exec.Command(termPath, full[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives the app
+	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
 		return res, &Error{Code: CodeNoTerminal, Message: "cannot start " + term + ": " + err.Error()}
 	}

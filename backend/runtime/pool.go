@@ -183,6 +183,7 @@ func start(plan *Plan) (*Session, error) {
 	errs := &tail{max: stderrTail}
 	cmd.Stderr = errs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Close stops its children too
+	cmd.WaitDelay = 2 * time.Second                       // a child holding stderr does not hold Wait
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

@@ -67,6 +67,7 @@ func Run(ctx context.Context, p *Plan, st *Starter, stdin io.Reader, stdout, std
 	cmd := exec.CommandContext(ctx, bin, p.Argv[1:]...)
 	cmd.Env = p.Env(os.Environ())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	cmd.WaitDelay = 2 * time.Second // when the agent exits, a child still holding a pipe does not hold the launch
 	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT)
 	defer signal.Reset(syscall.SIGINT, syscall.SIGQUIT)
 	<-st.ready
