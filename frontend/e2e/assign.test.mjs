@@ -129,7 +129,7 @@ test('acknowledgment: tools opens the dialog with sanitised servers; cancel save
   assert.deepEqual(servers, ['tools/api', 'tools/db']);
   assert.match(text, /DB_PASSWORD/, 'env key names shown');
   assert.match(text, /Authorization/, 'header names shown');
-  assert.match(text, /api\.example\.com/, 'origin shown');
+  assert.match(text, /https:\/\/127\.0\.0\.1:9/, 'origin shown');
   assert.ok(!(await page.content()).includes('PLANTED'), 'no planted value in the page');
   // focus stays in the dialog
   for (let i = 0; i < 4; i++) {

@@ -170,7 +170,7 @@ test('selecting alpha shows its skills, sanitised MCP summaries and issues with 
   // MCP: remote origin and header names; stdio executable basename, arg count, env key names
   const server = (n) => detail.locator(`[data-testid="detail-mcp-server"][data-name="${n}"]`).innerText();
   const api = await server('api');
-  assert.match(api, /https:\/\/api\.example\.com/);
+  assert.match(api, /https:\/\/127\.0\.0\.1:9/);
   assert.match(api, /Authorization/);
   assert.doesNotMatch(api, /\/mcp|token|Bearer/);
   const db = await server('db');
