@@ -92,10 +92,11 @@ func commands() []command {
 	}
 }
 
-// rawOutput are the commands whose output is not passed through termSafe: a launched
-// agent's terminal (launch, try), the JSON-RPC streams of the MCP bridges, serve's URL
-// line and the documents of completion and man.
-var rawOutput = map[string]bool{"launch": true, "try": true, "mcp-proxy": true, "mcp-stdio": true, "serve": true, "completion": true, "man": true}
+// rawOutput are the commands whose output is not passed through termSafe whole: launch
+// (the agent gets the terminal as it is; plugboard's own lines are escaped there), the
+// JSON-RPC streams of the MCP bridges, serve's URL line and the documents of completion
+// and man.
+var rawOutput = map[string]bool{"launch": true, "mcp-proxy": true, "mcp-stdio": true, "serve": true, "completion": true, "man": true}
 
 // Main runs one command line and returns the exit status.
 func Main(args []string, env Env) int {

@@ -18,6 +18,9 @@ type launchFlags struct {
 }
 
 func runLaunch(env Env, args []string) int {
+	// plugboard's own lines go through the escaper; the agent gets the terminal as it is
+	raw := env
+	env.Stdout, env.Stderr = newTermSafe(env.Stdout), newTermSafe(env.Stderr)
 	ours, agentArgs := splitDashDash(args)
 	f := launchFlags{flags: newFlags(env, "launch", true)}
 	f.fs.StringVar(&f.backend, "backend", "", "claude or pi (default: the agent file's \"backend\", else claude)")
@@ -91,7 +94,7 @@ func runLaunch(env Env, args []string) int {
 		defer rec.Close()
 		plan.UseActivityServer(rec.URL, rec.Token)
 	}
-	code, err := runtime.Run(context.Background(), plan, st, env.Stdin, env.Stdout, env.Stderr)
+	code, err := runtime.Run(context.Background(), plan, st, raw.Stdin, raw.Stdout, raw.Stderr)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard launch: %v\n", err)
 	}

@@ -47,6 +47,7 @@ func TestCommandsEscapeControlCharacters(t *testing.T) {
 	write(t, filepath.Join(market, "plugins", "p", ".claude-plugin", "plugin.json"), `{"name": "p"}`)
 	write(t, filepath.Join(market, ".claude-plugin", "marketplace.json"), `{"name": "team", "owner": {"name": "T"}, "plugins": [
 		{"name": "p", "source": "./plugins/p", "description": "Sets \u001b]0;owned\u0007 the title"}]}`)
+	write(t, filepath.Join(pb, "agents", "coder.json"), `{"name": "coder", "pluginDirs": ["plugins/tools"]}`)
 	env := map[string]string{"HOME": home}
 	if code, _, errOut := run(t, env, "marketplace", "add", market); code != ExitOK {
 		t.Fatalf("marketplace add = %d: %s", code, errOut)
@@ -58,6 +59,7 @@ func TestCommandsEscapeControlCharacters(t *testing.T) {
 		{"skills"},
 		{"marketplace", "list"},
 		{"install", filepath.Join(plugin, "skills", evil, "nothing")},
+		{"launch", "--dry-run", "coder"},
 	} {
 		_, out, errOut := run(t, env, args...)
 		all := out + errOut
