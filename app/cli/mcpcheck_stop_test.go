@@ -5,11 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 // stuckServer writes a plugin whose stdio MCP server never answers, ignores SIGTERM,
@@ -28,26 +29,6 @@ func stuckServer(t *testing.T, pb, tag string) (plugin string) {
 	return dir
 }
 
-// tagLeft lists the live processes (not zombies) whose environment holds MCPCHECK_TAG=tag.
-func tagLeft(tag string) []int {
-	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !strings.Contains("\x00"+string(env), "\x00MCPCHECK_TAG="+tag+"\x00") {
-			continue
-		}
-		if stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); !strings.Contains(string(stat), ") Z ") {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
 // plugboard mcp check of a server that never answers and will not go: with --timeout 2s
 // the command returns within the timeout and a second, saying so; SIGTERM during a check
 // with a long timeout ends it within a second; neither leaves a process of the check.
@@ -59,7 +40,7 @@ func TestMCPCheckStopsWhatItStarted(t *testing.T) {
 		tag := fmt.Sprintf("%s-%v-%d", t.Name(), signal, time.Now().UnixNano())
 		dir := stuckServer(t, pb, tag)
 		t.Cleanup(func() {
-			for _, pid := range tagLeft(tag) {
+			for _, pid := range testhome.WithEnv("MCPCHECK_TAG", tag) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		})
@@ -83,7 +64,7 @@ func TestMCPCheckStopsWhatItStarted(t *testing.T) {
 		}
 		// timed from when the server runs (its processes carry the tag), not from the
 		// command's own start
-		for len(tagLeft(tag)) < 3 && time.Since(start) < 20*time.Second {
+		for len(testhome.WithEnv("MCPCHECK_TAG", tag)) < 3 && time.Since(start) < 20*time.Second {
 			time.Sleep(20 * time.Millisecond)
 		}
 		start = time.Now()
@@ -103,7 +84,7 @@ func TestMCPCheckStopsWhatItStarted(t *testing.T) {
 		if !signal && !strings.Contains(out.String(), "did not answer initialize within 2s") {
 			t.Errorf("the check said:\n%s", out.String())
 		}
-		if left := tagLeft(tag); len(left) > 0 {
+		if left := testhome.WithEnv("MCPCHECK_TAG", tag); len(left) > 0 {
 			t.Errorf("signal %v: processes of the check left: %v", signal, left)
 		}
 	}

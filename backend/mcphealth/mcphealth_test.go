@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -331,25 +330,6 @@ func TestCheckPluginNeedsItsOwnAck(t *testing.T) {
 	}
 }
 
-// tagged lists the processes whose environment holds MCPHEALTH_TAG=tag and that are not
-// dead (gone or a zombie).
-func tagged(tag string) []string {
-	want := "\x00MCPHEALTH_TAG=" + tag + "\x00"
-	var out []string
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !strings.Contains("\x00"+string(env), want) {
-			continue
-		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if !strings.Contains(string(stat), ") Z ") {
-			out = append(out, e.Name())
-		}
-	}
-	return out
-}
-
 // TestCheckEndsEveryProcess: servers that answer and then will not go — one outlives its
 // stdin and ignores SIGTERM, one leaves a child in a session of its own holding its
 // stderr, one leaves a daemon behind — are each reported as listed, in the time the
@@ -371,10 +351,8 @@ func TestCheckEndsEveryProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		for _, p := range tagged(tag) {
-			if pid, err := strconv.Atoi(p); err == nil {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
+		for _, pid := range testhome.WithEnv("MCPHEALTH_TAG", tag) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
 	const timeout = 10 * time.Second
@@ -393,7 +371,7 @@ func TestCheckEndsEveryProcess(t *testing.T) {
 	if took >= timeout {
 		t.Errorf("the check of three servers took %v, a whole timeout (%v)", took, timeout)
 	}
-	if left := tagged(tag); len(left) > 0 {
+	if left := testhome.WithEnv("MCPHEALTH_TAG", tag); len(left) > 0 {
 		t.Errorf("processes of the check left running: %v", left)
 	}
 }

@@ -3,7 +3,6 @@ package oracle
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -285,8 +284,7 @@ func TestRunEndsItsChildren(t *testing.T) {
 	// or a zombie); one that was never sent it lives on, and the test fails at 10 s.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil || strings.Contains(string(stat), ") Z ") {
+		if !testhome.Alive(pid) {
 			break
 		}
 		if time.Now().After(deadline) {
