@@ -1,7 +1,8 @@
 package install
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/plugboard/plugboard/backend/native"
 )
@@ -20,40 +21,41 @@ type NativeChange struct {
 }
 
 // nativeDiff lists what an update adds, changes and removes of the Claude-native
-// declarations, sorted by kind and name.
+// declarations, sorted by kind and name (native.Of's keys sort so).
 func nativeDiff(old, next map[string]native.Item) []NativeChange {
-	out := []NativeChange{}
-	change := func(it native.Item, what string) NativeChange {
-		return NativeChange{Kind: it.Kind, Name: it.Name, Change: what, Runs: it.Runs, File: it.File}
-	}
-	for k, n := range next {
-		switch o, ok := old[k]; {
-		case !ok:
-			out = append(out, change(n, "added"))
-		case o.Sum != n.Sum || o.File != n.File:
-			out = append(out, change(n, "changed"))
-		}
-	}
-	for k, o := range old {
+	keys := slices.Collect(maps.Keys(next))
+	for k := range old {
 		if _, ok := next[k]; !ok {
-			out = append(out, change(o, "removed"))
+			keys = append(keys, k)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Kind != out[j].Kind {
-			return out[i].Kind < out[j].Kind
+	slices.Sort(keys)
+	out := []NativeChange{}
+	for _, k := range keys {
+		o, had := old[k]
+		n, has := next[k]
+		switch {
+		case !had:
+			out = append(out, nativeChange(n, "added"))
+		case !has:
+			out = append(out, nativeChange(o, "removed"))
+		case o.Sum != n.Sum || o.File != n.File:
+			out = append(out, nativeChange(n, "changed"))
 		}
-		return out[i].Name < out[j].Name
-	})
+	}
 	return out
+}
+
+func nativeChange(it native.Item, change string) NativeChange {
+	return NativeChange{Kind: it.Kind, Name: it.Name, Change: change, Runs: it.Runs, File: it.File}
 }
 
 // NativeIn lists the Claude-native declarations that run code of the package in dir, each
 // "present": what an install brings in that Claude starts itself.
 func NativeIn(dir string) []NativeChange {
-	l := nativeDiff(nil, native.Of(dir))
-	for i := range l {
-		l[i].Change = "present"
+	out := []NativeChange{}
+	for _, it := range native.List(dir) {
+		out = append(out, nativeChange(it, "present"))
 	}
-	return l
+	return out
 }

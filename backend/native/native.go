@@ -8,8 +8,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,7 +32,7 @@ type Item struct {
 	Sum string `json:"-"`
 }
 
-// Of reads, by kind and name, the Claude-native declarations that run code of the package in dir:
+// Of reads, keyed "kind\x00name", the Claude-native declarations that run code of the package in dir:
 // .mcp.json and the manifest's mcpServers (MCP servers), hooks/hooks.json and the
 // manifest's hooks (hook events with command hooks), the manifest's lspServers. A file
 // that cannot be read or parsed gives nothing (the catalog reports it).
@@ -129,18 +131,12 @@ func Of(dir string) map[string]Item {
 	return out
 }
 
-// List is Of as a list, sorted by kind and name.
+// List is Of as a list, sorted by kind and name (the order of Of's keys).
 func List(dir string) []Item {
 	m := Of(dir)
 	out := make([]Item, 0, len(m))
-	for _, it := range m {
-		out = append(out, it)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, m[k])
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Kind != out[j].Kind {
-			return out[i].Kind < out[j].Kind
-		}
-		return out[i].Name < out[j].Name
-	})
 	return out
 }
