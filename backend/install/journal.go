@@ -125,10 +125,8 @@ func recoverJournals(pbHome string) error {
 // staged folder still holds the new content, nothing changed; otherwise the lockfile is
 // written and the replaced version (--force) removed.
 func recoverInstall(pbHome string, j journal) error {
-	if _, err := os.Lstat(j.Final); err == nil {
-		if _, now := fileSums(j.Final); now == j.To.Content {
-			return os.RemoveAll(j.Final) // (1) not done
-		}
+	if sameContent(j.Final, j.To.Content) {
+		return os.RemoveAll(j.Final) // (1) not done
 	}
 	if err := editLockfile(pbHome, func(lf *Lockfile) { lf.Plugins[j.ID] = j.To }); err != nil { // (2)
 		return err
@@ -143,12 +141,12 @@ func recoverInstall(pbHome string, j journal) error {
 // new content), so nothing changed and the staging is removed; otherwise every step
 // left is done.
 func recoverUpdate(pbHome string, j journal) error {
+	if sameContent(j.Final, j.To.Content) {
+		_ = os.RemoveAll(j.Final) // (1) not done: the update never happened
+		_ = os.RemoveAll(j.Tmp)
+		return nil
+	}
 	if _, err := os.Lstat(j.Final); err == nil {
-		if _, now := fileSums(j.Final); now == j.To.Content {
-			_ = os.RemoveAll(j.Final) // (1) not done: the update never happened
-			_ = os.RemoveAll(j.Tmp)
-			return nil
-		}
 		if err := os.Rename(j.Final, filepath.Join(j.Tmp, rollbackFolder)); err != nil { // (2)
 			return err
 		}
@@ -172,7 +170,7 @@ func recoverUpdate(pbHome string, j journal) error {
 // While the kept folder still holds the restored version's content, nothing changed.
 func recoverRollback(pbHome string, j journal) error {
 	next := filepath.Join(j.Keep, "."+rollbackEntry+".new")
-	if _, now := fileSums(filepath.Join(j.Keep, rollbackFolder)); now == j.To.Content {
+	if sameContent(filepath.Join(j.Keep, rollbackFolder), j.To.Content) {
 		_ = os.Remove(next) // (1) not done
 		return nil
 	}

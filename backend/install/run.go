@@ -263,27 +263,24 @@ func place(o Options, st *staging, final, dest, id string, entry Entry, res *Res
 			}
 			return fmt.Errorf("%s is already installed (%s): %w; pass --force to replace it, run `plugboard uninstall %s` first, or choose another --name", id, dest, ErrExists, id)
 		}
-		if err := begin(o.PlugboardHome, journal{Op: "install", ID: id, Dest: dest, Final: final, To: entry}); err != nil {
-			return fmt.Errorf("recording the install of %s: %w; nothing was changed", id, err)
-		}
-		crashAt("install:recorded")
+		exchanged = true // --force: one exchange with the installed folder
+	}
+	if err := begin(o.PlugboardHome, journal{Op: "install", ID: id, Dest: dest, Final: final, To: entry}); err != nil {
+		return fmt.Errorf("recording the install of %s: %w; nothing was changed", id, err)
+	}
+	crashAt("install:recorded")
+	if exchanged {
 		if err := unix.Renameat2(unix.AT_FDCWD, final, unix.AT_FDCWD, dest, unix.RENAME_EXCHANGE); err != nil {
 			end(o.PlugboardHome, id)
 			return fmt.Errorf("replacing %s: %w", dest, err)
 		}
-		exchanged, res.Replaced = true, true
-	} else {
-		if err := begin(o.PlugboardHome, journal{Op: "install", ID: id, Dest: dest, Final: final, To: entry}); err != nil {
-			return fmt.Errorf("recording the install of %s: %w; nothing was changed", id, err)
+		res.Replaced = true
+	} else if err := renameNoReplace(final, dest); err != nil {
+		end(o.PlugboardHome, id)
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s appeared while installing: %w; try again", dest, ErrExists)
 		}
-		crashAt("install:recorded")
-		if err := renameNoReplace(final, dest); err != nil {
-			end(o.PlugboardHome, id)
-			if errors.Is(err, fs.ErrExist) {
-				return fmt.Errorf("%s appeared while installing: %w; try again", dest, ErrExists)
-			}
-			return fmt.Errorf("installing into %s: %w", dest, err)
-		}
+		return fmt.Errorf("installing into %s: %w", dest, err)
 	}
 	crashAt("install:placed")
 	err = editLockfile(o.PlugboardHome, func(lf *Lockfile) { lf.Plugins[id] = entry })
