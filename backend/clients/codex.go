@@ -356,19 +356,27 @@ func codexSkillRoots(p codexPlugin, v *Verdict) []string {
 	if p.agent || !there || val == nil {
 		return []string{"skills"}
 	}
-	var out []string
-	for _, s := range codexPaths(val) {
-		if clean, ok := codexPath(s); ok {
-			out = append(out, clean)
-			continue
-		}
-		v.Issues.Add(issue.Warning, CodeCodexField, v.Manifest, "/skills", "Codex skips the skills path %q: a path starts with ./, has no .. part and is not the plugin folder itself", s)
-	}
+	out, _ := codexFieldPaths(v, val, "skills", ": a path starts with ./, has no .. part and is not the plugin folder itself")
 	if len(out) == 0 {
 		v.Issues.Add(issue.Warning, CodeCodexField, v.Manifest, "/skills", "\"skills\" names no path Codex follows (it must be a path or a list of path strings): it reads skills/ instead")
 		return []string{"skills"}
 	}
 	return out
+}
+
+// codexFieldPaths keeps the paths of the component field (codexPaths) Codex follows
+// (codexPath), with a warning at /field for each it skips, why being the rest of its
+// sentence; given is how many paths the field names.
+func codexFieldPaths(v *Verdict, val any, field, why string) (kept []string, given int) {
+	paths := codexPaths(val)
+	for _, s := range paths {
+		if clean, ok := codexPath(s); ok {
+			kept = append(kept, clean)
+			continue
+		}
+		v.Issues.Add(issue.Warning, CodeCodexField, v.Manifest, "/"+field, "Codex skips the %s path %q%s", field, s, why)
+	}
+	return kept, len(paths)
 }
 
 // codexPaths reads a component field: one path, or a list of them; nil for any other
@@ -848,16 +856,8 @@ func codexCommandSources(p codexPlugin, v *Verdict) []string {
 	if !there || val == nil {
 		return []string{"commands"}
 	}
-	paths := codexPaths(val)
-	var out []string
-	for _, s := range paths {
-		if clean, ok := codexPath(s); ok {
-			out = append(out, clean)
-			continue
-		}
-		v.Issues.Add(issue.Warning, CodeCodexField, v.Manifest, "/commands", "Codex skips the commands path %q (and does not read commands/ instead): a path starts with ./ and has no .. part", s)
-	}
-	if len(paths) == 0 {
+	out, given := codexFieldPaths(v, val, "commands", " (and does not read commands/ instead): a path starts with ./ and has no .. part")
+	if given == 0 {
 		v.Issues.Add(issue.Warning, CodeCodexField, v.Manifest, "/commands", "Codex converts no command: \"commands\" is neither a path nor a list of path strings, and it does not read commands/ instead")
 	}
 	return out
