@@ -2,6 +2,7 @@ package assign
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -88,7 +89,7 @@ func save(pbHome string, cat *catalog.Catalog, id string, edit editFunc, expect 
 		BeforeDirs: t.dirs, AfterDirs: dirs, BeforeInherits: t.Inherits,
 		BeforeHash: t.Hash, AfterHash: settings.Hash(data), Acknowledged: []Ack{},
 	}
-	acks, err := h.plugins.check(t.Effective, h.plugins.ids(dirs), after.Effective, ack)
+	acks, err := h.plugins.check(t.Effective, h.plugins.ids(dirs), after.Effective, ack, h.acknowledged(t.ID))
 	if err != nil || !write {
 		return out, err
 	}
@@ -97,6 +98,18 @@ func save(pbHome string, cat *catalog.Catalog, id string, edit editFunc, expect 
 		return Outcome{}, err
 	}
 	return out, nil
+}
+
+// acknowledged says whether a server was acknowledged for target before, reading the
+// store once, on the first question (a save that brings no server opens no database).
+func (h *home) acknowledged(target string) func(Ack) bool {
+	var set map[string]bool
+	return func(a Ack) bool {
+		if set == nil {
+			set, _ = Acknowledged(context.Background(), h.dir, target) // unreadable: ask again
+		}
+		return set[AckKey(a.Plugin, a.Server, a.Digest)]
+	}
 }
 
 func readOnlyWhy(t *located) string {

@@ -27,6 +27,9 @@ type Saved struct {
 	Outcome  Outcome
 	History  int64    // the entry's id; 0 when nothing was written or it was not recorded
 	Warnings []string // why the save is not recorded; never nil
+	// Files are the whole files a revert of an agent or slot operation put back (nil for
+	// a save of pluginDirs).
+	Files []FileWritten
 }
 
 // Failure kinds of a SaveError: what a door branches on to present it.
@@ -70,8 +73,12 @@ func SaveAndRecord(ctx context.Context, pbHome string, cat *catalog.Catalog, r R
 	}
 	if r.RevertOf != 0 {
 		var e store.HistoryEntry
-		out, e, err = Revert(ctx, pbHome, cat, r.RevertOf, r.Ack)
+		var files *FilesSaved
+		out, e, files, err = revert(ctx, pbHome, cat, r.RevertOf, r.Ack, r.Actor)
 		target = e.Target
+		if files != nil && err == nil {
+			return Saved{Target: target, Outcome: out, History: files.History, Warnings: files.Warnings, Files: files.Files}, nil
+		}
 	} else {
 		out, err = Apply(pbHome, cat, r.Target, r.Change, r.ExpectHash, r.Ack)
 	}

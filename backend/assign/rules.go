@@ -22,8 +22,10 @@ const (
 //     in effect stay and may be removed whatever their state.
 //   - A name collision among the valid plugins of after that involves a plugin newly in
 //     effect is refused; collisions that were there already do not block other edits.
-//   - A portable plugin newly in effect with at least one valid MCP server needs ack.
-func (ps plugins) check(before, written, after []string, ack bool) ([]Ack, error) {
+//   - A portable plugin newly in effect with at least one valid MCP server needs ack,
+//     unless each of its servers, as it runs now, was acknowledged for this target
+//     before (known): a revert that brings a server back does not ask again.
+func (ps plugins) check(before, written, after []string, ack bool, known func(Ack) bool) ([]Ack, error) {
 	had := set(before)
 	var unknown, invalid []string
 	for _, id := range written {
@@ -63,7 +65,16 @@ func (ps plugins) check(before, written, after []string, ack bool) ([]Ack, error
 		}
 	}
 	if len(acks) > 0 && !ack {
-		return nil, &AckError{Servers: acks}
+		var ask []Ack
+		for _, a := range acks {
+			if known == nil || !known(a) {
+				ask = append(ask, a)
+			}
+		}
+		if len(ask) > 0 {
+			return nil, &AckError{Servers: ask}
+		}
+		return []Ack{}, nil // acknowledged before, and recorded then
 	}
 	return acks, nil
 }

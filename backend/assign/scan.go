@@ -48,6 +48,8 @@ type home struct {
 	issues  issue.List
 	// quiet: the entries are not checked (Lookup, whose caller shows no issues).
 	quiet bool
+	// revertOf is the history entry a file operation reverts (0: none).
+	revertOf int64
 }
 
 // Targets lists every assignment target of the home, sorted by id. Files that cannot be

@@ -36,10 +36,26 @@ type HistoryEntry struct {
 	// Acks are the acknowledged servers with their digests; AddHistory records each as
 	// an acknowledgment of the entry's target (see Acknowledgments).
 	Acks []Ack `json:"acks"`
+	// Files are the whole files an entry of KindFiles wrote or removed.
+	Files []FileChange `json:"files,omitempty"`
 }
 
-// KindAck is the Kind of a history entry that only acknowledges MCP servers.
-const KindAck = "ack"
+// FileChange is one file an entry of KindFiles changed: Path relative to the Plugboard
+// home, Before and After its text (nil: there was, or is, no file).
+type FileChange struct {
+	Path   string  `json:"path"`
+	Before *string `json:"before"`
+	After  *string `json:"after"`
+}
+
+// History entry kinds other than "" (a save of pluginDirs).
+const (
+	// KindAck only acknowledges MCP servers; it changes no file.
+	KindAck = "ack"
+	// KindFiles writes or removes whole assignment files (an agent made, copied,
+	// renamed or deleted; a template slot added or removed); Files says which.
+	KindFiles = "files"
+)
 
 // MarshalJSON writes absent lists as [] rather than null, so that readers of the JSON
 // (the page, `plugboard history --json`) never meet a null where a list belongs.
@@ -84,6 +100,10 @@ func (s *Store) AddHistory(ctx context.Context, e HistoryEntry) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("add history entry for %s: %w", e.Target, err)
 	}
+	files, err := json.Marshal(orEmptyFiles(e.Files))
+	if err != nil {
+		return 0, fmt.Errorf("add history entry for %s: %w", e.Target, err)
+	}
 	for _, a := range e.Acks {
 		if a.Plugin == "" || a.Server == "" || a.Digest == "" {
 			return 0, fmt.Errorf("add history entry for %s: an acknowledgment needs a plugin, a server and a digest (got %+v)", e.Target, a)
@@ -94,9 +114,9 @@ func (s *Store) AddHistory(ctx context.Context, e HistoryEntry) (int64, error) {
 	var id int64
 	err = withTx(ctx, s.db, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO history
-		(time, target, before_dirs, after_dirs, before_hash, after_hash, acknowledged, revert_of, actor, before_unset, after_unset, acks, kind)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			when, e.Target, lists[0], lists[1], e.BeforeHash, e.AfterHash, lists[2], revertOf, e.Actor, e.BeforeUnset, e.AfterUnset, string(acks), e.Kind)
+		(time, target, before_dirs, after_dirs, before_hash, after_hash, acknowledged, revert_of, actor, before_unset, after_unset, acks, kind, files)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			when, e.Target, lists[0], lists[1], e.BeforeHash, e.AfterHash, lists[2], revertOf, e.Actor, e.BeforeUnset, e.AfterUnset, string(acks), e.Kind, string(files))
 		if err != nil {
 			return err
 		}
@@ -121,7 +141,7 @@ func (s *Store) AddHistory(ctx context.Context, e HistoryEntry) (int64, error) {
 	return id, nil
 }
 
-const historyColumns = `id, time, target, before_dirs, after_dirs, before_hash, after_hash, acknowledged, revert_of, actor, before_unset, after_unset, acks, kind`
+const historyColumns = `id, time, target, before_dirs, after_dirs, before_hash, after_hash, acknowledged, revert_of, actor, before_unset, after_unset, acks, kind, files`
 
 // History returns the entries for target ("" for every target), newest first, at
 // most limit of them (limit <= 0: all). No entries is an empty slice, not an error.
@@ -174,8 +194,9 @@ func scanHistory(r scanner) (HistoryEntry, error) {
 		lists    [3]string
 		revertOf sql.NullInt64
 		acks     string
+		files    string
 	)
-	err := r.Scan(&e.ID, &when, &e.Target, &lists[0], &lists[1], &e.BeforeHash, &e.AfterHash, &lists[2], &revertOf, &e.Actor, &e.BeforeUnset, &e.AfterUnset, &acks, &e.Kind)
+	err := r.Scan(&e.ID, &when, &e.Target, &lists[0], &lists[1], &e.BeforeHash, &e.AfterHash, &lists[2], &revertOf, &e.Actor, &e.BeforeUnset, &e.AfterUnset, &acks, &e.Kind, &files)
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return e, err
@@ -195,8 +216,35 @@ func scanHistory(r scanner) (HistoryEntry, error) {
 		return e, fmt.Errorf("entry %d: acks: %w", e.ID, err)
 	}
 	e.Acks = orEmptyAcks(e.Acks)
+	if err := json.Unmarshal([]byte(files), &e.Files); err != nil {
+		return e, fmt.Errorf("entry %d: files: %w", e.ID, err)
+	}
+	if len(e.Files) == 0 {
+		e.Files = nil // as written: an entry of no files has none
+	}
 	e.RevertOf = revertOf.Int64
 	return e, nil
+}
+
+func orEmptyFiles(l []FileChange) []FileChange {
+	if l == nil {
+		return []FileChange{}
+	}
+	return l
+}
+
+// RevertedBy returns the id of the newest entry that reverted entry id, or 0 when none
+// did.
+func (s *Store) RevertedBy(ctx context.Context, id int64) (int64, error) {
+	var by int64
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM history WHERE revert_of = ? ORDER BY id DESC LIMIT 1`, id).Scan(&by)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read history: %w", mapErr(err))
+	}
+	return by, nil
 }
 
 func parseTime(s string) (time.Time, error) {

@@ -160,3 +160,38 @@ func TestHistoryUnset(t *testing.T) {
 		t.Errorf("HistoryEntry = %+v, %v; want BeforeUnset only", e, err)
 	}
 }
+
+// A files entry keeps each file's text, an absent side as null, and RevertedBy finds
+// the entry that reverted it.
+func TestHistoryFilesAndRevertedBy(t *testing.T) {
+	st := newTestStore(t)
+	ctx := context.Background()
+	text := "{\"name\": \"coder\"}\n"
+	id, err := st.AddHistory(ctx, HistoryEntry{Target: "agent:coder", Kind: KindFiles, Actor: "cli",
+		Files: []FileChange{{Path: "agents/coder.json", After: &text}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := st.HistoryEntry(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Files) != 1 || e.Files[0].Path != "agents/coder.json" || e.Files[0].Before != nil || e.Files[0].After == nil || *e.Files[0].After != text {
+		t.Fatalf("Files = %+v, want agents/coder.json from nothing to %q", e.Files, text)
+	}
+	b, _ := json.Marshal(e)
+	if !strings.Contains(string(b), `"files":[{"path":"agents/coder.json","before":null,"after":`) {
+		t.Errorf("JSON = %s, want the file with before null", b)
+	}
+	if by, err := st.RevertedBy(ctx, id); err != nil || by != 0 {
+		t.Fatalf("RevertedBy before a revert = %d, %v; want 0", by, err)
+	}
+	rid, err := st.AddHistory(ctx, HistoryEntry{Target: "agent:coder", Kind: KindFiles, RevertOf: id, Actor: "cli",
+		Files: []FileChange{{Path: "agents/coder.json", Before: &text}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if by, err := st.RevertedBy(ctx, id); err != nil || by != rid {
+		t.Errorf("RevertedBy = %d, %v; want %d", by, err, rid)
+	}
+}
