@@ -219,7 +219,7 @@ func runHistory(env Env, args []string) int {
 	defer st.Close()
 	target := ""
 	if len(pos) == 1 {
-		target = pos[0]
+		target = assign.TargetID(pos[0])
 	}
 	ctx := context.Background()
 	entries, err := st.History(ctx, target, 0)
@@ -234,15 +234,46 @@ func runHistory(env Env, args []string) int {
 		writeJSON(env.Stdout, map[string]any{"entries": entries})
 		return ExitOK
 	}
+	if len(entries) == 0 {
+		if target != "" {
+			fmt.Fprintf(env.Stdout, "no history for %s\n", target)
+		} else {
+			fmt.Fprintln(env.Stdout, "no history yet: assignments, agents and acknowledgments made from the page or the command line appear here")
+		}
+		return ExitOK
+	}
 	for _, e := range entries {
 		rev := ""
 		if e.RevertOf != 0 {
 			rev = fmt.Sprintf(" (revert of %d)", e.RevertOf)
 		}
-		if e.Kind == store.KindAck {
-			fmt.Fprintf(env.Stdout, "%d  %s  %s (acknowledgment)\n", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), e.Target)
-		} else {
-			fmt.Fprintf(env.Stdout, "%d  %s  %s%s\n  before: %s\n  after:  %s\n", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), e.Target, rev, list(e.Before), list(e.After))
+		when := e.Time.Local().Format("2006-01-02 15:04:05")
+		switch e.Kind {
+		case store.KindAck:
+			fmt.Fprintf(env.Stdout, "%d  %s  %s (acknowledgment)\n", e.ID, when, e.Target)
+		case store.KindFiles:
+			fmt.Fprintf(env.Stdout, "%d  %s  %s%s\n", e.ID, when, e.Target, rev)
+			for _, fc := range e.Files {
+				what := "changed"
+				switch {
+				case fc.Before == nil:
+					what = "created"
+				case fc.After == nil:
+					what = "removed"
+				}
+				fmt.Fprintf(env.Stdout, "  %s %s\n", what, fc.Path)
+			}
+		default:
+			fmt.Fprintf(env.Stdout, "%d  %s  %s%s\n", e.ID, when, e.Target, rev)
+			for _, d := range e.Added() {
+				fmt.Fprintf(env.Stdout, "  + %s\n", d)
+			}
+			for _, d := range e.Removed() {
+				fmt.Fprintf(env.Stdout, "  - %s\n", d)
+			}
+			if len(e.Added())+len(e.Removed()) == 0 {
+				fmt.Fprintf(env.Stdout, "  (the same plugins: %s)\n", list(e.After))
+			}
 		}
 		for _, a := range e.Acks {
 			fmt.Fprintf(env.Stdout, "  acknowledged %s/%s (%s, digest %s)\n", a.Plugin, a.Server, a.Type, mcpconfig.ShortDigest(a.Digest))

@@ -155,9 +155,9 @@ func TestHistoryAndRevert(t *testing.T) {
 	if code != ExitOK || len(h.Entries) != 2 || h.Entries[0].RevertOf != id {
 		t.Errorf("history after revert = %s", out)
 	}
-	// Reverting the same entry again is stale: the target no longer has its after-hash.
-	if code, _, _ := run(t, env, "revert", jsonNumber(id)); code != ExitStale {
-		t.Errorf("second revert = %d, want 3", code)
+	// Reverting the same entry again is refused: it says the entry was reverted.
+	if code, _, errOut := run(t, env, "revert", jsonNumber(id)); code != ExitInvalid || !strings.Contains(errOut, "already reverted by entry") {
+		t.Errorf("second revert = %d %s, want 1 and that it was already reverted", code, errOut)
 	}
 	code, out, _ = run(t, env, "history")
 	if code != ExitOK || !strings.Contains(out, "(revert of") {

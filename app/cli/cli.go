@@ -65,6 +65,8 @@ func commands() []command {
 		{"clients", "[verify] [--json] [--home DIR] [--workspace DIR]", "the agent clients installed here (claude, codex, pi, cursor-agent): where each is and its version, which the verdicts about it are judged against; verify asks each installed client what it loads from every package of the catalog and prints where it disagrees with the model (exit 1)", runClients},
 		{"skills", "[--json] [--home DIR] [--workspace DIR]", "skills grouped by plugin, in precedence order", runSkills},
 		{"targets", "[--json] [--home DIR]", "agents and template slots with their plugin sets and hashes", runTargets},
+		{"agent", "(new NAME [--backend claude|pi] [--from AGENT] | copy AGENT NAME | rename AGENT NAME | rm AGENT) [--json] [--home DIR]", "make, copy, rename or remove an agent (agents/NAME.json): a rename carries its template slots, shell bindings and acknowledgments; each is a history entry revert undoes", runAgent},
+		{"template", "(add-slot TEMPLATE AGENT | rm-slot SLOT) [--json] [--home DIR]", "add a slot running an agent to a template (made when there is none), or remove a slot", runTemplate},
 		{"assign", "TARGET (--set a,b | --add a | --remove a | --defaults) [--expect-hash H] [--ack-mcp] [--json] [--home DIR]", "change a target's plugin set (exit 3 stale, 4 acknowledgment needed)", runAssign},
 		{"launch-as", "PLUGIN [claude|off] [--json] [--home DIR]", "launch a package the specification rejects as Claude loads it (an explicit choice, in settings and history)", runLaunchAs},
 		{"history", "[--json] [--home DIR] [TARGET]", "assignment history, newest first", runHistory},

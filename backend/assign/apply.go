@@ -122,7 +122,17 @@ func readOnlyWhy(t *located) string {
 	return "its pluginDirs is not a list of folder paths; fix the file first"
 }
 
+// TargetID is a target as a person may name it: a bare NAME is agent:NAME, as the
+// launch names it; anything with a kind (agent:, template:, shell:, dir:) is as given.
+func TargetID(s string) string {
+	if s != "" && !strings.Contains(s, ":") {
+		return "agent:" + s
+	}
+	return s
+}
+
 func (h *home) find(id string) *located {
+	id = TargetID(id)
 	for _, t := range h.targets {
 		if t.ID == id {
 			return t

@@ -67,7 +67,8 @@ func SaveAndRecord(ctx context.Context, pbHome string, cat *catalog.Catalog, r R
 		out Outcome
 		err error
 	)
-	target := r.Target
+	target := TargetID(r.Target)
+	r.Target = target
 	if err := ctx.Err(); err != nil {
 		return Saved{}, classify(target, err) // the caller gave up: nothing is started
 	}

@@ -72,6 +72,7 @@ func Targets(pbHome string, cat *catalog.Catalog) ([]Target, issue.List) {
 func Lookup(pbHome, id string, cat *catalog.Catalog) (t, agent *Target, ok bool) {
 	h := read(pbHome, indexPlugins(cat))
 	h.quiet = true
+	id = TargetID(id)
 	var found *located
 	for _, x := range h.targets {
 		if x.ID == id {

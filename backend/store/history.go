@@ -59,6 +59,7 @@ const (
 
 // MarshalJSON writes absent lists as [] rather than null, so that readers of the JSON
 // (the page, `plugboard history --json`) never meet a null where a list belongs.
+// It adds "added" and "removed": what the save put in and took out (Added, Removed).
 func (e HistoryEntry) MarshalJSON() ([]byte, error) {
 	type plain HistoryEntry // without the method, to avoid recursion
 	p := plain(e)
@@ -66,7 +67,36 @@ func (e HistoryEntry) MarshalJSON() ([]byte, error) {
 	if p.Acks == nil {
 		p.Acks = []Ack{}
 	}
-	return json.Marshal(p)
+	return json.Marshal(struct {
+		plain
+		Added   []string `json:"added"`
+		Removed []string `json:"removed"`
+	}{p, e.Added(), e.Removed()})
+}
+
+// Added are the pluginDirs entries of After that Before did not have, in After's order
+// (none for an entry that changed no pluginDirs).
+func (e HistoryEntry) Added() []string { return missingFrom(e.After, e.Before) }
+
+// Removed are the pluginDirs entries of Before that After does not have.
+func (e HistoryEntry) Removed() []string { return missingFrom(e.Before, e.After) }
+
+func missingFrom(a, b []string) []string {
+	out := []string{}
+	if len(a) == 0 {
+		return out
+	}
+	in := make(map[string]bool, len(b))
+	for _, x := range b {
+		in[x] = true
+	}
+	for _, x := range a {
+		if !in[x] {
+			out = append(out, x)
+			in[x] = true
+		}
+	}
+	return out
 }
 
 func orEmpty(list []string) []string {
