@@ -28,6 +28,9 @@ type SaveResult struct {
 	Outcome  assign.Outcome `json:"outcome"`
 	History  int64          `json:"history"`
 	Warnings []string       `json:"warnings"`
+	// Files are the files a revert of an agent or template operation put back (then
+	// Outcome holds only the target's id); absent for a save of pluginDirs.
+	Files []assign.FileWritten `json:"files,omitempty"`
 }
 
 // Targets lists agents, template slots, shell bindings and __active__ slots over the
@@ -112,7 +115,7 @@ func (s *Service) save(ctx context.Context, r assign.Request) (SaveResult, error
 	case err != nil:
 		return SaveResult{}, &Error{Code: CodeInvalid, Message: err.Error()}
 	}
-	return SaveResult{Outcome: saved.Outcome, History: saved.History, Warnings: saved.Warnings}, nil
+	return SaveResult{Outcome: saved.Outcome, History: saved.History, Warnings: saved.Warnings, Files: saved.Files}, nil
 }
 
 // pageError is a failed save as the page shows it.
@@ -130,4 +133,81 @@ func pageError(se *assign.SaveError) *Error {
 		return &Error{Code: CodeNotFound, Message: se.Error()}
 	}
 	return &Error{Code: CodeInvalid, Message: se.Error()}
+}
+
+// FilesResult is what an agent or template operation wrote (assign.FilesSaved) and the
+// targets as they are after it, so the page shows the new list without a second call.
+type FilesResult struct {
+	Saved   assign.FilesSaved `json:"saved"`
+	Targets TargetsState      `json:"targets"`
+}
+
+// NewAgent makes agent name ($PLUGBOARD_HOME/agents/NAME.json) launching backend ("":
+// Claude Code), starting with agent from's plugin set ("": none).
+func (s *Service) NewAgent(name, backend, from string) (FilesResult, error) {
+	return s.files(func(c *catalog.Catalog) (assign.FilesSaved, error) {
+		return assign.NewAgent(context.Background(), s.pbHome, c, name, backend, from, s.actor)
+	})
+}
+
+// CopyAgent makes agent name as a copy of agent from.
+func (s *Service) CopyAgent(from, name string) (FilesResult, error) {
+	return s.files(func(c *catalog.Catalog) (assign.FilesSaved, error) {
+		return assign.CopyAgent(context.Background(), s.pbHome, c, from, name, s.actor)
+	})
+}
+
+// RenameAgent renames agent from to name; the slots and shell bindings that run it and
+// its acknowledgments follow.
+func (s *Service) RenameAgent(from, name string) (FilesResult, error) {
+	return s.files(func(c *catalog.Catalog) (assign.FilesSaved, error) {
+		return assign.RenameAgent(context.Background(), s.pbHome, c, from, name, s.actor)
+	})
+}
+
+// RemoveAgent removes agent name's file (revertible from the history).
+func (s *Service) RemoveAgent(name string) (FilesResult, error) {
+	return s.files(func(c *catalog.Catalog) (assign.FilesSaved, error) {
+		return assign.RemoveAgent(context.Background(), s.pbHome, c, name, s.actor)
+	})
+}
+
+// AddSlot adds a slot running agent to template, making the template when there is none.
+func (s *Service) AddSlot(template, agent string) (FilesResult, error) {
+	return s.files(func(c *catalog.Catalog) (assign.FilesSaved, error) {
+		return assign.AddSlot(context.Background(), s.pbHome, c, template, agent, s.actor)
+	})
+}
+
+// RemoveSlot removes template slot id from its template.
+func (s *Service) RemoveSlot(id string) (FilesResult, error) {
+	return s.files(func(c *catalog.Catalog) (assign.FilesSaved, error) {
+		return assign.RemoveSlot(context.Background(), s.pbHome, c, id, s.actor)
+	})
+}
+
+// files runs one agent or template operation over the last catalog and maps its failure
+// to the page's codes: refused (with the rule's code in Names' place), stale, read-only.
+func (s *Service) files(op func(*catalog.Catalog) (assign.FilesSaved, error)) (FilesResult, error) {
+	c, err := s.Catalog()
+	if err != nil {
+		return FilesResult{}, err
+	}
+	saved, err := op(c)
+	var rule *assign.RuleError
+	switch {
+	case errors.As(err, &rule):
+		return FilesResult{}, &Error{Code: CodeRefused, Message: rule.Reason, Names: rule.Names}
+	case errors.Is(err, assign.ErrStale):
+		return FilesResult{}, &Error{Code: CodeStale, Message: "an agent or template file changed on disk meanwhile; nothing was written. Look again and retry."}
+	case errors.Is(err, assign.ErrReadOnly):
+		return FilesResult{}, &Error{Code: CodeReadOnly, Message: err.Error()}
+	case err != nil:
+		return FilesResult{}, &Error{Code: CodeIO, Message: err.Error()}
+	}
+	ts, err := s.Targets()
+	if err != nil {
+		return FilesResult{}, err
+	}
+	return FilesResult{Saved: saved, Targets: ts}, nil
 }

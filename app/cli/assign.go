@@ -265,13 +265,13 @@ func runHistory(env Env, args []string) int {
 			}
 		default:
 			fmt.Fprintf(env.Stdout, "%d  %s  %s%s\n", e.ID, when, e.Target, rev)
-			for _, d := range e.Added() {
+			for _, d := range e.Added {
 				fmt.Fprintf(env.Stdout, "  + %s\n", d)
 			}
-			for _, d := range e.Removed() {
+			for _, d := range e.Removed {
 				fmt.Fprintf(env.Stdout, "  - %s\n", d)
 			}
-			if len(e.Added())+len(e.Removed()) == 0 {
+			if len(e.Added)+len(e.Removed) == 0 {
 				fmt.Fprintf(env.Stdout, "  (the same plugins: %s)\n", list(e.After))
 			}
 		}

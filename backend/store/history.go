@@ -38,6 +38,12 @@ type HistoryEntry struct {
 	Acks []Ack `json:"acks"`
 	// Files are the whole files an entry of KindFiles wrote or removed.
 	Files []FileChange `json:"files,omitempty"`
+	// Added are the pluginDirs entries of After that Before did not have, in After's
+	// order, and Removed those of Before that After does not have: what the save put in
+	// and took out. Worked out when the entry is read (and written as JSON); AddHistory
+	// ignores them.
+	Added   []string `json:"added"`
+	Removed []string `json:"removed"`
 }
 
 // FileChange is one file an entry of KindFiles changed: Path relative to the Plugboard
@@ -59,7 +65,6 @@ const (
 
 // MarshalJSON writes absent lists as [] rather than null, so that readers of the JSON
 // (the page, `plugboard history --json`) never meet a null where a list belongs.
-// It adds "added" and "removed": what the save put in and took out (Added, Removed).
 func (e HistoryEntry) MarshalJSON() ([]byte, error) {
 	type plain HistoryEntry // without the method, to avoid recursion
 	p := plain(e)
@@ -67,19 +72,9 @@ func (e HistoryEntry) MarshalJSON() ([]byte, error) {
 	if p.Acks == nil {
 		p.Acks = []Ack{}
 	}
-	return json.Marshal(struct {
-		plain
-		Added   []string `json:"added"`
-		Removed []string `json:"removed"`
-	}{p, e.Added(), e.Removed()})
+	p.Added, p.Removed = missingFrom(e.After, e.Before), missingFrom(e.Before, e.After)
+	return json.Marshal(p)
 }
-
-// Added are the pluginDirs entries of After that Before did not have, in After's order
-// (none for an entry that changed no pluginDirs).
-func (e HistoryEntry) Added() []string { return missingFrom(e.After, e.Before) }
-
-// Removed are the pluginDirs entries of Before that After does not have.
-func (e HistoryEntry) Removed() []string { return missingFrom(e.Before, e.After) }
 
 func missingFrom(a, b []string) []string {
 	out := []string{}
@@ -252,6 +247,7 @@ func scanHistory(r scanner) (HistoryEntry, error) {
 	if len(e.Files) == 0 {
 		e.Files = nil // as written: an entry of no files has none
 	}
+	e.Added, e.Removed = missingFrom(e.After, e.Before), missingFrom(e.Before, e.After)
 	e.RevertOf = revertOf.Int64
 	return e, nil
 }

@@ -68,6 +68,7 @@ func TestHistoryRoundTrip(t *testing.T) {
 	}
 	want := adds[0]
 	want.ID, want.Time, want.Before, want.Acknowledged, want.Acks = ids[0], at.UTC(), []string{}, []string{}, []Ack{}
+	want.Added, want.Removed = []string{"plugins/a"}, []string{} // worked out on reading
 	if !first.Time.Equal(at) || first.Time.Location() != time.UTC {
 		t.Errorf("HistoryEntry(%d).Time = %v, want %v in UTC", ids[0], first.Time, at)
 	}

@@ -50,7 +50,7 @@ test('draft: check a plugin, Save, the agent file has it and History shows the e
   assert.deepEqual(readAgent('bare').pluginDirs, ['plugins/notes']);
   await page.waitForSelector('[data-testid="history-entry"]');
   const change = await page.textContent('[data-testid="history-entry"] [data-testid="history-change"]');
-  assert.match(change, /→ plugins\/notes/);
+  assert.match(change, /\+ plugins\/notes/);
   assert.equal(await page.getAttribute('[data-testid="assign-target"]', 'data-dirty'), 'false');
 });
 
@@ -232,6 +232,10 @@ test('revert: the saved entry is reverted, the file restored, a new entry says "
   const newest = page.locator('[data-testid="history-entry"]').first();
   const id = await newest.getAttribute('data-id');
   await newest.locator('[data-testid="history-revert"]').click();
+  // the revert asks first, showing what it takes out
+  await page.waitForSelector('[data-testid="revert-dialog"]');
+  assert.match(await page.textContent('[data-testid="revert-dialog"]'), /− plugins\/tools/);
+  await page.click('[data-testid="revert-confirm"]');
   await waitSaved();
   assert.deepEqual(readAgent('bare').pluginDirs, ['plugins/notes']);
   await waitFor(
@@ -241,28 +245,32 @@ test('revert: the saved entry is reverted, the file restored, a new entry says "
   );
 });
 
-test('revert: an entry the target moved past answers stale; a revert re-adding MCP asks for acknowledgment', async () => {
+test('revert: an entry reverted before says so; a revert re-adding acknowledged MCP does not ask again', async () => {
   await selectTarget(page, 'agent:bare');
   const before = readFileSync(agentFile('bare'), 'utf8');
-  // the acknowledged save (tools added) is no longer what the file holds: stale
+  // the acknowledged save (tools added) was reverted by the test before: a second revert says so
   const ackEntry = page.locator('[data-testid="history-entry"]', { hasText: 'acknowledged: tools/api' });
   const ackId = await ackEntry.getAttribute('data-id');
   await ackEntry.locator('[data-testid="history-revert"]').click();
-  await waitFor(async () => new RegExp(`changed since entry #${ackId}`).test(await status()), {
-    message: 'revert stale status',
+  await page.click('[data-testid="revert-confirm"]');
+  await waitFor(async () => new RegExp(`entry ${ackId} was already reverted by entry`).test(await status()), {
+    message: 'already reverted status',
   });
   assert.equal(readFileSync(agentFile('bare'), 'utf8'), before, 'nothing written');
-  // reverting the revert brings tools back: the dialog, cancel writes nothing, acknowledge saves
+  // reverting the revert brings tools back: Escape on the question writes nothing; confirmed, it saves
+  // without asking about tools/api again — that digest was acknowledged for agent:bare before
   const newest = page.locator('[data-testid="history-entry"]').first();
   const id = await newest.getAttribute('data-id');
   await newest.locator('[data-testid="history-revert"]').click();
-  await page.waitForSelector('[data-testid="ack-dialog"]');
+  await page.waitForSelector('[data-testid="revert-dialog"]');
+  assert.match(await page.textContent('[data-testid="revert-dialog"]'), /\+ plugins\/tools/);
   await page.keyboard.press('Escape');
-  await page.waitForSelector('[data-testid="ack-dialog"]', { state: 'detached' });
+  await page.waitForSelector('[data-testid="revert-dialog"]', { state: 'detached' });
   assert.equal(readFileSync(agentFile('bare'), 'utf8'), before, 'Escape wrote nothing');
   await page.locator(`[data-testid="history-entry"][data-id="${id}"] [data-testid="history-revert"]`).click();
-  await page.click('[data-testid="ack-confirm"]');
+  await page.click('[data-testid="revert-confirm"]');
   await waitSaved();
+  assert.equal(await page.locator('[data-testid="ack-dialog"]').count(), 0, 'no acknowledgment asked again');
   assert.deepEqual(readAgent('bare').pluginDirs, ['plugins/notes', 'plugins/tools']);
 });
 

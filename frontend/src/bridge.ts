@@ -26,6 +26,12 @@ type Method =
   | 'SetLaunchAs'
   | 'History'
   | 'Revert'
+  | 'NewAgent'
+  | 'CopyAgent'
+  | 'RenameAgent'
+  | 'RemoveAgent'
+  | 'AddSlot'
+  | 'RemoveSlot'
   | 'Launch'
   | 'Acknowledge'
   | 'WatchState'
@@ -271,6 +277,14 @@ export const api = {
   setLaunchAs: (pluginId: string, client: string) => call('SetLaunchAs', pluginId, client),
   history: (target: string) => call('History', target),
   revert: (id: number, ack: boolean) => call('Revert', id, ack),
+  /** backend "" launches Claude Code; from "" starts with no plugins. Refused (`refused`) for a name taken or not allowed. */
+  newAgent: (name: string, backend: string, from: string) => call('NewAgent', name, backend, from),
+  copyAgent: (from: string, name: string) => call('CopyAgent', from, name),
+  renameAgent: (from: string, name: string) => call('RenameAgent', from, name),
+  removeAgent: (name: string) => call('RemoveAgent', name),
+  /** Makes the template when there is none. */
+  addSlot: (template: string, agent: string) => call('AddSlot', template, agent),
+  removeSlot: (id: string) => call('RemoveSlot', id),
   setDraftDirty: (dirty: boolean) => call('SetDraftDirty', dirty),
   /**
    * backend "" is the agent's own. requireAck: MCP servers not acknowledged for the target stop the

@@ -461,6 +461,46 @@ export interface Drop {
   ack?: AckServer;
 }
 
+/**
+ * FileChange is one file an entry of KindFiles changed: Path relative to the Plugboard
+ * home, Before and After its text (nil: there was, or is, no file).
+ */
+export interface FileChange {
+  path: string;
+  before: string | null;
+  after: string | null;
+}
+
+/**
+ * FileWritten is one file an operation wrote: its absolute path and what happened to it
+ * ("created", "changed" or "removed").
+ */
+export interface FileWritten {
+  path: string;
+  change: string;
+}
+
+/**
+ * FilesResult is what an agent or template operation wrote (assign.FilesSaved) and the
+ * targets as they are after it, so the page shows the new list without a second call.
+ */
+export interface FilesResult {
+  saved: FilesSaved;
+  targets: TargetsState;
+}
+
+/**
+ * FilesSaved is what an agent or slot operation did: the target it made or changed
+ * (for a removal, the one it removed), each file it wrote or removed, its history entry
+ * and warnings (what it could not record, references it could not follow).
+ */
+export interface FilesSaved {
+  target: string;
+  files: FileWritten[];
+  history: number;
+  warnings: string[];
+}
+
 /** Format names a package format. */
 export type Format = 'portable' | 'legacy' | 'cursor' | 'none';
 
@@ -527,6 +567,16 @@ export interface HistoryEntry {
    * an acknowledgment of the entry's target (see Acknowledgments).
    */
   acks: HistoryAck[];
+  /** Files are the whole files an entry of KindFiles wrote or removed. */
+  files?: FileChange[];
+  /**
+   * Added are the pluginDirs entries of After that Before did not have, in After's
+   * order, and Removed those of Before that After does not have: what the save put in
+   * and took out. Worked out when the entry is read (and written as JSON); AddHistory
+   * ignores them.
+   */
+  added: string[];
+  removed: string[];
 }
 
 /** Result describes one install. */
@@ -1212,6 +1262,11 @@ export interface SaveResult {
   outcome: AssignOutcome;
   history: number;
   warnings: string[];
+  /**
+   * Files are the files a revert of an agent or template operation put back (then
+   * Outcome holds only the target's id); absent for a save of pluginDirs.
+   */
+  files?: FileWritten[];
 }
 
 /** Info names a server as it answered initialize. */
@@ -1565,6 +1620,8 @@ export interface PageMethods {
    * name "" takes the marketplace file's name.
    */
   AddMarketplace(source: string, name: string): AddedMarketplace;
+  /** AddSlot adds a slot running agent to template, making the template when there is none. */
+  AddSlot(template: string, agent: string): FilesResult;
   /**
    * Assign saves a change to one target when it still has hash; ack acknowledges the MCP
    * servers the change brings in. The save is recorded in the history.
@@ -1607,6 +1664,8 @@ export interface PageMethods {
   CheckUpdates(name: string): PluginUpdate[];
   /** ClientAnswers is what the page shows of the installed clients (ClientsState). */
   ClientAnswers(): ClientsState;
+  /** CopyAgent makes agent name as a copy of agent from. */
+  CopyAgent(from: string, name: string): FilesResult;
   /** History lists history entries, newest first; target "" lists all. */
   History(target: string): HistoryEntry[];
   /**
@@ -1635,6 +1694,11 @@ export interface PageMethods {
   Links(): LinkResult[];
   /** Marketplaces lists the added marketplaces, each with its plugins as its file reads now. */
   Marketplaces(): Marketplace[];
+  /**
+   * NewAgent makes agent name ($PLUGBOARD_HOME/agents/NAME.json) launching backend ("":
+   * Claude Code), starting with agent from's plugin set ("": none).
+   */
+  NewAgent(name: string, backend: string, from: string): FilesResult;
   /** OpenWorkspace makes path the open workspace ("" closes it) and rescans. */
   OpenWorkspace(path: string): Catalog;
   /** PauseWatching pauses or resumes live reloading. */
@@ -1649,11 +1713,20 @@ export interface PageMethods {
    * welcome view of an empty home shows them.
    */
   Places(): Place[];
+  /** RemoveAgent removes agent name's file (revertible from the history). */
+  RemoveAgent(name: string): FilesResult;
   /**
    * RemoveMarketplace forgets an added marketplace and deletes its clone (a folder added in
    * place is left as it is).
    */
   RemoveMarketplace(name: string): RemovedMarketplace;
+  /** RemoveSlot removes template slot id from its template. */
+  RemoveSlot(id: string): FilesResult;
+  /**
+   * RenameAgent renames agent from to name; the slots and shell bindings that run it and
+   * its acknowledgments follow.
+   */
+  RenameAgent(from: string, name: string): FilesResult;
   /** Rescan scans now, reporting progress, and returns the new catalog. */
   Rescan(): Catalog;
   /** Revert undoes one history entry, as a guarded save of its own. */

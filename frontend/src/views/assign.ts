@@ -11,10 +11,11 @@ import { api, ApiError, errorText } from '../bridge';
 import { claudeOnly, claudeOnlySentence, launchesAsClaude } from '../clients';
 import { badge, h, keepFocus, mount } from '../dom';
 import { fmtDateTime, type Key, t as tr } from '../i18n';
-import { confirmDiscard, openModal } from '../modal';
+import { confirmDiscard, openDialog, openModal } from '../modal';
 import { isRemote, issueLine, mcpSummary, typeBadge } from '../render';
 import type { CatalogIndex } from '../search';
 import type { AckServer, AssignResult, HistoryEntry, Issue, Plugin, Target, TargetKind } from '../types';
+import type { FilesResult } from '../models.gen';
 import type { Ctx } from './ctx';
 import { type AckMode, LaunchPanel, shortDigest } from './launch';
 import { BudgetPanel } from './budget';
@@ -59,6 +60,41 @@ function readOnlyReason(t: Target): string {
   return tr('assign.readOnly.other');
 }
 
+/**
+ * What a history entry changed: the entries it added (+) and removed (−), or, when it only moved
+ * between the agent's defaults and a list of its own, both sides; an agent or template operation's
+ * files.
+ */
+function historyChange(e: HistoryEntry, fmt: (dirs: string[], unset?: boolean) => string): HTMLElement {
+  const box = h('div', { class: 'mono small history-change', 'data-testid': 'history-change' });
+  if (e.kind === 'files') {
+    for (const f of e.files ?? []) {
+      const key =
+        f.before == null
+          ? 'assign.history.files.created'
+          : f.after == null
+            ? 'assign.history.files.removed'
+            : 'assign.history.files.changed';
+      box.append(h('div', { 'data-testid': 'history-file' }, tr(key, { path: f.path })));
+    }
+    return box;
+  }
+  for (const d of e.added ?? []) box.append(h('div', { class: 'diff-add', 'data-testid': 'history-plus' }, `+ ${d}`));
+  for (const d of e.removed ?? [])
+    box.append(h('div', { class: 'diff-del', 'data-testid': 'history-minus' }, `− ${d}`));
+  if (e.beforeUnset !== e.afterUnset || !box.childElementCount)
+    box.append(h('div', { class: 'muted' }, `${fmt(e.before, e.beforeUnset)} → ${fmt(e.after, e.afterUnset)}`));
+  return box;
+}
+
+/** The issues of an assignment file as a whole (the file, not one target's entries): shown above the list. */
+const FILE_CODES = new Set([
+  'assign.file-unreadable',
+  'assign.file-invalid',
+  'assign.name-missing',
+  'assign.duplicate-target',
+]);
+
 export class AssignView {
   readonly el: HTMLElement;
   readonly ctx: Ctx;
@@ -79,6 +115,8 @@ export class AssignView {
   private fresh: Target | null = null;
   private busy = false;
   private notice: { kind: 'ok' | 'error' | 'stale'; text: string; names?: string[] } | null = null;
+  /** What the last agent or template operation did (or why it did not), with its Undo. */
+  private opNotice: { kind: 'ok' | 'error'; text: string; undo?: number; warnings: string[] } | null = null;
   private history: HistoryEntry[] = [];
   private historyError = '';
   private readonly launch = new LaunchPanel(
@@ -180,6 +218,7 @@ export class AssignView {
     const t = this.targets.find((x) => x.id === id);
     if (t) this.load(t);
     this.notice = null;
+    this.opNotice = null;
     this.history = [];
     this.render();
     void this.loadHistory();
@@ -227,6 +266,7 @@ export class AssignView {
 
   private async revert(entry: HistoryEntry): Promise<void> {
     if (this.busy || this.dirty) return;
+    if ((await this.confirmRevert(entry)) !== 'revert') return;
     await this.guarded(
       (ack) => api.revert(entry.id, ack),
       (history) => tr('assign.notice.reverted', { id: String(entry.id), history }),
@@ -258,7 +298,7 @@ export class AssignView {
         this.render();
         res = await run(true);
       }
-      const t = res.outcome?.target;
+      const t = res.files?.length ? null : res.outcome?.target; // a file revert names only its target
       this.notice = { kind: 'ok', text: done(String(res.history)) };
       if (t) {
         this.targets = this.targets.map((x) => (x.id === t.id ? t : x));
@@ -351,6 +391,368 @@ export class AssignView {
     });
   }
 
+  /** Asks before a revert, showing what it adds back (+), takes out (−) or puts back (files). */
+  private confirmRevert(e: HistoryEntry): Promise<string> {
+    const lines: Node[] = [];
+    if (e.kind === 'files')
+      for (const f of e.files ?? [])
+        lines.push(
+          h(
+            'li',
+            { class: 'mono small', 'data-testid': 'revert-file' },
+            tr(
+              f.after == null
+                ? 'assign.revert.fileBack'
+                : f.before == null
+                  ? 'assign.revert.fileGone'
+                  : 'assign.revert.fileRestored',
+              {
+                path: f.path,
+              },
+            ),
+          ),
+        );
+    else {
+      for (const d of e.added ?? [])
+        lines.push(h('li', { class: 'mono small diff-del', 'data-testid': 'revert-minus' }, `− ${d}`));
+      for (const d of e.removed ?? [])
+        lines.push(h('li', { class: 'mono small diff-add', 'data-testid': 'revert-plus' }, `+ ${d}`));
+    }
+    return openModal({
+      title: tr('assign.revert.title', { id: String(e.id) }),
+      testid: 'revert-dialog',
+      body: [
+        h('p', null, tr('assign.revert.what', { target: e.target })),
+        lines.length ? h('ul', { class: 'plain' }, ...lines) : h('p', { class: 'muted' }, tr('assign.revert.nothing')),
+      ],
+      actions: [
+        { label: tr('common.cancel'), value: 'cancel', testid: 'revert-cancel' },
+        { label: tr('assign.history.revert'), value: 'revert', primary: true, testid: 'revert-confirm' },
+      ],
+      cancel: 'cancel',
+    });
+  }
+
+  /**
+   * Runs an agent or template operation; on success shows the targets it returned, selects select's
+   * target and says done with an Undo. Resolves with the error's sentence ('' on success) for the dialog.
+   */
+  private async files(
+    run: () => Promise<FilesResult>,
+    select: (r: FilesResult) => string,
+    done: string,
+  ): Promise<string> {
+    this.busy = true;
+    this.render();
+    try {
+      const res = await run();
+      this.targets = res.targets.targets ?? [];
+      this.issues = res.targets.issues ?? [];
+      const id = select(res);
+      const t = this.targets.find((x) => x.id === id) ?? this.targets[0] ?? null;
+      this.selected = t?.id ?? '';
+      if (t) this.load(t);
+      else this.base = null;
+      this.notice = null;
+      this.opNotice = {
+        kind: 'ok',
+        text: done,
+        undo: res.saved.history || undefined,
+        warnings: res.saved.warnings ?? [],
+      };
+      this.history = [];
+      void this.loadHistory();
+      return '';
+    } catch (e) {
+      return errorText(e);
+    } finally {
+      this.busy = false;
+      this.render();
+    }
+  }
+
+  /** The New agent dialog: a name, the backend it launches, and optionally another agent's set to start from. */
+  private newAgentDialog(from = ''): void {
+    const name = h('input', {
+      type: 'text',
+      'data-testid': 'agent-name',
+      required: true,
+      maxlength: 64,
+      autocomplete: 'off',
+    });
+    const backend = h(
+      'select',
+      { 'data-testid': 'agent-backend' },
+      h('option', { value: '' }, tr('assign.agent.backendClaude')),
+      h('option', { value: 'pi' }, tr('assign.agent.backendPI')),
+    );
+    const agents = this.targets.filter((t) => t.kind === 'agent');
+    const start = h(
+      'select',
+      { 'data-testid': 'agent-from' },
+      h('option', { value: '' }, tr('assign.agent.fromNone')),
+      ...agents.map((a) => h('option', { value: a.name, selected: a.name === from }, a.name)),
+    );
+    const error = h('p', { class: 'notice notice-error', 'data-testid': 'agent-error', hidden: true });
+    const submit = async (ev: Event) => {
+      ev.preventDefault();
+      const failed = await this.files(
+        () => api.newAgent(name.value.trim(), backend.value, start.value),
+        (r) => r.saved.target,
+        tr('assign.agent.made', { name: name.value.trim() }),
+      );
+      if (!failed) dlg.close();
+      error.hidden = !failed;
+      error.textContent = failed;
+    };
+    const dlg = openDialog({
+      title: tr('assign.agent.newTitle'),
+      testid: 'agent-dialog',
+      closeLabel: tr('common.cancel'),
+      body: [
+        h(
+          'form',
+          { class: 'form', onsubmit: (e: Event) => void submit(e) },
+          h('p', { class: 'muted small' }, tr('assign.agent.what')),
+          h('label', null, tr('assign.agent.name'), name),
+          h('label', null, tr('assign.agent.backend'), backend),
+          agents.length ? h('label', null, tr('assign.agent.from'), start) : null,
+          error,
+          h(
+            'button',
+            { type: 'submit', class: 'btn btn-primary', 'data-testid': 'agent-create' },
+            tr('assign.agent.create'),
+          ),
+        ),
+      ],
+    });
+  }
+
+  /** A dialog asking one name (rename, copy, add to a template), then run. */
+  private nameDialog(o: {
+    title: string;
+    label: string;
+    value: string;
+    testid: string;
+    run: (v: string) => Promise<string>;
+    list?: string[];
+  }): void {
+    const input = h('input', {
+      type: 'text',
+      value: o.value,
+      'data-testid': `${o.testid}-name`,
+      required: true,
+      autocomplete: 'off',
+      list: o.list ? `${o.testid}-list` : undefined,
+    });
+    const error = h('p', { class: 'notice notice-error', 'data-testid': `${o.testid}-error`, hidden: true });
+    const dlg = openDialog({
+      title: o.title,
+      testid: o.testid,
+      closeLabel: tr('common.cancel'),
+      body: [
+        h(
+          'form',
+          {
+            class: 'form',
+            onsubmit: async (e: Event) => {
+              e.preventDefault();
+              const failed = await o.run(input.value.trim());
+              if (!failed) dlg.close();
+              error.hidden = !failed;
+              error.textContent = failed;
+            },
+          },
+          h('label', null, o.label, input),
+          o.list ? h('datalist', { id: `${o.testid}-list` }, ...o.list.map((v) => h('option', { value: v }))) : null,
+          error,
+          h('button', { type: 'submit', class: 'btn btn-primary', 'data-testid': `${o.testid}-ok` }, tr('common.ok')),
+        ),
+      ],
+    });
+    input.select();
+  }
+
+  /** The agent's own actions (rename, duplicate, add to a template, delete) or a slot's (remove). */
+  private targetActions(t: Target): HTMLElement | null {
+    const btn = (testid: string, label: string, onclick: () => void, danger = false) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: danger ? 'btn btn-small btn-danger' : 'btn btn-small',
+          'data-testid': testid,
+          disabled: this.busy || this.dirty,
+          onclick,
+        },
+        label,
+      );
+    if (t.kind === 'agent') {
+      const templates = [
+        ...new Set(this.targets.filter((x) => x.kind === 'template-slot' || x.kind === 'active').map((x) => x.name)),
+      ];
+      return h(
+        'div',
+        { class: 'row target-actions', 'data-testid': 'agent-actions' },
+        btn('agent-rename', tr('assign.agent.rename'), () =>
+          this.nameDialog({
+            title: tr('assign.agent.renameTitle', { name: t.name }),
+            label: tr('assign.agent.name'),
+            value: t.name,
+            testid: 'rename-dialog',
+            run: (v) =>
+              this.files(
+                () => api.renameAgent(t.name, v),
+                (r) => r.saved.target,
+                tr('assign.agent.renamed', { name: t.name, to: v }),
+              ),
+          }),
+        ),
+        btn('agent-copy', tr('assign.agent.copy'), () =>
+          this.nameDialog({
+            title: tr('assign.agent.copyTitle', { name: t.name }),
+            label: tr('assign.agent.name'),
+            value: `${t.name}-copy`,
+            testid: 'copy-dialog',
+            run: (v) =>
+              this.files(
+                () => api.copyAgent(t.name, v),
+                (r) => r.saved.target,
+                tr('assign.agent.copied', { name: t.name, to: v }),
+              ),
+          }),
+        ),
+        btn('agent-add-slot', tr('assign.agent.addSlot'), () =>
+          this.nameDialog({
+            title: tr('assign.agent.addSlotTitle', { name: t.name }),
+            label: tr('assign.agent.template'),
+            value: templates[0] ?? '',
+            testid: 'slot-dialog',
+            list: templates,
+            run: (v) =>
+              this.files(
+                () => api.addSlot(v, t.name),
+                (r) => r.saved.target,
+                tr('assign.agent.slotAdded', { name: t.name, template: v }),
+              ),
+          }),
+        ),
+        btn('agent-delete', tr('assign.agent.delete'), () => void this.removeAgent(t), true),
+      );
+    }
+    if (t.kind === 'template-slot' || t.kind === 'active')
+      return h(
+        'div',
+        { class: 'row target-actions' },
+        btn('slot-remove', tr('assign.slot.remove'), () => void this.removeSlot(t), true),
+      );
+    return null;
+  }
+
+  private async removeAgent(t: Target): Promise<void> {
+    const v = await openModal({
+      title: tr('assign.agent.deleteTitle', { name: t.name }),
+      testid: 'delete-dialog',
+      body: [h('p', null, tr('assign.agent.deleteWhat', { file: t.file }))],
+      actions: [
+        { label: tr('common.cancel'), value: 'cancel', testid: 'delete-cancel' },
+        { label: tr('assign.agent.delete'), value: 'delete', primary: true, testid: 'delete-confirm' },
+      ],
+      cancel: 'cancel',
+    });
+    if (v !== 'delete') return;
+    const failed = await this.files(
+      () => api.removeAgent(t.name),
+      () => '',
+      tr('assign.agent.deleted', { name: t.name }),
+    );
+    if (failed) this.showOpError(failed);
+  }
+
+  private async removeSlot(t: Target): Promise<void> {
+    const v = await openModal({
+      title: tr('assign.slot.removeTitle', { slot: targetLabel(t) }),
+      testid: 'delete-dialog',
+      body: [h('p', null, tr('assign.slot.removeWhat', { file: t.file }))],
+      actions: [
+        { label: tr('common.cancel'), value: 'cancel', testid: 'delete-cancel' },
+        { label: tr('assign.slot.remove'), value: 'delete', primary: true, testid: 'delete-confirm' },
+      ],
+      cancel: 'cancel',
+    });
+    if (v !== 'delete') return;
+    const failed = await this.files(
+      () => api.removeSlot(t.id),
+      () => '',
+      tr('assign.slot.removed', { slot: targetLabel(t) }),
+    );
+    if (failed) this.showOpError(failed);
+  }
+
+  private showOpError(text: string): void {
+    this.opNotice = { kind: 'error', text, warnings: [] };
+    this.render();
+  }
+
+  /** Undoes the last agent or template operation from its notice. */
+  private async undo(history: number): Promise<void> {
+    this.busy = true;
+    this.render();
+    try {
+      await api.revert(history, false);
+      this.opNotice = { kind: 'ok', text: tr('assign.notice.undone'), warnings: [] };
+      this.selected = '';
+      this.base = null;
+      await this.refresh();
+    } catch (e) {
+      this.opNotice = { kind: 'error', text: errorText(e), warnings: [] };
+    } finally {
+      this.busy = false;
+      this.render();
+    }
+  }
+
+  /** What the last agent or template operation did, with its Undo; shown above the detail. */
+  private renderOpNotice(): HTMLElement | null {
+    const n = this.opNotice;
+    if (!n) return null;
+    return h(
+      'div',
+      {
+        class: `notice notice-${n.kind === 'ok' ? 'ok' : 'error'} row op-notice`,
+        'data-testid': 'op-notice',
+        role: 'status',
+      },
+      h('span', { class: 'grow' }, n.text, ...n.warnings.map((w) => h('span', { class: 'small block' }, w))),
+      n.undo
+        ? h(
+            'button',
+            {
+              type: 'button',
+              class: 'btn btn-small',
+              'data-testid': 'op-undo',
+              disabled: this.busy,
+              onclick: () => void this.undo(n.undo ?? 0),
+            },
+            tr('assign.notice.undo'),
+          )
+        : null,
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'btn btn-small',
+          'aria-label': tr('common.close'),
+          onclick: () => {
+            this.opNotice = null;
+            this.render();
+          },
+        },
+        '×',
+      ),
+    );
+  }
+
   // ---- rendering -------------------------------------------------------------------------------
   /** What the backend was last told about the draft, so the window can ask before closing. */
   private reportedDirty = false;
@@ -430,10 +832,41 @@ export class AssignView {
         ),
       );
     }
+    const fileIssues = this.issues.filter((i) => FILE_CODES.has(i.code));
+    if (fileIssues.length)
+      nodes.unshift(
+        h(
+          'section',
+          { class: 'notice notice-error', 'data-testid': 'target-file-issues' },
+          h('p', null, tr('assign.list.fileIssues', { n: fileIssues.length })),
+          h('ul', { class: 'plain' }, ...fileIssues.map((i) => issueLine(i))),
+        ),
+      );
     if (this.loadError)
       nodes.unshift(h('p', { class: 'notice notice-error' }, tr('assign.list.loadError', { msg: this.loadError })));
+    const newAgent = (testid: string, primary: boolean) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: primary ? 'btn btn-primary' : 'btn',
+          'data-testid': testid,
+          disabled: this.busy,
+          onclick: () => this.newAgentDialog(),
+        },
+        tr('assign.agent.new'),
+      );
     if (this.loaded && !this.targets.length && !this.loadError)
-      nodes.push(h('p', { class: 'muted', 'data-testid': 'no-targets' }, tr('assign.list.empty')));
+      nodes.push(
+        h(
+          'div',
+          { class: 'empty-targets', 'data-testid': 'no-targets' },
+          h('p', null, tr('assign.list.empty')),
+          h('p', { class: 'muted small' }, tr('assign.agent.what')),
+          newAgent('new-agent-empty', true),
+        ),
+      );
+    else nodes.unshift(h('div', { class: 'row list-actions' }, newAgent('new-agent', false)));
     mount(this.list, ...nodes);
   }
 
@@ -447,6 +880,7 @@ export class AssignView {
     if (!t) {
       mount(
         this.detail,
+        this.renderOpNotice(),
         h('p', { class: 'muted' }, this.loaded ? tr('assign.detail.select') : tr('assign.detail.loading')),
       );
       return;
@@ -709,14 +1143,13 @@ export class AssignView {
           'data-dirty': String(dirty),
           'data-stale': String(!!this.fresh),
         },
+        this.renderOpNotice(),
         head,
+        this.targetActions(t),
         ...explain,
-        this.launch.el,
-        t.kind === 'active' ? null : this.budgetPanel.el,
-        this.tryPanel.el,
         h(
           'section',
-          { class: 'card', 'aria-labelledby': 'h-checklist' },
+          { class: 'card', 'aria-labelledby': 'h-checklist', 'data-testid': 'checklist' },
           h(
             'h3',
             { id: 'h-checklist' },
@@ -730,6 +1163,9 @@ export class AssignView {
           plugins.length ? null : h('p', { class: 'muted' }, tr('assign.plugins.empty')),
           actions,
         ),
+        this.launch.el,
+        t.kind === 'active' ? null : this.budgetPanel.el,
+        this.tryPanel.el,
         unmanaged,
         targetIssues.length
           ? h(
@@ -795,15 +1231,7 @@ export class AssignView {
                         tr('assign.history.revert'),
                       ),
                 ),
-                e.kind === 'ack'
-                  ? null
-                  : h(
-                      'div',
-                      { class: 'mono small history-change', 'data-testid': 'history-change' },
-                      fmt(e.before, e.beforeUnset),
-                      ' → ',
-                      fmt(e.after, e.afterUnset),
-                    ),
+                e.kind === 'ack' ? null : historyChange(e, fmt),
                 e.acknowledged?.length
                   ? h(
                       'div',

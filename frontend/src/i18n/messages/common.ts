@@ -5,6 +5,8 @@ import type { Msg } from '../index';
 
 export const en = {
   'common.close': 'Close',
+  'common.cancel': 'Cancel',
+  'common.ok': 'OK',
   'common.discard.title': 'Discard unsaved changes?',
   'common.discard.keep': 'Keep editing',
   'common.discard.confirm': 'Discard',
@@ -18,6 +20,8 @@ export const en = {
 
 export const zh: Record<keyof typeof en, Msg> = {
   'common.close': '关闭',
+  'common.cancel': '取消',
+  'common.ok': '确定',
   'common.discard.title': '放弃未保存的更改？',
   'common.discard.keep': '继续编辑',
   'common.discard.confirm': '放弃',
