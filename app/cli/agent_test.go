@@ -16,8 +16,21 @@ func TestAgentCommands(t *testing.T) {
 	env := map[string]string{"HOME": t.TempDir(), "PLUGBOARD_HOME": pb}
 	write(t, filepath.Join(pb, "plugins", "good", "plugin.json"), strings.Replace(manifest, "%s", "good", 1))
 
-	if code, out, _ := run(t, env, "history"); code != ExitOK || !strings.Contains(out, "no history yet") {
-		t.Errorf("history of a new home = %d %q, want that there is none", code, out)
+	for _, c := range []struct{ cmd, want string }{{"history", "no history yet"}, {"targets", "no agents or template slots"}, {"links", "no links"}} {
+		if code, out, _ := run(t, env, c.cmd); code != ExitOK || !strings.Contains(out, c.want) {
+			t.Errorf("%s of a new home = %d %q, want %q", c.cmd, code, out, c.want)
+		}
+	}
+	// catalog --strict: 0 while no error; the broken plugin below makes it 1
+	if code, _, _ := run(t, env, "catalog", "--strict"); code != ExitOK {
+		t.Errorf("catalog --strict of a valid home = %d, want 0", code)
+	}
+	write(t, filepath.Join(pb, "plugins", "bad", "plugin.json"), "{\n  \"name\": \"bad\"\n}\n")
+	if code, _, errOut := run(t, env, "catalog", "--strict"); code != ExitInvalid || !strings.Contains(errOut, "--strict") {
+		t.Errorf("catalog --strict with an invalid plugin = %d %q, want 1", code, errOut)
+	}
+	if code, _, _ := run(t, env, "catalog"); code != ExitOK {
+		t.Errorf("catalog without --strict = %d, want 0", code)
 	}
 	code, out, errOut := run(t, env, "agent", "new", "coder", "--backend", "pi", "--json")
 	var saved struct {

@@ -51,6 +51,9 @@ func runTargets(env Env, args []string) int {
 	for _, i := range issues {
 		fmt.Fprintln(env.Stderr, i.String())
 	}
+	if len(targets) == 0 {
+		fmt.Fprintln(env.Stdout, "no agents or template slots: plugboard agent new NAME makes an agent")
+	}
 	for _, t := range targets {
 		printTarget(env.Stdout, t)
 	}

@@ -49,7 +49,9 @@ func catalogOptions(env Env, f *flags, args []string) (catalog.Options, *flags, 
 
 // runCatalog prints the catalog: every run scans the homes again.
 func runCatalog(env Env, args []string) int {
-	o, f, code := catalogOptions(env, newFlags(env, "catalog", true), args)
+	fl := newFlags(env, "catalog", true)
+	strict := fl.fs.Bool("strict", false, "exit 1 when the catalog holds any error (for CI)")
+	o, f, code := catalogOptions(env, fl, args)
 	if code != ExitOK {
 		return code
 	}
@@ -62,6 +64,10 @@ func runCatalog(env Env, args []string) int {
 	}
 	if w.Flush() != nil {
 		return ExitUsage // the answer did not all get out (a full disk, a closed pipe)
+	}
+	if *strict && c.Summary.Issues.Errors > 0 {
+		fmt.Fprintf(env.Stderr, "plugboard catalog: %d errors (--strict)\n", c.Summary.Issues.Errors)
+		return ExitInvalid
 	}
 	return ExitOK
 }

@@ -61,7 +61,7 @@ func commands() []command {
 		{"version", "[--json]", "the version (a git tag or commit), build date, Go version and the window's Wails version", runVersion},
 		{"completion", "bash|zsh|fish", "print the shell completion script (the package installs them)", runCompletion},
 		{"man", "", "print the manual page, plugboard(1), in roff", runMan},
-		{"catalog", "[--json] [--home DIR] [--workspace DIR]", "every plugin, skill and MCP server on this machine", runCatalog},
+		{"catalog", "[--json] [--strict] [--home DIR] [--workspace DIR]", "every plugin, skill and MCP server on this machine (--strict: exit 1 when any error is found)", runCatalog},
 		{"clients", "[verify] [--json] [--home DIR] [--workspace DIR]", "the agent clients installed here (claude, codex, pi, cursor-agent): where each is and its version, which the verdicts about it are judged against; verify asks each installed client what it loads from every package of the catalog and prints where it disagrees with the model (exit 1)", runClients},
 		{"skills", "[--json] [--home DIR] [--workspace DIR]", "skills grouped by plugin, in precedence order", runSkills},
 		{"targets", "[--json] [--home DIR]", "agents and template slots with their plugin sets and hashes", runTargets},

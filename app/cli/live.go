@@ -208,6 +208,9 @@ func runLinks(env Env, args []string) int {
 		writeJSON(env.Stdout, list)
 		return ExitOK
 	}
+	if len(list) == 0 {
+		fmt.Fprintln(env.Stdout, "no links: plugboard link DIR links a plugin working copy in")
+	}
 	for _, l := range list {
 		gone := ""
 		if !l.SourceExists {
