@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"os/exec"
 	"syscall"
 	"time"
@@ -13,7 +14,7 @@ import (
 
 // More error codes, for launches.
 const (
-	CodeNoTerminal = "no-terminal" // no terminal program; the message carries the command
+	CodeNoTerminal = "no-terminal" // no terminal program; Hint is the command to run in one
 )
 
 // LaunchResult is a launch opened in the user's terminal.
@@ -44,6 +45,9 @@ func (s *Service) Launch(target, backend string, requireAck bool) (LaunchResult,
 	if err != nil {
 		return LaunchResult{}, launchError(err)
 	}
+	if err := clientReady(plan.Backend, plan.Argv); err != nil {
+		return LaunchResult{Command: runtime.ShellQuote(plan.Argv), Plan: plan}, err
+	}
 	argv := []string{self, "launch", plan.Target, "--backend", plan.Backend, "--home", s.pbHome}
 	res := LaunchResult{Command: runtime.ShellQuote(plan.Argv), Plan: plan}
 	term := s.getenv("TERMINAL")
@@ -52,7 +56,8 @@ func (s *Service) Launch(target, backend string, requireAck bool) (LaunchResult,
 	}
 	termPath, err := exec.LookPath(term)
 	if err != nil {
-		return res, &Error{Code: CodeNoTerminal, Message: "no terminal to open (set $TERMINAL to one, e.g. xterm); run this yourself: " + runtime.ShellQuote(argv)}
+		return res, &Error{Code: CodeNoTerminal, Message: "there is no terminal to open the agent in: install one (xterm, GNOME Terminal, Konsole) or set $TERMINAL to it; or copy the command below into a terminal of your own",
+			Hint: runtime.ShellQuote(argv)}
 	}
 	full := append([]string{term, "-e"}, argv...)
 	res.Terminal = runtime.ShellQuote(full)
@@ -64,6 +69,40 @@ func (s *Service) Launch(target, backend string, requireAck bool) (LaunchResult,
 	}
 	go cmd.Wait() // reap it
 	return res, nil
+}
+
+// CodeClientMissing: the agent client a launch or try needs is not installed (Hint is
+// the command that installs it).
+const CodeClientMissing = "client-missing"
+
+// clientInstall is how each backend's client is installed, for the hint of
+// CodeClientMissing (the packages build/agents pins).
+var clientInstall = map[string]struct{ name, install string }{
+	runtime.Claude: {"Claude Code", "npm install -g @anthropic-ai/claude-code"},
+	runtime.PI:     {"PI", "npm install -g @mariozechner/pi-coding-agent"},
+}
+
+// clientReady says, before a terminal opens or a try starts, that the client bin of
+// backend cannot be found, rather than a terminal that closes at once or a Go error.
+func clientReady(backend string, argv []string) error {
+	if len(argv) == 0 {
+		return nil
+	}
+	bin := argv[0]
+	if _, err := exec.LookPath(bin); err == nil {
+		return nil
+	}
+	return clientMissing(backend, bin)
+}
+
+// clientMissing is the page's error for the client bin of backend, not found.
+func clientMissing(backend, bin string) error {
+	c, ok := clientInstall[backend]
+	if !ok {
+		c.name = backend
+	}
+	return &Error{Code: CodeClientMissing, Hint: c.install,
+		Message: fmt.Sprintf("%s (%s) is not installed here, or not on the PATH Plugboard was started with, so it cannot be launched: install it, then try again", c.name, bin)}
 }
 
 // AckResult is what an acknowledgment recorded: the target, the servers (empty when

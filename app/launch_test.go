@@ -35,6 +35,11 @@ func TestLaunchOpensTheTerminal(t *testing.T) {
 	svc := NewService(t.TempDir(), pb, nil)
 	env := map[string]string{"TERMINAL": term}
 	svc.getenv = func(k string) string { return env[k] }
+	// The launch looks for the client before it opens a terminal: a claude on PATH (the
+	// terminal is a stand-in, so it never runs).
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 
 	res, err := svc.Launch("agent:coder", "", false)
 	if err != nil {
@@ -64,9 +69,19 @@ func TestLaunchOpensTheTerminal(t *testing.T) {
 	if _, err = svc.Launch("agent:nobody", "", false); !errors.As(err, &e) || e.Code != CodeNotFound {
 		t.Errorf("unknown target: %v", err)
 	}
-	// No terminal: the command to run by hand is in the message.
+	// No terminal: a sentence, and the command to run by hand as a hint apart from it.
 	env["TERMINAL"] = filepath.Join(t.TempDir(), "no-such-terminal")
-	if _, err = svc.Launch("agent:coder", "", false); !errors.As(err, &e) || e.Code != CodeNoTerminal || !strings.Contains(e.Message, "launch agent:coder") {
-		t.Errorf("no terminal: %v", err)
+	if _, err = svc.Launch("agent:coder", "", false); !errors.As(err, &e) || e.Code != CodeNoTerminal || !strings.Contains(e.Hint, "launch agent:coder") || strings.Contains(e.Message, "launch agent:coder") {
+		t.Errorf("no terminal: %v (hint %q)", err, e.Hint)
+	}
+	// No client: said before any terminal opens, with how to install it as the hint.
+	env["TERMINAL"] = term
+	env["PLUGBOARD_PI_BIN"] = filepath.Join(t.TempDir(), "pi")
+	if _, err = svc.Launch("agent:coder", "pi", false); !errors.As(err, &e) || e.Code != CodeClientMissing ||
+		!strings.Contains(e.Message, "PI (") || e.Hint != "npm install -g @mariozechner/pi-coding-agent" {
+		t.Errorf("no pi: %v (hint %q)", err, e.Hint)
+	}
+	if _, err := os.Stat(record); err == nil {
+		t.Error("a launch of a missing client opened a terminal")
 	}
 }

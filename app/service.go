@@ -70,6 +70,10 @@ type Error struct {
 	Targets []string `json:"targets,omitempty"`
 	// Progress are the progress lines an install or update wrote before it failed.
 	Progress []string `json:"progress,omitempty"`
+	// Hint is a command a person may copy to fix what the error says (install a missing
+	// client, run a launch in a terminal of their own): shown apart from the sentence,
+	// never as the only way.
+	Hint string `json:"hint,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Message }

@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"errors"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +47,14 @@ func (s *Service) Try(target, dir, backend, prompt string) (*try.Result, error) 
 		return nil, &Error{Code: CodeIO, Message: err.Error()}
 	}
 	res, err := r.Try(context.Background(), prompt)
+	var missing *exec.Error
+	if errors.As(err, &missing) && errors.Is(err, exec.ErrNotFound) {
+		backend := req.Backend
+		if backend == "" {
+			backend = filepath.Base(missing.Name) // the agent's own: named by its client
+		}
+		return res, clientMissing(backend, missing.Name)
+	}
 	if err != nil {
 		return res, launchError(err)
 	}

@@ -96,9 +96,11 @@ type Result struct {
 	ReadyMs   int64    `json:"readyMs"`
 	Error     string   `json:"error,omitempty"`
 	Stderr    string   `json:"stderr,omitempty"`
-	// NotAcknowledged: the server was not started; Ack is the command that acknowledges it.
+	// NotAcknowledged: the server was not started; Ack is the command that acknowledges it
+	// and AckTarget the target an acknowledgment is for (the page's Acknowledge button).
 	NotAcknowledged bool   `json:"notAcknowledged,omitempty"`
 	Ack             string `json:"ack,omitempty"`
+	AckTarget       string `json:"ackTarget,omitempty"`
 	Digest          string `json:"digest,omitempty"`
 	Cached          bool   `json:"cached"`
 	// Checked: Known found a check of the server as it is now; false, nothing is known of it.
@@ -154,7 +156,7 @@ func Check(ctx context.Context, o Options) ([]Result, error) {
 			continue
 		}
 		r := Result{Plugin: d.Plugin, Name: d.Name, Tools: []Tool{}, NotAcknowledged: true, Error: d.Reason,
-			Ack: "plugboard ack " + plan.Target + " " + d.Plugin + "/" + d.Name}
+			Ack: "plugboard ack " + plan.Target + " " + d.Plugin + "/" + d.Name, AckTarget: plan.Target}
 		if d.Ack != nil {
 			r.Digest = d.Ack.Digest
 		}
@@ -245,9 +247,10 @@ func Known(ctx context.Context, req runtime.Request) ([]Result, error) {
 		if r == nil {
 			r = &Result{Plugin: s.Plugin, Name: s.Server, Tools: []Tool{}, Digest: s.Digest}
 		}
-		r.NotAcknowledged, r.Ack = !s.Acknowledged, ""
+		r.NotAcknowledged, r.Ack, r.AckTarget = !s.Acknowledged, "", ""
 		if r.NotAcknowledged {
 			r.Ack = "plugboard ack " + target + " " + s.Plugin + "/" + s.Server
+			r.AckTarget = target
 		}
 		out = append(out, *r)
 	}

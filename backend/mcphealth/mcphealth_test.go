@@ -264,7 +264,7 @@ func TestCheckEachOutcome(t *testing.T) {
 	if r := got["gone"]; r.OK || !strings.Contains(r.Error, "connection refused") {
 		t.Errorf("gone = %+v", r)
 	}
-	if r := got["marker"]; r.OK || !r.NotAcknowledged || r.Plugin != "fresh" || r.Ack != "plugboard ack agent:coder fresh/marker" ||
+	if r := got["marker"]; r.OK || !r.NotAcknowledged || r.Plugin != "fresh" || r.Ack != "plugboard ack agent:coder fresh/marker" || r.AckTarget != "agent:coder" ||
 		!strings.HasPrefix(r.Error, runtime.NotAcknowledged) {
 		t.Errorf("marker = %+v", r)
 	}

@@ -18,6 +18,7 @@ import {
   startServe,
   terminalStandIn,
   waitFor,
+  clientsOnPath,
 } from './harness.mjs';
 
 let fx, srv, browser, page, record, opened;
@@ -26,7 +27,7 @@ before(async () => {
   fx = makeRuntimeFixture();
   let stand;
   ({ stand, record, opened } = terminalStandIn(fx.dir));
-  srv = await startServe({ ...fx, env: { TERMINAL: stand, PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' } });
+  srv = await startServe({ ...fx, env: { TERMINAL: stand, ...clientsOnPath(fx.dir) } });
   browser = await launchBrowser();
   page = await newPage(browser);
   await openAssignments(page, srv.url);

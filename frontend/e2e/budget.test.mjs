@@ -19,6 +19,7 @@ import {
   pluginBin,
   selectTarget,
   startServe,
+  waitFor,
   waitReady,
 } from './harness.mjs';
 
@@ -132,13 +133,18 @@ test("a plugin's card: its folder's servers need their own acknowledgment, and C
   assert.deepEqual(await states(c), { docs: 'ack', lint: 'ack' });
   assert.match(
     await c.locator('[data-testid="mcp-health"][data-server="lint"]').textContent(),
-    /not acknowledged for this launch, so it does not start; acknowledge it with plugboard ack dir:.*review review\/lint$/,
+    /not acknowledged for this launch, so it does not start/,
   );
   const answer = page.waitForResponse((r) => r.url().endsWith('/api/CheckMCP'));
   await c.getByTestId('mcp-check').click();
   assert.equal((await answer).status(), 200);
   assert.deepEqual(await states(c), { docs: 'ack', lint: 'ack' });
   assert.equal(existsSync(marker), false, 'a server not acknowledged for the launch is not started');
+  // the page acknowledges with a button, never a command line
+  assert.doesNotMatch(await c.textContent(), /plugboard ack/);
+  await c.locator('[data-testid="mcp-health"][data-server="lint"] [data-testid="mcp-ack"]').click();
+  await waitFor(async () => (await states(c)).lint !== 'ack', { message: 'lint acknowledged from its button' });
+  assert.equal((await states(c)).docs, 'ack', 'only lint was acknowledged');
   await page.click('[data-testid="tab-assign"]');
   await selectTarget(page, 'agent:coder');
 });

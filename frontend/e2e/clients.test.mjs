@@ -58,7 +58,8 @@ before(async () => {
   });
   write(join(plugins, 'native-code'), {
     '.claude-plugin/plugin.json': '{"name": "native-code", "version": "1.0.0"}\n',
-    '.mcp.json': '{"mcpServers": {"db": {"command": "/opt/bin/node", "args": ["server.js"], "env": {"K": "PLANTED"}}}}\n',
+    '.mcp.json':
+      '{"mcpServers": {"db": {"command": "/opt/bin/node", "args": ["server.js"], "env": {"K": "PLANTED"}}}}\n',
     'skills/s/SKILL.md': skill('s', 'A skill'),
   });
   // a standalone skill in the user's ~/.claude/skills, which claude is asked about too
@@ -221,7 +222,10 @@ test("a standalone skill's detail says what the installed claude lists of its fo
 test('a legacy plugin says in one line what Claude Code starts itself from it', async () => {
   await openPlugin('native-code');
   const line = await page.locator('[data-testid="detail-native"]').innerText();
-  assert.equal(line, 'Claude Code starts these itself; Plugboard does not manage or acknowledge them: MCP server db (node)');
+  assert.equal(
+    line,
+    'Claude Code starts these itself; Plugboard does not manage or acknowledge them: MCP server db (node)',
+  );
   assert.doesNotMatch(await page.locator('[data-testid="detail"]').innerText(), /PLANTED|server\.js/);
 });
 

@@ -15,6 +15,7 @@ import {
   selectTarget,
   startServe,
   terminalStandIn,
+  clientsOnPath,
 } from './harness.mjs';
 
 let fx, srv, browser, page, opened;
@@ -23,7 +24,7 @@ before(async () => {
   fx = makeRuntimeFixture('grants');
   let stand;
   ({ stand, opened } = terminalStandIn(fx.dir));
-  srv = await startServe({ ...fx, env: { TERMINAL: stand, PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' } });
+  srv = await startServe({ ...fx, env: { TERMINAL: stand, ...clientsOnPath(fx.dir) } });
   browser = await launchBrowser();
   page = await newPage(browser);
   await openAssignments(page, srv.url);

@@ -106,6 +106,21 @@ export function terminalStandIn(dir) {
 }
 
 /**
+ * The env of a serve whose launches find `claude` and `pi` on PATH (stand-ins in dir/bin that
+ * exit at once: the terminal is a stand-in too, so they never run), while the plan keeps argv[0]
+ * the backend's name. A launch looks for its client before it opens a terminal.
+ */
+export function clientsOnPath(dir) {
+  const bin = join(dir, 'client-stand-ins');
+  mkdirSync(bin, { recursive: true });
+  for (const name of ['claude', 'pi']) {
+    writeFileSync(join(bin, name), '#!/bin/sh\nexit 0\n');
+    chmodSync(join(bin, name), 0o755);
+  }
+  return { PATH: `${bin}:${process.env.PATH}`, PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' };
+}
+
+/**
  * Starts `plugboard serve --addr 127.0.0.1:0 --home <pbHome>` with HOME=<home> (and env on top),
  * reads the first stdout line (the URL with the token) and returns it with a stop function.
  */

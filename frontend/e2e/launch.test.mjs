@@ -17,17 +17,19 @@ import {
   pluginBin,
   selectTarget,
   startServe,
+  clientsOnPath,
   terminalStandIn,
   waitReady,
 } from './harness.mjs';
 
 let fx, srv, browser, page, stand, record, terminalArgv;
 
-// The agents' own executables are not what is tested: keep argv[0] the backend's name.
-const noBins = { PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' };
+// The agents' own executables are not what is tested: keep argv[0] the backend's name, found on PATH.
+let noBins;
 
 before(async () => {
   fx = makeRuntimeFixture();
+  noBins = clientsOnPath(fx.dir);
   // The fixture's MCP servers are acknowledged for the targets launched here (ack.test.mjs shows
   // what the page does without).
   for (const target of ['agent:coder', 'agent:pi-coder', 'template:team/coder']) {
@@ -130,6 +132,32 @@ test('read-only targets: a defaults slot launches; the __active__ slot cannot, a
   assert.equal(await launchButton().isDisabled(), true);
   assert.match(await page.textContent('[data-testid="launch-unavailable"]'), /__active__.*Launch that agent instead/);
   assert.equal(await page.locator('[data-testid="launch-command"]').count(), 0, 'the last outcome is not shown');
+});
+
+test('a missing client is said before any terminal opens, with its install command to copy', async () => {
+  const other = await startServe({
+    ...fx,
+    env: { TERMINAL: stand, ...noBins, PLUGBOARD_CLAUDE_BIN: join(fx.dir, 'no-such-claude') },
+  });
+  const p = await newPage(browser);
+  try {
+    rmSync(record, { force: true });
+    await p.goto(other.url);
+    await waitReady(p);
+    await p.click('[data-testid="tab-assign"]');
+    await p.click('[data-testid="target"][data-id="agent:coder"]');
+    await p.getByRole('button', { name: 'Launch', exact: true }).click();
+    await p.waitForSelector('[data-testid="launch-error"][data-code="client-missing"]');
+    assert.match(
+      await p.textContent('[data-testid="launch-error"]'),
+      /Claude Code \(.*no-such-claude\) is not installed/,
+    );
+    assert.equal(await p.textContent('[data-testid="launch-hint"]'), 'npm install -g @anthropic-ai/claude-code');
+    assert.equal(existsSync(record), false, 'no terminal was opened');
+  } finally {
+    await p.context().close();
+    await other.stop();
+  }
 });
 
 test('without a terminal the page shows the command to run by hand', async () => {

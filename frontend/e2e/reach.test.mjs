@@ -17,6 +17,7 @@ import {
   startServe,
   terminalStandIn,
   waitFor,
+  clientsOnPath,
 } from './harness.mjs';
 
 let fx, srv, browser, page, opened;
@@ -47,7 +48,7 @@ before(async () => {
   cursorRevision('r1');
   let stand;
   ({ stand, opened } = terminalStandIn(fx.dir));
-  srv = await startServe({ ...fx, env: { TERMINAL: stand, PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' } });
+  srv = await startServe({ ...fx, env: { TERMINAL: stand, ...clientsOnPath(fx.dir) } });
   browser = await launchBrowser();
   page = await newPage(browser);
   await openAssignments(page, srv.url);

@@ -18,6 +18,7 @@ import {
   startServe,
   waitFor,
   waitReady,
+  clientsOnPath,
 } from './harness.mjs';
 
 const out = process.env.PLUGBOARD_SCREENSHOTS || join(repoRoot, 'docs', 'screenshots');
@@ -113,7 +114,7 @@ try {
   chmodSync(stand, 0o755);
   const rsrv = await startServe({
     ...rfx,
-    env: { TERMINAL: stand, PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' },
+    env: { TERMINAL: stand, ...clientsOnPath(rfx.dir) },
   });
   try {
     const page = await open('light', rsrv);

@@ -88,6 +88,12 @@ export interface ApiErrorBody {
   targets?: string[];
   /** Progress are the progress lines an install or update wrote before it failed. */
   progress?: string[];
+  /**
+   * Hint is a command a person may copy to fix what the error says (install a missing
+   * client, run a launch in a terminal of their own): shown apart from the sentence,
+   * never as the only way.
+   */
+  hint?: string;
 }
 
 /**
@@ -827,9 +833,13 @@ export interface MCPHealth {
   readyMs: number;
   error?: string;
   stderr?: string;
-  /** NotAcknowledged: the server was not started; Ack is the command that acknowledges it. */
+  /**
+   * NotAcknowledged: the server was not started; Ack is the command that acknowledges it
+   * and AckTarget the target an acknowledgment is for (the page's Acknowledge button).
+   */
   notAcknowledged?: boolean;
   ack?: string;
+  ackTarget?: string;
   digest?: string;
   cached: boolean;
   /** Checked: Known found a check of the server as it is now; false, nothing is known of it. */

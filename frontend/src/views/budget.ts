@@ -139,7 +139,23 @@ export class BudgetPanel {
       return;
     }
     const r = st.res!.report;
-    this.body.replaceChildren(bar(r), ...listing(r), mcpPart(r, servers));
+    this.body.replaceChildren(
+      bar(r),
+      ...listing(r),
+      mcpPart(r, servers, (hc) => void this.acknowledge(hc)),
+    );
+  }
+
+  /** Acknowledges one server as the check saw it (its digest), then measures again. */
+  private async acknowledge(hc: MCPHealth): Promise<void> {
+    if (!hc.ackTarget) return;
+    this.progress = '';
+    try {
+      await api.acknowledge(hc.ackTarget, [{ plugin: hc.plugin, server: hc.name, digest: hc.digest ?? '' }]);
+    } catch (e) {
+      this.progress = t('budget.ackFailed', { msg: errorText(e) });
+    }
+    await this.load();
   }
 }
 
@@ -235,7 +251,7 @@ function listing(r: BudgetReport): HTMLElement[] {
 }
 
 /** The MCP servers: a health dot each, its tools, and what the client sends for them. */
-function mcpPart(r: BudgetReport, servers: MCPHealth[]): HTMLElement {
+function mcpPart(r: BudgetReport, servers: MCPHealth[], onAck: (hc: MCPHealth) => void): HTMLElement {
   const m = r.mcp;
   const byName = new Map(servers.map((s) => [s.name, s]));
   // The launch's servers, then those it leaves out (not acknowledged for it), with their checks.
@@ -262,6 +278,19 @@ function mcpPart(r: BudgetReport, servers: MCPHealth[]): HTMLElement {
           h('strong', { class: 'mono' }, s.name),
           s.plugin ? h('span', { class: 'muted small' }, ` ${s.plugin}`) : null,
           h('span', { class: 'small' }, ` — ${text}`),
+          hc?.notAcknowledged && hc.ackTarget
+            ? h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'btn btn-small',
+                  'data-testid': 'mcp-ack',
+                  title: t('budget.ackTitle', { server: s.name }),
+                  onclick: () => onAck(hc),
+                },
+                t('budget.ack'),
+              )
+            : null,
           hc?.ok && hc.tools.length
             ? h(
                 'div',
@@ -284,9 +313,7 @@ function mcpPart(r: BudgetReport, servers: MCPHealth[]): HTMLElement {
 }
 
 function health(hc: MCPHealth | undefined, checked: boolean): [string, string] {
-  const unacked = hc?.notAcknowledged
-    ? t('budget.health.notAcked', { cmd: hc.ack ?? 'plugboard ack' }) // i18n-ignore: the command
-    : '';
+  const unacked = hc?.notAcknowledged ? t('budget.health.notAcked') : '';
   if (!hc || !checked) return unacked ? ['ack', unacked] : ['unknown', t('budget.health.unchecked')];
   const when = hc.checkedAt ? t('budget.health.checkedAt', { date: fmtDateTime(hc.checkedAt) }) : '';
   const tail = unacked ? ` · ${unacked}` : '';

@@ -54,15 +54,10 @@ interface Outcome {
   target: string;
   backend: string;
   res?: LaunchResult;
-  error?: { code: string; message: string; collisions: Collision[] };
+  error?: { code: string; message: string; collisions: Collision[]; hint: string };
 }
 
 /** The command a no-terminal error names for running by hand. */
-export function manualCommand(message: string): string {
-  const m = /run this yourself: (.+)$/s.exec(message);
-  return m ? m[1].trim() : '';
-}
-
 /** A read-only block of code with a Copy button. */
 export function codeBlock(text: string, testid: string, label: string): HTMLElement {
   const code = h('code', { 'data-testid': testid }, text);
@@ -183,7 +178,12 @@ export class LaunchPanel {
       this.outcome = {
         target: tgt.id,
         backend,
-        error: { code: err.code, message: err.message, collisions: err.body.collisions ?? [] },
+        error: {
+          code: err.code,
+          message: err.message,
+          collisions: err.body.collisions ?? [],
+          hint: err.body.hint ?? '',
+        },
       };
     } finally {
       this.busy = false;
@@ -284,20 +284,29 @@ export class LaunchPanel {
       );
       return;
     }
-    const manual = e.code === 'no-terminal' ? manualCommand(e.message) : '';
+    // The backend's hint is a command to copy (run the launch by hand, install the client), shown
+    // apart from the sentence; the sentence is the page's own for the codes it knows.
+    const sentence =
+      e.code === 'no-terminal'
+        ? t('launch.noTerminal')
+        : e.code === 'client-missing'
+          ? t('launch.clientMissing', { msg: e.message })
+          : t('launch.notLaunched', { msg: e.message });
     mount(
       this.result,
       h(
         'p',
         { class: 'notice notice-error', 'data-testid': 'launch-error', 'data-code': e.code, role: 'alert' },
-        e.code === 'no-terminal'
-          ? manual
-            ? t('launch.noTerminal')
-            : e.message
-          : t('launch.notLaunched', { msg: e.message }),
+        sentence,
       ),
-      manual ? codeBlock(manual, 'launch-manual', t('launch.copy.manual')) : null,
-      manual ? h('p', { class: 'muted small' }, e.message.slice(0, e.message.indexOf('; run this yourself'))) : null,
+      e.hint
+        ? codeBlock(
+            e.hint,
+            e.code === 'no-terminal' ? 'launch-manual' : 'launch-hint',
+            t(e.code === 'no-terminal' ? 'launch.copy.manual' : 'launch.copy.install'),
+          )
+        : null,
+      e.code === 'no-terminal' ? h('p', { class: 'muted small' }, e.message) : null,
     );
   }
 
@@ -353,6 +362,15 @@ export class LaunchPanel {
       this.ackError ? h('p', { class: 'notice notice-error', role: 'alert' }, this.ackError) : null,
     ];
   }
+}
+
+/**
+ * Why a launch left something out, in the page's words: a server not acknowledged gets a sentence (the
+ * page acknowledges with a button, not the command line the backend's reason names); others keep
+ * the backend's reason.
+ */
+export function dropReason(d: Plan['dropped'][number]): string {
+  return d.ack ? t('launch.drop.notAcked') : d.reason;
 }
 
 const chips = (xs: string[] | null | undefined, testid: string): HTMLElement =>
@@ -437,7 +455,7 @@ export function planDetails(p: Plan): HTMLElement {
       reasons(
         (p.dropped ?? []).map((d) => ({
           key: d.name ? `${d.plugin} ${d.what} ${d.name}` : `${d.plugin} (${d.what})`,
-          reason: d.reason,
+          reason: dropReason(d),
         })),
         'launch-dropped',
       ),

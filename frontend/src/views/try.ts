@@ -8,6 +8,7 @@ import { ApiError, api, errorText } from '../bridge';
 import { h } from '../dom';
 import { fmtNumber, t } from '../i18n';
 import type { TryResult } from '../types';
+import { dropReason } from './launch';
 import { backendSelect, labelOwnBackend, type LaunchSubject, subjectKey } from './subject';
 
 export class TryPanel {
@@ -77,6 +78,18 @@ export class TryPanel {
     } finally {
       this.busy = false;
       this.render();
+    }
+  }
+
+  /** Acknowledges a server the try left out, as it was shown (its digest): the next try starts it. */
+  private async acknowledge(target: string, d: TryResult['dropped'][number], btn: HTMLButtonElement): Promise<void> {
+    if (!d.ack) return;
+    btn.disabled = true;
+    try {
+      await api.acknowledge(target, [{ plugin: d.ack.plugin, server: d.ack.server, digest: d.ack.digest }]);
+      btn.replaceWith(h('span', { class: 'muted small', 'data-testid': 'try-acked' }, t('launch.try.acked')));
+    } catch (e) {
+      btn.replaceWith(h('span', { class: 'notice notice-error small' }, errorText(e)));
     }
   }
 
@@ -171,7 +184,30 @@ export class TryPanel {
               'details',
               { class: 'small', 'data-testid': 'try-dropped' },
               h('summary', null, t('launch.try.leftOut', { names: r.dropped.map(dropName).join(', ') })),
-              h('ul', { class: 'plain' }, ...r.dropped.map((d) => h('li', null, `${dropName(d)}: ${d.reason}`))),
+              h(
+                'ul',
+                { class: 'plain' },
+                ...r.dropped.map((d) =>
+                  h(
+                    'li',
+                    { 'data-drop': dropName(d) },
+                    `${dropName(d)}: ${dropReason(d)}`,
+                    d.ack
+                      ? h(
+                          'button',
+                          {
+                            type: 'button',
+                            class: 'btn btn-small',
+                            'data-testid': 'try-ack',
+                            onclick: (e: Event) =>
+                              void this.acknowledge(r.target, d, e.currentTarget as HTMLButtonElement),
+                          },
+                          t('launch.ack'),
+                        )
+                      : null,
+                  ),
+                ),
+              ),
             ),
           ]
         : []),

@@ -28,6 +28,8 @@ export const en = {
   'launch.collision.after': ' is provided by {plugins}',
   'launch.collision.and': ' and ',
   'launch.noTerminal': 'No terminal could be opened. Run this in a terminal yourself:',
+  'launch.clientMissing': 'The agent’s client cannot be found: {msg}. It installs with:',
+  'launch.copy.install': 'install command',
   'launch.notLaunched': 'Not launched: {msg}',
   'launch.started': 'Started {target} with {backend} in a terminal.',
   'launch.command': 'Command',
@@ -89,6 +91,9 @@ export const en = {
   'launch.try.metaNew': '{backend}, a new agent, {s} s',
   'launch.try.metaWarm': '{backend}, a warm agent from an earlier try, {s} s',
   'launch.try.leftOut': 'Left out of this try: {names}',
+  'launch.drop.notAcked':
+    'not acknowledged for this target as it is now, so it is left out; acknowledge it to start it',
+  'launch.try.acked': 'acknowledged: the next try starts it',
 } as const satisfies Record<string, Msg>;
 
 export const zh: Record<keyof typeof en, Msg> = {
@@ -114,6 +119,8 @@ export const zh: Record<keyof typeof en, Msg> = {
   'launch.collision.after': ' 由 {plugins} 提供',
   'launch.collision.and': ' 和 ',
   'launch.noTerminal': '无法打开终端。请自行在终端中运行：',
+  'launch.clientMissing': '找不到该智能体的客户端：{msg}。安装命令：',
+  'launch.copy.install': '安装命令',
   'launch.notLaunched': '未启动：{msg}',
   'launch.started': '已在终端中用 {backend} 启动 {target}。',
   'launch.command': '命令',
@@ -166,4 +173,6 @@ export const zh: Record<keyof typeof en, Msg> = {
   'launch.try.metaNew': '{backend}，新的智能体，{s} 秒',
   'launch.try.metaWarm': '{backend}，来自先前试用的预热智能体，{s} 秒',
   'launch.try.leftOut': '本次试用未包含：{names}',
+  'launch.drop.notAcked': '尚未针对此目标按当前状态确认，因此被排除；确认后即可启动',
+  'launch.try.acked': '已确认：下次试用会启动它',
 };
