@@ -18,6 +18,7 @@ import (
 func TestLaunchAsksForAcknowledgment(t *testing.T) {
 	pb := testhome.CopyTestdata(t, filepath.Join("runtime", "home"))
 	term, record := standInTerminal(t)
+	clientsOnPath(t)
 	svc := NewService(t.TempDir(), pb, nil)
 	svc.SetActor("http")
 	svc.getenv = func(k string) string { return map[string]string{"TERMINAL": term}[k] }

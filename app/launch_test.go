@@ -29,17 +29,24 @@ func terminalArgv(t *testing.T, record string) []string {
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
+// clientsOnPath puts stand-ins for claude and pi first on PATH: a launch looks for its
+// client before it opens a terminal, and the terminal of these tests is a stand-in too, so
+// they never run.
+func clientsOnPath(t *testing.T) {
+	bin := t.TempDir()
+	for _, name := range []string{"claude", "pi"} {
+		os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
 func TestLaunchOpensTheTerminal(t *testing.T) {
 	pb := testhome.CopyTestdata(t, filepath.Join("runtime", "home"))
 	term, record := standInTerminal(t)
 	svc := NewService(t.TempDir(), pb, nil)
 	env := map[string]string{"TERMINAL": term}
 	svc.getenv = func(k string) string { return env[k] }
-	// The launch looks for the client before it opens a terminal: a claude on PATH (the
-	// terminal is a stand-in, so it never runs).
-	bin := t.TempDir()
-	os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nexit 0\n"), 0o755)
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	clientsOnPath(t)
 
 	res, err := svc.Launch("agent:coder", "", false)
 	if err != nil {
