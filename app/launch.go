@@ -50,25 +50,41 @@ func (s *Service) Launch(target, backend string, requireAck bool) (LaunchResult,
 	}
 	argv := []string{self, "launch", plan.Target, "--backend", plan.Backend, "--home", s.pbHome}
 	res := LaunchResult{Command: runtime.ShellQuote(plan.Argv), Plan: plan}
+	res.Terminal, err = s.inTerminal(argv, "the agent")
+	return res, err
+}
+
+// inTerminal runs argv in the user's terminal ($TERMINAL, else x-terminal-emulator), in
+// a session of its own so that it outlives the app, and returns the command line that
+// opened the terminal. what names what would have run, for the error when there is no
+// terminal (its Hint is argv, to run by hand).
+func (s *Service) inTerminal(argv []string, what string) (string, error) {
 	term := s.getenv("TERMINAL")
 	if term == "" {
 		term = "x-terminal-emulator"
 	}
 	termPath, err := exec.LookPath(term)
 	if err != nil {
-		return res, &Error{Code: CodeNoTerminal, Message: "there is no terminal to open the agent in: install one (xterm, GNOME Terminal, Konsole) or set $TERMINAL to it; or copy the command below into a terminal of your own",
+		return "", &Error{Code: CodeNoTerminal, Message: "there is no terminal to open " + what + " in: install one (xterm, GNOME Terminal, Konsole) or set $TERMINAL to it; or copy the command below into a terminal of your own",
 			Hint: runtime.ShellQuote(argv)}
 	}
 	full := append([]string{term, "-e"}, argv...)
-	res.Terminal = runtime.ShellQuote(full)
-	cmd := exec.Command(termPath, full[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives the app
+	if err := start(termPath, full[1:]); err != nil {
+		return "", &Error{Code: CodeNoTerminal, Message: "cannot start " + term + ": " + err.Error()}
+	}
+	return runtime.ShellQuote(full), nil
+}
+
+// start runs a program in a session of its own (it outlives the app) and reaps it.
+func start(path string, args []string) error {
+	cmd := exec.Command(path, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
-		return res, &Error{Code: CodeNoTerminal, Message: "cannot start " + term + ": " + err.Error()}
+		return err
 	}
-	go cmd.Wait() // reap it
-	return res, nil
+	go cmd.Wait()
+	return nil
 }
 
 // CodeClientMissing: the agent client a launch or try needs is not installed (Hint is

@@ -265,6 +265,8 @@ var pageMethods = map[string]pageMethod{
 	"RemoveAgent":       oneArg((*Page).RemoveAgent),
 	"AddSlot":           twoArgs((*Page).AddSlot),
 	"RemoveSlot":        oneArg((*Page).RemoveSlot),
+	"Problems":          noArgs((*Page).Problems),
+	"OpenFile":          twoArgs((*Page).OpenFile),
 	"Launch":            threeArgs((*Page).Launch),
 	"Acknowledge":       twoArgs((*Page).Acknowledge),
 	"WatchState":        noArgs((*Page).WatchState),

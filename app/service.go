@@ -150,6 +150,8 @@ type pageSurface interface {
 	RemoveAgent(name string) (FilesResult, error)
 	AddSlot(template, agent string) (FilesResult, error)
 	RemoveSlot(id string) (FilesResult, error)
+	Problems() ([]catalog.Problem, error)
+	OpenFile(file string, line int) (OpenedFile, error)
 	Launch(target, backend string, requireAck bool) (LaunchResult, error)
 	Acknowledge(target string, servers []runtime.AckRef) (AckResult, error)
 	WatchState() (reload.State, error)

@@ -32,6 +32,8 @@ type Method =
   | 'RemoveAgent'
   | 'AddSlot'
   | 'RemoveSlot'
+  | 'Problems'
+  | 'OpenFile'
   | 'Launch'
   | 'Acknowledge'
   | 'WatchState'
@@ -285,6 +287,10 @@ export const api = {
   /** Makes the template when there is none. */
   addSlot: (template: string, agent: string) => call('AddSlot', template, agent),
   removeSlot: (id: string) => call('RemoveSlot', id),
+  /** Every issue of the last scan, errors first: what the header counts. */
+  problems: () => call('Problems'),
+  /** Opens a file a problem names in the user's editor, at line (0: none). */
+  openFile: (file: string, line: number) => call('OpenFile', file, line),
   setDraftDirty: (dirty: boolean) => call('SetDraftDirty', dirty),
   /**
    * backend "" is the agent's own. requireAck: MCP servers not acknowledged for the target stop the

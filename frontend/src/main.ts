@@ -20,6 +20,7 @@ import type { Ctx, Tab } from './views/ctx';
 import { AssignView } from './views/assign';
 import { DevView } from './views/dev';
 import { McpView } from './views/mcp';
+import { ProblemsView } from './views/problems';
 import { PluginsView } from './views/plugins';
 import { SettingsView } from './views/settings';
 import { SkillsView } from './views/skills';
@@ -31,6 +32,7 @@ const TABS: Array<{ id: Tab; label: Key }> = [
   { id: 'plugins', label: 'shell.tab.plugins' },
   { id: 'skills', label: 'shell.tab.skills' },
   { id: 'mcp', label: 'shell.tab.mcp' },
+  { id: 'problems', label: 'shell.tab.problems' },
   { id: 'assign', label: 'shell.tab.assign' },
   { id: 'dev', label: 'shell.tab.dev' },
   { id: 'timeline', label: 'shell.tab.timeline' },
@@ -104,6 +106,10 @@ const ctx: Ctx = {
     switchTab('skills');
     skills().select(entry);
   },
+  showProblems: (severity) => {
+    switchTab('problems');
+    problems().filter(severity);
+  },
   docCall: (fn) => feed.call(fn),
   showTab: (x) => switchTab(x, true),
 };
@@ -126,6 +132,7 @@ function lazy<V extends View>(id: Tab, make: () => V): () => V {
 const plugins = new PluginsView(ctx);
 const skills = lazy('skills', () => new SkillsView(ctx));
 const mcp = lazy('mcp', () => new McpView(ctx));
+const problems = lazy('problems', () => new ProblemsView(ctx));
 const settingsView = lazy('settings', () => new SettingsView(ctx));
 const assign = lazy('assign', () => new AssignView(ctx));
 const dev = lazy('dev', () => new DevView(ctx));
@@ -136,6 +143,7 @@ const views: Record<Tab, () => View> = {
   plugins: () => plugins,
   skills,
   mcp,
+  problems,
   assign,
   dev,
   timeline,
@@ -148,6 +156,7 @@ const shown: Record<Tab, CatalogIndex | null> = {
   plugins: null,
   skills: null,
   mcp: null,
+  problems: null,
   assign: null,
   dev: null,
   timeline: null,
@@ -261,6 +270,14 @@ const savebar = h(
   dismissBtn,
 );
 const main = h('main', { class: 'main' }, screen, ...panels);
+// The header's error and warning count leads to those problems (hidden while there are none).
+const problemsBtn = h('button', {
+  type: 'button',
+  class: 'btn btn-small header-problems',
+  'data-testid': 'header-problems',
+  hidden: true,
+  onclick: () => ctx.showProblems(problemsBtn.dataset.severity ?? ''),
+});
 
 const app = h(
   'div',
@@ -273,6 +290,7 @@ const app = h(
     h('span', { class: 'grow' }),
     live.el,
     scanState,
+    problemsBtn,
     rescanBtn,
     themeBtn,
     progressBar,
@@ -375,6 +393,11 @@ function applyCatalog(doc: CatalogDoc): void {
   screen.hidden = true;
   refreshView(tab);
   setScanState('ready', t('shell.scan.ready', { summary: summaryText(doc.summary), time: fmtTime(new Date()) }));
+  const { errors, warnings } = doc.summary.issues;
+  problemsBtn.hidden = !errors && !warnings;
+  problemsBtn.dataset.severity = errors ? 'error' : 'warning';
+  problemsBtn.textContent = errors ? t('problems.errors', { n: errors }) : t('problems.warnings', { n: warnings });
+  problemsBtn.title = t('problems.header');
   // once the rendered view is painted (the frame after this one): the desktop test waits for the title
   const title = summaryText(doc.summary);
   requestAnimationFrame(() => setTimeout(() => setTitle(title), 0));

@@ -1013,6 +1013,15 @@ export interface OpenRequest {
   dir?: string;
 }
 
+/**
+ * OpenedFile is how a file was opened: the command, and the terminal it runs in when the
+ * editor needs one.
+ */
+export interface OpenedFile {
+  command: string[];
+  terminal?: string;
+}
+
 /** PathEntry is one entry of the `paths` frontmatter list and how it was judged (F8). */
 export interface PathEntry {
   /** as written in frontmatter */
@@ -1229,6 +1238,36 @@ export interface PluginVersion {
   version: string;
   /** "sha256:<ctree sum>" of the folder */
   content: string;
+}
+
+/**
+ * Problem is one issue of the catalog as the Problems view lists it: the issue with its
+ * file made absolute (File) and what it belongs to. The problems of a catalog are exactly
+ * what Summary.Issues counts, so the header, the overview and the list agree.
+ */
+export interface Problem {
+  severity: Severity;
+  code: string;
+  /** Path is the file, relative to the package root for package files and absolute otherwise. */
+  path: string;
+  /** Pointer is an RFC 6901 JSON pointer into Path, when Path is JSON or YAML frontmatter. */
+  pointer?: string;
+  /** Line is 1-based; 0 when unknown. */
+  line?: number;
+  message: string;
+  /**
+   * File is the issue's file, absolute ("" when the issue names none); for an issue that
+   * a file is missing, the file that should be there.
+   */
+  file: string;
+  /**
+   * Source is what the problem belongs to: "plugin" (its manifest, a skill, an MCP
+   * server), "skill" (a standalone skill) or "catalog" (settings, discovery, names).
+   */
+  source: string;
+  /** Plugin is the plugin's id for a plugin's problem; Skill the standalone skill's id. */
+  plugin?: string;
+  skill?: string;
 }
 
 /** Reload is one refresh of the catalog. */
@@ -1709,6 +1748,13 @@ export interface PageMethods {
    * Claude Code), starting with agent from's plugin set ("": none).
    */
   NewAgent(name: string, backend: string, from: string): FilesResult;
+  /**
+   * OpenFile opens file at line in the user's editor (backend/editor: $VISUAL, $EDITOR, VS
+   * Code, else xdg-open). Only a file a problem of the last scan names is opened (a page
+   * cannot ask the app to open anything else); a missing file (the issue is that it is
+   * missing) opens its folder.
+   */
+  OpenFile(file: string, line: number): OpenedFile;
   /** OpenWorkspace makes path the open workspace ("" closes it) and rescans. */
   OpenWorkspace(path: string): Catalog;
   /** PauseWatching pauses or resumes live reloading. */
@@ -1723,6 +1769,11 @@ export interface PageMethods {
    * welcome view of an empty home shows them.
    */
   Places(): Place[];
+  /**
+   * Problems lists every issue of the last scan (catalog.Problems): what the header and the
+   * overview count, one row each, with its absolute file.
+   */
+  Problems(): Problem[];
   /** RemoveAgent removes agent name's file (revertible from the history). */
   RemoveAgent(name: string): FilesResult;
   /**

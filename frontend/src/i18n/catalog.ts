@@ -13,6 +13,7 @@ import * as dev from './messages/dev';
 import * as install from './messages/install';
 import * as launch from './messages/launch';
 import * as plugins from './messages/plugins';
+import * as problems from './messages/problems';
 import * as settings from './messages/settings';
 import * as shell from './messages/shell';
 import * as skills from './messages/skills';
@@ -28,6 +29,7 @@ const en = {
   ...install.en,
   ...launch.en,
   ...plugins.en,
+  ...problems.en,
   ...settings.en,
   ...shell.en,
   ...skills.en,
@@ -46,6 +48,7 @@ const zh: Record<Key, Msg> = {
   ...install.zh,
   ...launch.zh,
   ...plugins.zh,
+  ...problems.zh,
   ...settings.zh,
   ...shell.zh,
   ...skills.zh,
@@ -65,6 +68,7 @@ export const areas: Record<string, { en: Record<string, Msg>; zh: Record<string,
   install,
   launch,
   plugins,
+  problems,
   settings,
   shell,
   skills,

@@ -5,7 +5,7 @@ import type { CatalogIndex } from '../search';
 import type { SettingsModel } from '../settingsModel';
 import type { CatalogDoc, SkillEntry } from '../types';
 
-export type Tab = 'plugins' | 'skills' | 'mcp' | 'assign' | 'dev' | 'timeline' | 'activity' | 'settings';
+export type Tab = 'plugins' | 'skills' | 'mcp' | 'problems' | 'assign' | 'dev' | 'timeline' | 'activity' | 'settings';
 
 export interface Ctx {
   index(): CatalogIndex | null;
@@ -16,6 +16,8 @@ export interface Ctx {
   showPlugin(id: string): void;
   /** Switches to the Skills tab with this entry selected. */
   showSkill(entry: SkillEntry): void;
+  /** Switches to the Problems tab, showing the problems of a severity ('' all). */
+  showProblems(severity: string): void;
   /** Switches to a tab (the welcome view's ways in). */
   showTab(tab: Tab): void;
   /** Runs a method that scans and returns a catalog document (OpenWorkspace, SetWorkspaceTrust) and applies it. */

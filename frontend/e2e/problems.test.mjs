@@ -1,0 +1,92 @@
+// The Problems view against the real backend on the full fixture home: the header's count leads to it and
+// agrees with it, the filters narrow it, Open file starts the editor the environment names at the line
+// (a recording stand-in for $VISUAL), and a row leads to its plugin.
+
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { execFileSync } from 'node:child_process';
+import { launchBrowser, makeFixture, newPage, pluginBin, startServe, waitFor, waitReady } from './harness.mjs';
+
+let fx, srv, browser, page, record;
+
+before(async () => {
+  fx = makeFixture();
+  record = join(fx.dir, 'editor-argv.txt');
+  const editor = join(fx.dir, 'editor-stand-in');
+  writeFileSync(editor, `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}.tmp' && mv '${record}.tmp' '${record}'\n`);
+  chmodSync(editor, 0o755);
+  srv = await startServe({ ...fx, env: { VISUAL: editor } });
+  browser = await launchBrowser();
+  page = await newPage(browser);
+  await page.goto(srv.url);
+  await waitReady(page);
+});
+
+after(async () => {
+  await browser?.close();
+  await srv?.stop();
+  fx?.cleanup();
+});
+
+/** The summary the command line prints for the same home. */
+const summary = () =>
+  JSON.parse(
+    execFileSync(pluginBin(), ['catalog', '--json', '--home', fx.pbHome], {
+      env: { ...process.env, HOME: fx.home },
+      maxBuffer: 64 << 20,
+    }).toString(),
+  ).summary;
+
+test("the header's count opens the Problems view on the errors, and the counts agree", async () => {
+  const cli = summary();
+  const btn = page.getByTestId('header-problems');
+  await btn.waitFor();
+  const label = await btn.textContent();
+  const errors = Number(/(\d+) error/.exec(label)?.[1]);
+  assert.ok(errors > 0, label);
+  assert.equal(errors, cli.issues.errors, 'the header and the command line count the same errors');
+  await btn.click();
+  await page.waitForSelector('[data-testid="problem"]');
+  assert.equal(await page.inputValue('[data-testid="problems-severity"]'), 'error');
+  const shown = await page.locator('[data-testid="problem"]').count();
+  assert.equal(shown, errors, 'one row an error the header counts');
+  const severities = await page
+    .locator('[data-testid="problem"]')
+    .evaluateAll((els) => [...new Set(els.map((e) => e.dataset.severity))]);
+  assert.deepEqual(severities, ['error']);
+  // all severities: errors and warnings together, errors first
+  await page.selectOption('[data-testid="problems-severity"]', '');
+  const all = await page.locator('[data-testid="problem"]').evaluateAll((els) => els.map((e) => e.dataset.severity));
+  assert.ok(all.length > errors, 'warnings too');
+  assert.equal(all.lastIndexOf('error'), errors - 1, 'errors first');
+});
+
+test('a code filter narrows the list to that code', async () => {
+  await page.selectOption('[data-testid="problems-code"]', 'skill.name-mismatch');
+  const codes = await page.locator('[data-testid="problem"]').evaluateAll((els) => els.map((e) => e.dataset.code));
+  assert.ok(codes.length >= 1);
+  assert.ok(
+    codes.every((c) => c === 'skill.name-mismatch'),
+    codes.join(),
+  );
+});
+
+test('Open file starts the editor at the line', async () => {
+  rmSync(record, { force: true });
+  const row = page.locator('[data-testid="problem"]').first();
+  const where = await row.getByTestId('problem-where').textContent();
+  const [, file, line] = /^(.*):(\d+)$/.exec(where);
+  await row.getByTestId('problem-open').click();
+  await waitFor(() => existsSync(record), { message: 'the editor stand-in to be started' });
+  assert.deepEqual(readFileSync(record, 'utf8').trimEnd().split('\n'), [`+${line}`, file]);
+  assert.match(await page.textContent('[data-testid="problems-opened"]'), /Opened /);
+});
+
+test('a row leads to its plugin', async () => {
+  const row = page.locator('[data-testid="problem"]').first();
+  const id = (await row.getByTestId('problem-plugin').textContent()).replace(/^Plugin /, '');
+  await row.getByTestId('problem-plugin').click();
+  await page.waitForSelector(`article[data-id="${id}"]`);
+});
