@@ -333,16 +333,19 @@ function switchTab(next: Tab, focus = false): void {
   if (focus) tabButtons[TABS.findIndex((x) => x.id === next)].focus();
 }
 
-function summaryText(s: Summary): string {
+/** The window title's summary; the header leaves the issue counts to its Problems button. */
+function summaryText(s: Summary, issues = true): string {
   const parts = [t('shell.summary.plugins', { n: s.plugins }), t('shell.summary.skills', { n: s.skills })];
+  if (!issues) return parts.join(' · ');
   if (s.issues.errors) parts.push(t('shell.summary.errors', { n: s.issues.errors }));
   if (s.issues.warnings) parts.push(t('shell.summary.warnings', { n: s.issues.warnings }));
   return parts.join(' · ');
 }
 
-function setScanState(state: 'scanning' | 'ready' | 'error', text: string): void {
+/** The header's status; `when` (the scan's time) is the part a narrow header leaves out. */
+function setScanState(state: 'scanning' | 'ready' | 'error', text: string, when = ''): void {
   scanState.dataset.state = state;
-  scanState.textContent = text;
+  mount(scanState, text, when ? h('span', { class: 'scan-time' }, when) : null);
   rescanBtn.disabled = rescanning;
   rescanBtn.setAttribute('aria-busy', String(state === 'scanning'));
 }
@@ -392,7 +395,8 @@ function applyCatalog(doc: CatalogDoc): void {
   progressBar.hidden = true;
   screen.hidden = true;
   refreshView(tab);
-  setScanState('ready', t('shell.scan.ready', { summary: summaryText(doc.summary), time: fmtTime(new Date()) }));
+  const when = t('shell.scan.ready', { time: fmtTime(new Date()) });
+  setScanState('ready', summaryText(doc.summary, false), when);
   const { errors, warnings } = doc.summary.issues;
   problemsBtn.hidden = !errors && !warnings;
   problemsBtn.dataset.severity = errors ? 'error' : 'warning';
@@ -401,7 +405,9 @@ function applyCatalog(doc: CatalogDoc): void {
   // once the rendered view is painted (the frame after this one): the desktop test waits for the title
   const title = summaryText(doc.summary);
   requestAnimationFrame(() => setTimeout(() => setTitle(title), 0));
-  scanState.title = doc.workspace ? t('shell.scan.workspace', { dir: doc.workspace }) : '';
+  scanState.title = [summaryText(doc.summary) + when, doc.workspace ? t('shell.scan.workspace', { dir: doc.workspace }) : '']
+    .filter(Boolean)
+    .join('\n');
   if (first) {
     switchTab(tab);
     void takeOpen();
