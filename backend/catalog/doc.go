@@ -103,6 +103,11 @@ type Plugin struct {
 	// carry their own. IssueCounts totals all of them.
 	Issues      issue.List `json:"issues"`
 	IssueCounts Counts     `json:"issueCounts"`
+	// State is the one status every surface shows (the page's list, card and filters, the
+	// command line): StateValid, StateProblems (valid, but a skill, a server or the
+	// manifest has an error: the package loads with less than it declares) or
+	// StateInvalid.
+	State string `json:"state"`
 	// Clients is what each real client loads from the folder, beside the specification
 	// verdict (Valid); nil for a plugin whose folder could not be opened.
 	Clients *clients.Set `json:"clients,omitempty"`
@@ -110,6 +115,24 @@ type Plugin struct {
 	Marketplace string   `json:"marketplace,omitempty"`
 	Revision    string   `json:"revision,omitempty"` // the cache folder (git sha)
 	Unsupported []string `json:"unsupported,omitempty"`
+}
+
+// Plugin states (Plugin.State).
+const (
+	StateValid    = "valid"
+	StateProblems = "problems"
+	StateInvalid  = "invalid"
+)
+
+// stateOf is a plugin's State from its verdict and its errors.
+func stateOf(valid bool, c Counts) string {
+	switch {
+	case !valid:
+		return StateInvalid
+	case c.Errors > 0:
+		return StateProblems
+	}
+	return StateValid
 }
 
 // AllIssues returns every issue of the plugin, components included, with paths relative

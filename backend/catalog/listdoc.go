@@ -53,6 +53,7 @@ type listPlugin struct {
 	MCP         *listMCP        `json:"mcp"`
 	Issues      [0]struct{}     `json:"issues"`
 	IssueCounts Counts          `json:"issueCounts"`
+	State       string          `json:"state"`
 	Clients     *listClients    `json:"clients,omitempty"`
 	Marketplace string          `json:"marketplace,omitempty"`
 	Revision    string          `json:"revision,omitempty"`
@@ -90,7 +91,7 @@ func verdictOf(v clients.Verdict) listVerdict {
 func listPluginOf(p *Plugin) listPlugin {
 	lp := listPlugin{ID: p.ID, Path: p.Path, Entry: p.Entry, Source: p.Source, Format: p.Format, Valid: p.Valid,
 		Name: p.Name, Version: p.Version, Description: p.Description, Manifest: p.Manifest,
-		Skills: make([]listSkill, len(p.Skills)), IssueCounts: p.IssueCounts, Marketplace: p.Marketplace, Revision: p.Revision}
+		Skills: make([]listSkill, len(p.Skills)), IssueCounts: p.IssueCounts, State: p.State, Marketplace: p.Marketplace, Revision: p.Revision}
 	for i := range p.Skills {
 		lp.Skills[i].Name = p.Skills[i].Name
 	}

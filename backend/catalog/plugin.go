@@ -301,4 +301,5 @@ func (p *Plugin) finish() {
 	p.Issues = p.Issues.NonNil()
 	e, w := p.AllIssues().Count()
 	p.IssueCounts = Counts{Errors: e, Warnings: w}
+	p.State = stateOf(p.Valid, p.IssueCounts)
 }

@@ -47,3 +47,36 @@ func TestProblemsAgreeWithTheSummary(t *testing.T) {
 		}
 	}
 }
+
+// Each plugin has one state: invalid when the specification rejects it, "problems" when it
+// is valid but something in it has an error (alpha: a server and a skill), else valid; the
+// page's list part carries the same.
+func TestPluginState(t *testing.T) {
+	o, _ := fullHome(t)
+	c := Load(o)
+	seen := map[string]bool{}
+	for i := range c.Plugins {
+		p := &c.Plugins[i]
+		want := StateValid
+		if !p.Valid {
+			want = StateInvalid
+		} else if p.IssueCounts.Errors > 0 {
+			want = StateProblems
+		}
+		if p.State != want {
+			t.Errorf("%s: state %q, want %q (valid %v, %d errors)", p.ID, p.State, want, p.Valid, p.IssueCounts.Errors)
+		}
+		seen[p.State] = true
+		if p.ID == "alpha" && p.State != StateProblems {
+			t.Errorf("alpha: state %q, want %q", p.State, StateProblems)
+		}
+	}
+	for _, s := range []string{StateValid, StateProblems, StateInvalid} {
+		if !seen[s] {
+			t.Errorf("no plugin of state %q in the full home", s)
+		}
+	}
+	if lp := listPluginOf(&c.Plugins[0]); lp.State != c.Plugins[0].State {
+		t.Errorf("list part state %q, want %q", lp.State, c.Plugins[0].State)
+	}
+}

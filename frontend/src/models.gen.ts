@@ -1151,6 +1151,13 @@ export interface Plugin {
   issues: Issue[];
   issueCounts: IssueCounts;
   /**
+   * State is the one status every surface shows (the page's list, card and filters, the
+   * command line): StateValid, StateProblems (valid, but a skill, a server or the
+   * manifest has an error: the package loads with less than it declares) or
+   * StateInvalid.
+   */
+  state: string;
+  /**
    * Clients is what each real client loads from the folder, beside the specification
    * verdict (Valid); nil for a plugin whose folder could not be opened.
    */

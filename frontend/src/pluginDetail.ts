@@ -16,7 +16,7 @@ import {
 } from './clients';
 import { badge, h, tilde } from './dom';
 import { fmtNumber, type Key, t } from './i18n';
-import { countsBadges, issueGroups, issueLine, mcpSummary, typeBadge } from './render';
+import { countsBadges, stateBadge, issueGroups, issueLine, mcpSummary, typeBadge } from './render';
 import type { CatalogIndex } from './search';
 import type { SettingsModel } from './settingsModel';
 import type { ClientComponent, ClientName, ClientVerdict, Issue, Plugin, PluginSkill, SkillEntry } from './types';
@@ -369,7 +369,7 @@ function clientsSection(p: Plugin, deps: DetailDeps): HTMLElement {
     h('strong', null, t('plugins.detail.spec')),
     badge(p.format, `fmt-${p.format}`),
     p.manifest ? h('code', null, p.manifest) : h('span', { class: 'muted small' }, t('plugins.detail.noManifest')),
-    p.valid ? badge(t('plugins.state.valid'), 'ok') : badge(t('plugins.state.invalidUpper'), 'error'),
+    stateBadge(p, true),
   );
   return h(
     'section',
@@ -459,6 +459,34 @@ function componentSection(
 
 export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
   const issues = allIssues(p);
+  // Reasons first: a package that is invalid, or loads with less than it declares, opens on its
+  // issues (each with its file, line and fix); the counts in the header lead there too.
+  const reasonsFirst = !p.valid || p.issueCounts.errors > 0;
+  const issuesCard = h(
+    'section',
+    { class: 'card', 'data-testid': 'detail-issues', id: `issues-${p.id}`, tabindex: -1 },
+    h('h3', null, `${t('plugins.detail.issues')} `, h('span', { class: 'muted' }, `(${fmtNumber(issues.length)})`)),
+    issueGroups(issues),
+  );
+  const counts = countsBadges(p.issueCounts);
+  const countsLink =
+    p.issueCounts.errors || p.issueCounts.warnings
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'link-button',
+            'data-testid': 'detail-counts',
+            title: t('plugins.detail.toIssues'),
+            onclick: () => {
+              issuesCard.scrollIntoView({ block: 'start' });
+              issuesCard.focus();
+            },
+          },
+          counts,
+        )
+      : counts;
+  const clientSkills = p.clients?.claude.skills?.length ?? p.clients?.pi.skills?.length ?? 0;
   return h(
     'article',
     { class: 'detail-body', 'data-id': p.id },
@@ -470,14 +498,15 @@ export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
         'div',
         { class: 'detail-badges' },
         p.version ? h('span', { class: 'muted mono' }, p.version) : null,
-        validBadge(p.valid),
+        stateBadge(p),
         badge(p.format, `fmt-${p.format}`),
         badge(p.source, 'neutral'),
         launchesAsClaude(p, deps.ix.doc) ? badge(t('plugins.detail.launchesAsClaude'), 'info') : null,
-        countsBadges(p.issueCounts),
+        countsLink,
       ),
       p.description ? h('p', { class: 'lead' }, p.description) : null,
     ),
+    reasonsFirst ? issuesCard : null,
     deps.installed ?? null,
     clientsSection(p, deps),
     h('section', { class: 'card' }, h('h3', null, t('plugins.detail.manifest')), metadata(p, deps.ix.doc.home)),
@@ -487,7 +516,14 @@ export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
       h('h3', null, `${t('plugins.detail.skills')} `, h('span', { class: 'muted' }, `(${fmtNumber(p.skills.length)})`)),
       p.skills.length
         ? h('ul', { class: 'skill-items' }, ...p.skills.map((s) => skillRow(p, s, deps)))
-        : h('p', { class: 'muted' }, t('plugins.detail.noSkills')),
+        : h(
+            'p',
+            { class: 'muted', 'data-testid': 'detail-no-skills' },
+            // an invalid package's skills are not read by the specification, though a client may load some
+            !p.valid && clientSkills
+              ? t('plugins.detail.noSkillsInvalid', { n: clientSkills })
+              : t('plugins.detail.noSkills'),
+          ),
     ),
     componentSection(
       'plugins.detail.commands',
@@ -504,11 +540,6 @@ export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
       nativeLine(p),
     ),
     deps.budget ?? null,
-    h(
-      'section',
-      { class: 'card', 'data-testid': 'detail-issues' },
-      h('h3', null, `${t('plugins.detail.issues')} `, h('span', { class: 'muted' }, `(${fmtNumber(issues.length)})`)),
-      issueGroups(issues),
-    ),
+    reasonsFirst ? null : issuesCard,
   );
 }

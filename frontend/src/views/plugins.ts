@@ -8,7 +8,7 @@ import { badge, h, keepFocus, mount, tilde } from '../dom';
 import { fmtNumber, type Key, t } from '../i18n';
 import { catalogs } from '../i18n/catalog';
 import { pluginDetail } from '../pluginDetail';
-import { issueGroups } from '../render';
+import { issueGroups, stateBadge } from '../render';
 import { type CatalogIndex, filterPlugins, type PluginFilter, validServers } from '../search';
 import type { Place, Plugin } from '../types';
 import { VList } from '../vlist';
@@ -445,7 +445,7 @@ export class PluginsView {
             )
           : null,
         this.installs.rowBadge(p),
-        p.valid ? badge(t('plugins.state.valid'), 'ok') : badge(t('plugins.state.invalid'), 'error'),
+        stateBadge(p),
       ),
       h(
         'div',

@@ -13,6 +13,15 @@ export const en = {
   'plugins.state.valid': 'valid',
   'plugins.state.invalid': 'invalid',
   'plugins.state.invalidUpper': 'INVALID',
+  'plugins.state.problems': 'valid, with errors',
+  'plugins.state.problemsTitle':
+    'The package is valid, but a skill, an MCP server or its manifest has an error: it loads with less than it declares',
+  'plugins.detail.toIssues': 'Go to the issues',
+  'plugins.detail.noSkillsInvalid': {
+    one: 'No skills read: the package is invalid, so its skills are not checked. A client still loads {n} skill (see each client above).',
+    other:
+      'No skills read: the package is invalid, so its skills are not checked. A client still loads {n} skills (see each client above).',
+  },
   'plugins.state.active': 'active',
   'plugins.state.inactive': 'inactive',
   'plugins.state.shadowed': 'shadowed',
@@ -190,6 +199,12 @@ export const zh: Record<keyof typeof en, Msg> = {
   'plugins.state.valid': '有效',
   'plugins.state.invalid': '无效',
   'plugins.state.invalidUpper': '无效',
+  'plugins.state.problems': '有效，但有错误',
+  'plugins.state.problemsTitle': '该包有效，但某个技能、MCP 服务器或清单有错误：它加载的内容少于声明的内容',
+  'plugins.detail.toIssues': '转到问题',
+  'plugins.detail.noSkillsInvalid': {
+    other: '未读取技能：该包无效，因此其技能未经检查。仍有客户端加载 {n} 个技能（见上方各客户端）。',
+  },
   'plugins.state.active': '生效',
   'plugins.state.inactive': '未生效',
   'plugins.state.shadowed': '被遮蔽',
