@@ -18,52 +18,49 @@ import (
 // else from holding the agent until the hook's own timeout.
 const recordTimeout = 5 * time.Second
 
-func runActivity(env Env, args []string) int {
-	if len(args) > 0 && args[0] == "record" {
-		return runActivityRecord(env, args[1:])
-	}
-	f := newFlags(env, "activity", true)
+func runActivity(f *flags) body {
 	since := f.fs.String("since", "", "count only the uses in this past duration (90m, 36h, 7d)")
-	pos, err := f.parse(args)
-	if err != nil || len(pos) > 1 {
-		fmt.Fprintln(env.Stderr, "usage: plugboard activity [--json] [--since DURATION] [--home DIR] [TARGET]")
-		return ExitUsage
-	}
-	var from time.Time
-	if *since != "" {
-		d, err := parseSince(*since)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "plugboard activity: --since %v\n", err)
+	return func(env Env, pos []string) int {
+		if len(pos) > 1 {
+			fmt.Fprintln(env.Stderr, "usage: plugboard activity [--json] [--since DURATION] [--home DIR] [TARGET]")
 			return ExitUsage
 		}
-		from = time.Now().Add(-d)
-	}
-	target := ""
-	if len(pos) == 1 {
-		if target = pos[0]; !strings.Contains(target, ":") {
-			target = "agent:" + target
+		var from time.Time
+		if *since != "" {
+			d, err := parseSince(*since)
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "plugboard activity: --since %v\n", err)
+				return ExitUsage
+			}
+			from = time.Now().Add(-d)
 		}
+		target := ""
+		if len(pos) == 1 {
+			if target = pos[0]; !strings.Contains(target, ":") {
+				target = "agent:" + target
+			}
+		}
+		home, pbHome, err := homes(env, f)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard activity: %v\n", err)
+			return ExitUsage
+		}
+		cat := catalog.Load(catalog.Options{Home: home, PlugboardHome: pbHome})
+		rep, warnings, err := activity.Load(context.Background(), pbHome, cat, from, target) // imports what hooks spooled
+		for _, w := range warnings {
+			fmt.Fprintln(env.Stderr, "plugboard: warning:", w)
+		}
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard activity: %v\n", err)
+			return ExitUsage
+		}
+		if f.json {
+			writeJSON(env.Stdout, rep)
+		} else {
+			printActivity(env.Stdout, rep, *since)
+		}
+		return ExitOK
 	}
-	home, pbHome, err := homes(env, f)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard activity: %v\n", err)
-		return ExitUsage
-	}
-	cat := catalog.Load(catalog.Options{Home: home, PlugboardHome: pbHome})
-	rep, warnings, err := activity.Load(context.Background(), pbHome, cat, from, target) // imports what hooks spooled
-	for _, w := range warnings {
-		fmt.Fprintln(env.Stderr, "plugboard: warning:", w)
-	}
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard activity: %v\n", err)
-		return ExitUsage
-	}
-	if f.json {
-		writeJSON(env.Stdout, rep)
-	} else {
-		printActivity(env.Stdout, rep, *since)
-	}
-	return ExitOK
 }
 
 // runActivityRecord is the hook a launched claude runs (backend/runtime, activity.go):

@@ -9,102 +9,66 @@ import (
 	"github.com/plugboard/plugboard/backend/assign"
 )
 
-const agentUsage = `usage: plugboard agent new NAME [--backend claude|pi] [--from AGENT] [--json] [--home DIR]
-       plugboard agent copy AGENT NAME [--json] [--home DIR]
-       plugboard agent rename AGENT NAME [--json] [--home DIR]
-       plugboard agent rm AGENT [--json] [--home DIR]`
-
-const templateUsage = `usage: plugboard template add-slot TEMPLATE AGENT [--json] [--home DIR]
-       plugboard template rm-slot SLOT [--json] [--home DIR]`
-
-// runAgent makes, copies, renames or removes an agent ($PLUGBOARD_HOME/agents/NAME.json),
-// as one history entry that revert undoes.
-func runAgent(env Env, args []string) int {
-	sub := ""
-	if len(args) > 0 {
-		sub, args = args[0], args[1:]
+// agentCmd makes, copies, renames or removes an agent ($PLUGBOARD_HOME/agents/NAME.json),
+// as one history entry that revert undoes: sub is the subcommand, want its arguments.
+func agentCmd(sub string, want int) func(f *flags) body {
+	return func(f *flags) body {
+		backend, from := "", ""
+		if sub == "new" {
+			f.fs.StringVar(&backend, "backend", "", "the agent launches claude (the default) or pi")
+			f.fs.StringVar(&from, "from", "", "start with this agent's plugin set")
+		}
+		return func(env Env, pos []string) int {
+			if len(pos) != want {
+				fmt.Fprintln(env.Stderr, "usage:", f.cmd.UseLine())
+				return ExitUsage
+			}
+			cat, pbHome, ok := homeCatalog(env, f, "agent")
+			if !ok {
+				return ExitUsage
+			}
+			ctx := context.Background()
+			var saved assign.FilesSaved
+			var err error
+			switch sub {
+			case "new":
+				saved, err = assign.NewAgent(ctx, pbHome, cat, pos[0], backend, agentName(from), "cli")
+			case "copy":
+				saved, err = assign.CopyAgent(ctx, pbHome, cat, agentName(pos[0]), pos[1], "cli")
+			case "rename":
+				saved, err = assign.RenameAgent(ctx, pbHome, cat, agentName(pos[0]), pos[1], "cli")
+			case "rm":
+				saved, err = assign.RemoveAgent(ctx, pbHome, cat, agentName(pos[0]), "cli")
+			}
+			return printFiles(env, f, "agent "+sub, saved, err)
+		}
 	}
-	want := map[string]int{"new": 1, "copy": 2, "rename": 2, "rm": 1}[sub]
-	f := newFlags(env, "agent "+sub, true)
-	backend, from := "", ""
-	if sub == "new" || want == 0 { // -h of agent itself lists every subcommand's flags
-		f.fs.StringVar(&backend, "backend", "", "new: the agent launches claude (the default) or pi")
-		f.fs.StringVar(&from, "from", "", "new: start with this agent's plugin set")
-	}
-	if want == 0 {
-		return subUsage(env, f, "agent", sub, agentUsage)
-	}
-	pos, err := f.parse(args)
-	if err != nil {
-		return ExitUsage
-	}
-	if len(pos) != want {
-		fmt.Fprintln(env.Stderr, agentUsage)
-		return ExitUsage
-	}
-	cat, pbHome, ok := homeCatalog(env, f, "agent")
-	if !ok {
-		return ExitUsage
-	}
-	ctx := context.Background()
-	var saved assign.FilesSaved
-	switch sub {
-	case "new":
-		saved, err = assign.NewAgent(ctx, pbHome, cat, pos[0], backend, agentName(from), "cli")
-	case "copy":
-		saved, err = assign.CopyAgent(ctx, pbHome, cat, agentName(pos[0]), pos[1], "cli")
-	case "rename":
-		saved, err = assign.RenameAgent(ctx, pbHome, cat, agentName(pos[0]), pos[1], "cli")
-	case "rm":
-		saved, err = assign.RemoveAgent(ctx, pbHome, cat, agentName(pos[0]), "cli")
-	}
-	return printFiles(env, f, "agent "+sub, saved, err)
 }
 
-// runTemplate adds a slot running an agent to a template (making the template) or
+// templateCmd adds a slot running an agent to a template (making the template) or
 // removes one.
-func runTemplate(env Env, args []string) int {
-	sub := ""
-	if len(args) > 0 {
-		sub, args = args[0], args[1:]
+func templateCmd(sub string, want int) func(f *flags) body {
+	return func(f *flags) body {
+		return func(env Env, pos []string) int {
+			if len(pos) != want {
+				fmt.Fprintln(env.Stderr, "usage:", f.cmd.UseLine())
+				return ExitUsage
+			}
+			cat, pbHome, ok := homeCatalog(env, f, "template")
+			if !ok {
+				return ExitUsage
+			}
+			ctx := context.Background()
+			var saved assign.FilesSaved
+			var err error
+			if sub == "add-slot" {
+				saved, err = assign.AddSlot(ctx, pbHome, cat, strings.TrimPrefix(pos[0], "template:"), agentName(pos[1]), "cli")
+			} else {
+				saved, err = assign.RemoveSlot(ctx, pbHome, cat, pos[0], "cli")
+			}
+			return printFiles(env, f, "template "+sub, saved, err)
+		}
 	}
-	f := newFlags(env, "template "+sub, true)
-	want := map[string]int{"add-slot": 2, "rm-slot": 1}[sub]
-	if want == 0 {
-		return subUsage(env, f, "template", sub, templateUsage)
-	}
-	pos, err := f.parse(args)
-	if err != nil {
-		return ExitUsage
-	}
-	if len(pos) != want {
-		fmt.Fprintln(env.Stderr, templateUsage)
-		return ExitUsage
-	}
-	cat, pbHome, ok := homeCatalog(env, f, "template")
-	if !ok {
-		return ExitUsage
-	}
-	ctx := context.Background()
-	var saved assign.FilesSaved
-	if sub == "add-slot" {
-		saved, err = assign.AddSlot(ctx, pbHome, cat, strings.TrimPrefix(pos[0], "template:"), agentName(pos[1]), "cli")
-	} else {
-		saved, err = assign.RemoveSlot(ctx, pbHome, cat, pos[0], "cli")
-	}
-	return printFiles(env, f, "template "+sub, saved, err)
-}
-
-// subUsage answers a command of subcommands called without a known one: -h prints the
-// flags and the usage (Main then exits 0); no or an unknown subcommand is a usage error.
-func subUsage(env Env, f *flags, cmd, sub, usage string) int {
-	if isHelp([]string{sub}) {
-		f.parse([]string{"-h"})
-	} else if sub != "" {
-		fmt.Fprintf(env.Stderr, "plugboard %s: unknown subcommand %q\n", cmd, sub)
-	}
-	fmt.Fprintln(env.Stderr, usage)
-	return ExitUsage
 }
 
 // agentName accepts an agent as NAME or as its target id agent:NAME.

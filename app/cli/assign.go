@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -31,33 +30,31 @@ func homeCatalog(env Env, f *flags, name string) (*catalog.Catalog, string, bool
 	return catalog.Load(catalog.Options{Home: home, PlugboardHome: pbHome}), pbHome, true
 }
 
-func runTargets(env Env, args []string) int {
-	f := newFlags(env, "targets", true)
-	if _, err := f.parse(args); err != nil {
-		return ExitUsage
-	}
-	cat, pbHome, ok := homeCatalog(env, f, "targets")
-	if !ok {
-		return ExitUsage
-	}
-	targets, issues := assign.Targets(pbHome, cat)
-	if f.json {
-		if targets == nil {
-			targets = []assign.Target{}
+func runTargets(f *flags) body {
+	return func(env Env, pos []string) int {
+		cat, pbHome, ok := homeCatalog(env, f, "targets")
+		if !ok {
+			return ExitUsage
 		}
-		writeJSON(env.Stdout, map[string]any{"targets": targets, "issues": issues.NonNil()})
+		targets, issues := assign.Targets(pbHome, cat)
+		if f.json {
+			if targets == nil {
+				targets = []assign.Target{}
+			}
+			writeJSON(env.Stdout, map[string]any{"targets": targets, "issues": issues.NonNil()})
+			return ExitOK
+		}
+		for _, i := range issues {
+			fmt.Fprintln(env.Stderr, i.String())
+		}
+		if len(targets) == 0 {
+			fmt.Fprintln(env.Stdout, "no agents or template slots: plugboard agent new NAME makes an agent")
+		}
+		for _, t := range targets {
+			printTarget(env.Stdout, t)
+		}
 		return ExitOK
 	}
-	for _, i := range issues {
-		fmt.Fprintln(env.Stderr, i.String())
-	}
-	if len(targets) == 0 {
-		fmt.Fprintln(env.Stdout, "no agents or template slots: plugboard agent new NAME makes an agent")
-	}
-	for _, t := range targets {
-		printTarget(env.Stdout, t)
-	}
-	return ExitOK
 }
 
 func printTarget(w io.Writer, t assign.Target) {
@@ -91,40 +88,35 @@ func splitIDs(s string) []string {
 	return out
 }
 
-func runAssign(env Env, args []string) int {
-	f := newFlags(env, "assign", true)
+func runAssign(f *flags) body {
 	set := f.fs.String("set", "", "the whole managed set, comma-separated plugin ids")
 	add := f.fs.String("add", "", "plugin ids to add")
 	remove := f.fs.String("remove", "", "plugin ids to remove")
 	defaults := f.fs.Bool("defaults", false, "template slot: use the agent's defaults (deletes the slot's pluginDirs)")
 	expect := f.fs.String("expect-hash", "", "refuse to save unless the target still has this hash")
 	ack := f.fs.Bool("ack-mcp", false, "acknowledge that the added plugins' MCP servers run local code and may send data over the network")
-	pos, err := f.parse(args)
-	if err != nil {
-		return ExitUsage
-	}
-	kinds := 0
-	for _, on := range []bool{isFlagSet(f, "set"), *add != "", *remove != "", *defaults} {
-		if on {
-			kinds++
+	return func(env Env, pos []string) int {
+		kinds := 0
+		for _, on := range []bool{isFlagSet(f, "set"), *add != "", *remove != "", *defaults} {
+			if on {
+				kinds++
+			}
 		}
+		if len(pos) != 1 || kinds != 1 {
+			fmt.Fprintln(env.Stderr, "usage: plugboard assign TARGET (--set a,b | --add a | --remove a | --defaults) [--expect-hash H] [--ack-mcp] [--json]")
+			return ExitUsage
+		}
+		ch := assign.Change{Set: splitIDs(*set), Add: splitIDs(*add), Remove: splitIDs(*remove), Defaults: *defaults}
+		if isFlagSet(f, "set") && ch.Set == nil {
+			ch.Set = []string{}
+		}
+		ctx := context.Background()
+		return saveAndRecord(ctx, env, f, assign.Request{Target: pos[0], Change: ch, ExpectHash: *expect, Ack: *ack})
 	}
-	if len(pos) != 1 || kinds != 1 {
-		fmt.Fprintln(env.Stderr, "usage: plugboard assign TARGET (--set a,b | --add a | --remove a | --defaults) [--expect-hash H] [--ack-mcp] [--json]")
-		return ExitUsage
-	}
-	ch := assign.Change{Set: splitIDs(*set), Add: splitIDs(*add), Remove: splitIDs(*remove), Defaults: *defaults}
-	if isFlagSet(f, "set") && ch.Set == nil {
-		ch.Set = []string{}
-	}
-	ctx := context.Background()
-	return saveAndRecord(ctx, env, f, assign.Request{Target: pos[0], Change: ch, ExpectHash: *expect, Ack: *ack})
 }
 
 func isFlagSet(f *flags, name string) bool {
-	found := false
-	f.fs.Visit(func(fl *flag.Flag) { found = found || fl.Name == name })
-	return found
+	return f.fs.Changed(name)
 }
 
 // saveAndRecord runs one guarded save and its history entry (assign.SaveAndRecord,
@@ -208,99 +200,99 @@ func describeSummary(exe, origin string) string {
 	return "connects to " + origin
 }
 
-func runHistory(env Env, args []string) int {
-	f := newFlags(env, "history", true)
-	pos, err := f.parse(args)
-	if err != nil || len(pos) > 1 {
-		fmt.Fprintln(env.Stderr, "usage: plugboard history [--json] [TARGET]")
-		return ExitUsage
-	}
-	st, ok := openStore(env, f, "history", store.PartHistory)
-	if !ok {
-		return ExitUsage
-	}
-	defer st.Close()
-	target := ""
-	if len(pos) == 1 {
-		target = assign.TargetID(pos[0])
-	}
-	ctx := context.Background()
-	entries, err := st.History(ctx, target, 0)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard history: %v\n", err)
-		return ExitUsage
-	}
-	if f.json {
-		if entries == nil {
-			entries = []store.HistoryEntry{}
+func runHistory(f *flags) body {
+	return func(env Env, pos []string) int {
+		if len(pos) > 1 {
+			fmt.Fprintln(env.Stderr, "usage: plugboard history [--json] [TARGET]")
+			return ExitUsage
 		}
-		writeJSON(env.Stdout, map[string]any{"entries": entries})
-		return ExitOK
-	}
-	if len(entries) == 0 {
-		if target != "" {
-			fmt.Fprintf(env.Stdout, "no history for %s\n", target)
-		} else {
-			fmt.Fprintln(env.Stdout, "no history yet: assignments, agents and acknowledgments made from the page or the command line appear here")
+		st, ok := openStore(env, f, "history", store.PartHistory)
+		if !ok {
+			return ExitUsage
 		}
-		return ExitOK
-	}
-	for _, e := range entries {
-		rev := ""
-		if e.RevertOf != 0 {
-			rev = fmt.Sprintf(" (revert of %d)", e.RevertOf)
+		defer st.Close()
+		target := ""
+		if len(pos) == 1 {
+			target = assign.TargetID(pos[0])
 		}
-		when := e.Time.Local().Format("2006-01-02 15:04:05")
-		switch e.Kind {
-		case store.KindAck:
-			fmt.Fprintf(env.Stdout, "%d  %s  %s (acknowledgment)\n", e.ID, when, e.Target)
-		case store.KindFiles:
-			fmt.Fprintf(env.Stdout, "%d  %s  %s%s\n", e.ID, when, e.Target, rev)
-			for _, fc := range e.Files {
-				what := "changed"
-				switch {
-				case fc.Before == nil:
-					what = "created"
-				case fc.After == nil:
-					what = "removed"
+		ctx := context.Background()
+		entries, err := st.History(ctx, target, 0)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard history: %v\n", err)
+			return ExitUsage
+		}
+		if f.json {
+			if entries == nil {
+				entries = []store.HistoryEntry{}
+			}
+			writeJSON(env.Stdout, map[string]any{"entries": entries})
+			return ExitOK
+		}
+		if len(entries) == 0 {
+			if target != "" {
+				fmt.Fprintf(env.Stdout, "no history for %s\n", target)
+			} else {
+				fmt.Fprintln(env.Stdout, "no history yet: assignments, agents and acknowledgments made from the page or the command line appear here")
+			}
+			return ExitOK
+		}
+		for _, e := range entries {
+			rev := ""
+			if e.RevertOf != 0 {
+				rev = fmt.Sprintf(" (revert of %d)", e.RevertOf)
+			}
+			when := e.Time.Local().Format("2006-01-02 15:04:05")
+			switch e.Kind {
+			case store.KindAck:
+				fmt.Fprintf(env.Stdout, "%d  %s  %s (acknowledgment)\n", e.ID, when, e.Target)
+			case store.KindFiles:
+				fmt.Fprintf(env.Stdout, "%d  %s  %s%s\n", e.ID, when, e.Target, rev)
+				for _, fc := range e.Files {
+					what := "changed"
+					switch {
+					case fc.Before == nil:
+						what = "created"
+					case fc.After == nil:
+						what = "removed"
+					}
+					fmt.Fprintf(env.Stdout, "  %s %s\n", what, fc.Path)
 				}
-				fmt.Fprintf(env.Stdout, "  %s %s\n", what, fc.Path)
+			default:
+				fmt.Fprintf(env.Stdout, "%d  %s  %s%s\n", e.ID, when, e.Target, rev)
+				for _, d := range e.Added {
+					fmt.Fprintf(env.Stdout, "  + %s\n", d)
+				}
+				for _, d := range e.Removed {
+					fmt.Fprintf(env.Stdout, "  - %s\n", d)
+				}
+				if len(e.Added)+len(e.Removed) == 0 {
+					fmt.Fprintf(env.Stdout, "  (the same plugins: %s)\n", list(e.After))
+				}
 			}
-		default:
-			fmt.Fprintf(env.Stdout, "%d  %s  %s%s\n", e.ID, when, e.Target, rev)
-			for _, d := range e.Added {
-				fmt.Fprintf(env.Stdout, "  + %s\n", d)
+			for _, a := range e.Acks {
+				fmt.Fprintf(env.Stdout, "  acknowledged %s/%s (%s, digest %s)\n", a.Plugin, a.Server, a.Type, mcpconfig.ShortDigest(a.Digest))
 			}
-			for _, d := range e.Removed {
-				fmt.Fprintf(env.Stdout, "  - %s\n", d)
-			}
-			if len(e.Added)+len(e.Removed) == 0 {
-				fmt.Fprintf(env.Stdout, "  (the same plugins: %s)\n", list(e.After))
+			if len(e.Acks) == 0 && len(e.Acknowledged) > 0 {
+				fmt.Fprintf(env.Stdout, "  acknowledged %s (before digests were recorded)\n", strings.Join(e.Acknowledged, ", "))
 			}
 		}
-		for _, a := range e.Acks {
-			fmt.Fprintf(env.Stdout, "  acknowledged %s/%s (%s, digest %s)\n", a.Plugin, a.Server, a.Type, mcpconfig.ShortDigest(a.Digest))
-		}
-		if len(e.Acks) == 0 && len(e.Acknowledged) > 0 {
-			fmt.Fprintf(env.Stdout, "  acknowledged %s (before digests were recorded)\n", strings.Join(e.Acknowledged, ", "))
-		}
+		return ExitOK
 	}
-	return ExitOK
 }
 
-func runRevert(env Env, args []string) int {
-	f := newFlags(env, "revert", true)
+func runRevert(f *flags) body {
 	ack := f.fs.Bool("ack-mcp", false, "acknowledge MCP servers the revert adds back")
-	pos, err := f.parse(args)
-	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(env.Stderr, "usage: plugboard revert [--ack-mcp] [--json] ENTRY")
-		return ExitUsage
+	return func(env Env, pos []string) int {
+		if len(pos) != 1 {
+			fmt.Fprintln(env.Stderr, "usage: plugboard revert [--ack-mcp] [--json] ENTRY")
+			return ExitUsage
+		}
+		id, err := strconv.ParseInt(pos[0], 10, 64)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard revert: %q is not a history entry number (see plugboard history)\n", pos[0])
+			return ExitUsage
+		}
+		ctx := context.Background()
+		return saveAndRecord(ctx, env, f, assign.Request{RevertOf: id, Ack: *ack})
 	}
-	id, err := strconv.ParseInt(pos[0], 10, 64)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard revert: %q is not a history entry number (see plugboard history)\n", pos[0])
-		return ExitUsage
-	}
-	ctx := context.Background()
-	return saveAndRecord(ctx, env, f, assign.Request{RevertOf: id, Ack: *ack})
 }

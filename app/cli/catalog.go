@@ -10,29 +10,25 @@ import (
 	"github.com/plugboard/plugboard/backend/clientask"
 )
 
-func loadCatalog(env Env, name string, args []string) (*catalog.Catalog, *flags, int) {
-	o, f, code := catalogOptions(env, newFlags(env, name, true), args)
+func loadCatalog(env Env, f *flags, pos []string) (*catalog.Catalog, int) {
+	o, code := catalogOptions(env, f, pos)
 	if code != ExitOK {
-		return nil, nil, code
+		return nil, code
 	}
-	return catalog.Load(o), f, ExitOK
+	return catalog.Load(o), ExitOK
 }
 
-// catalogOptions parses a catalog command's arguments with f into the catalog's options.
-func catalogOptions(env Env, f *flags, args []string) (catalog.Options, *flags, int) {
-	name := f.fs.Name()
-	pos, err := f.parse(args)
-	if err != nil {
-		return catalog.Options{}, nil, ExitUsage
-	}
+// catalogOptions reads a catalog command's flags and arguments into the catalog's options.
+func catalogOptions(env Env, f *flags, pos []string) (catalog.Options, int) {
+	name := f.name()
 	if len(pos) != 0 {
 		fmt.Fprintf(env.Stderr, "plugboard %s: unexpected argument %q\n", name, pos[0])
-		return catalog.Options{}, nil, ExitUsage
+		return catalog.Options{}, ExitUsage
 	}
 	home, pbHome, err := homes(env, f)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard %s: %v\n", name, err)
-		return catalog.Options{}, nil, ExitUsage
+		return catalog.Options{}, ExitUsage
 	}
 	// The clients installed here pick the rules of each client model (a few stats).
 	found := findClients(env, home)
@@ -40,36 +36,37 @@ func catalogOptions(env Env, f *flags, args []string) (catalog.Options, *flags, 
 	if f.workspace != "" {
 		if !isDirPath(f.workspace) {
 			fmt.Fprintf(env.Stderr, "plugboard %s: workspace %s is not a folder\n", name, f.workspace)
-			return catalog.Options{}, nil, ExitUsage
+			return catalog.Options{}, ExitUsage
 		}
 		o.Workspace = absPath(f.workspace)
 	}
-	return o, f, ExitOK
+	return o, ExitOK
 }
 
 // runCatalog prints the catalog: every run scans the homes again.
-func runCatalog(env Env, args []string) int {
-	fl := newFlags(env, "catalog", true)
-	strict := fl.fs.Bool("strict", false, "exit 1 when the catalog holds any error (for CI)")
-	o, f, code := catalogOptions(env, fl, args)
-	if code != ExitOK {
-		return code
+func runCatalog(f *flags) body {
+	strict := f.fs.Bool("strict", false, "exit 1 when the catalog holds any error (for CI)")
+	return func(env Env, pos []string) int {
+		o, code := catalogOptions(env, f, pos)
+		if code != ExitOK {
+			return code
+		}
+		c := catalog.Load(o)
+		w := bufio.NewWriterSize(env.Stdout, 64<<10) // keeps the first failed write, which Flush returns
+		if f.json {
+			_ = c.WriteJSON(w)
+		} else {
+			printCatalog(w, c)
+		}
+		if w.Flush() != nil {
+			return ExitUsage // the answer did not all get out (a full disk, a closed pipe)
+		}
+		if *strict && c.Summary.Issues.Errors > 0 {
+			fmt.Fprintf(env.Stderr, "plugboard catalog: %d errors (--strict)\n", c.Summary.Issues.Errors)
+			return ExitInvalid
+		}
+		return ExitOK
 	}
-	c := catalog.Load(o)
-	w := bufio.NewWriterSize(env.Stdout, 64<<10) // keeps the first failed write, which Flush returns
-	if f.json {
-		_ = c.WriteJSON(w)
-	} else {
-		printCatalog(w, c)
-	}
-	if w.Flush() != nil {
-		return ExitUsage // the answer did not all get out (a full disk, a closed pipe)
-	}
-	if *strict && c.Summary.Issues.Errors > 0 {
-		fmt.Fprintf(env.Stderr, "plugboard catalog: %d errors (--strict)\n", c.Summary.Issues.Errors)
-		return ExitInvalid
-	}
-	return ExitOK
 }
 
 func printCatalog(w io.Writer, c *catalog.Catalog) {

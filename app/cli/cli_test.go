@@ -205,7 +205,7 @@ func TestBinary(t *testing.T) {
 
 	cmd = exec.Command(bin, "help")
 	cmd.Env = []string{"HOME=" + home}
-	if out, _ := cmd.Output(); !strings.Contains(string(out), "plugboard inspect") {
+	if out, _ := cmd.Output(); !strings.Contains(string(out), "Available Commands:") || !strings.Contains(string(out), "\n  inspect ") {
 		t.Errorf("no-argument usage = %s", out)
 	}
 }

@@ -13,42 +13,39 @@ import (
 // backend/installed finds them from PATH and HOME: what the verdicts about each client
 // are judged against. Exit 0 whatever is installed; 2 for a usage error or an answer
 // that could not be written. `clients verify` is runClientsVerify.
-func runClients(env Env, args []string) int {
-	f := newFlags(env, "clients", true)
-	pos, err := f.parse(args)
-	if err != nil {
-		return ExitUsage
-	}
-	if len(pos) == 1 && pos[0] == "verify" {
-		return runClientsVerify(env, f)
-	}
-	if f.home != "" || f.workspace != "" {
-		fmt.Fprintln(env.Stderr, "plugboard clients: --home and --workspace name the catalog `plugboard clients verify` checks; the list of clients needs neither")
-		return ExitUsage
-	}
-	if len(pos) != 0 {
-		fmt.Fprintf(env.Stderr, "plugboard clients: unexpected argument %q; usage: plugboard clients %s\n", pos[0], commandArgs("clients"))
-		return ExitUsage
-	}
-	home := env.Getenv("HOME")
-	cs := findClients(env, home)
-	w := bufio.NewWriter(env.Stdout)
-	if f.json {
-		_ = writeJSON(w, struct {
-			Clients []installed.Client `json:"clients"`
-		}{cs})
-	} else {
-		if abs, err := filepath.Abs(home); home != "" && err == nil {
-			home = abs
+func runClients(f *flags) body {
+	return func(env Env, pos []string) int {
+		if len(pos) == 1 && pos[0] == "verify" {
+			return runClientsVerify(env, f)
 		}
-		for _, c := range cs {
-			fmt.Fprintln(w, clientLine(c, home))
+		if f.home != "" || f.workspace != "" {
+			fmt.Fprintln(env.Stderr, "plugboard clients: --home and --workspace name the catalog `plugboard clients verify` checks; the list of clients needs neither")
+			return ExitUsage
 		}
+		if len(pos) != 0 {
+			fmt.Fprintf(env.Stderr, "plugboard clients: unexpected argument %q; usage: %s\n", pos[0], f.cmd.UseLine())
+			return ExitUsage
+		}
+		home := env.Getenv("HOME")
+		cs := findClients(env, home)
+		w := bufio.NewWriter(env.Stdout)
+		if f.json {
+			_ = writeJSON(w, struct {
+				Clients []installed.Client `json:"clients"`
+			}{cs})
+		} else {
+			if abs, err := filepath.Abs(home); home != "" && err == nil {
+				home = abs
+			}
+			for _, c := range cs {
+				fmt.Fprintln(w, clientLine(c, home))
+			}
+		}
+		if w.Flush() != nil {
+			return ExitUsage // the answer did not all get out (a full disk, a closed pipe)
+		}
+		return ExitOK
 	}
-	if w.Flush() != nil {
-		return ExitUsage // the answer did not all get out (a full disk, a closed pipe)
-	}
-	return ExitOK
 }
 
 // findClients looks for the installed clients with the command's PATH and home: what the

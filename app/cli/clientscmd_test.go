@@ -103,7 +103,7 @@ func TestClientsUsage(t *testing.T) {
 	}{
 		{[]string{"clients", "claude"}, `plugboard clients: unexpected argument "claude"; usage: plugboard clients [verify] [--json]`},
 		{[]string{"clients", "--home", "x"}, "the list of clients needs neither"},
-		{[]string{"clients", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"clients", "--bogus"}, "unknown flag: --bogus"},
 	} {
 		code, out, errOut := run(t, env, c.args...)
 		if code != ExitUsage || out != "" || !strings.Contains(errOut, c.want) {

@@ -2,203 +2,202 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"regexp"
-	"slices"
+	"os"
+	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+
+	"github.com/plugboard/plugboard/backend/assign"
+	"github.com/plugboard/plugboard/backend/catalog"
+	"github.com/plugboard/plugboard/backend/devlink"
+	"github.com/plugboard/plugboard/backend/marketplace"
 	"github.com/plugboard/plugboard/backend/version"
 )
 
-// The manual page and the shell completions are made from the command table, so they
-// say what --help says and cannot drift from it (make package ships them).
-
-// flagRe finds the long and short flags of a usage line (made when man or completion
-// first asks: every other command would pay for it at start).
-var flagRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\s\[(|])(--?[a-z][a-z-]*)`) })
-
-// commandFlags are the flags a command's usage line names, sorted.
-func commandFlags(c command) []string {
-	var out []string
-	for _, m := range flagRe().FindAllStringSubmatch(c.args, -1) {
-		if !slices.Contains(out, m[1]) {
-			out = append(out, m[1])
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+// The shell completions and the manual pages are cobra's, generated from the command
+// tree, so they say what --help says. A completion asks plugboard itself (cobra's hidden
+// __complete command) for the plugin and target ids of the catalog as the user types.
 
 // runCompletion prints the completion script for a shell.
-func runCompletion(env Env, args []string) int {
-	if len(args) != 1 || isHelp(args) {
-		fmt.Fprintln(env.Stderr, "usage: plugboard completion bash|zsh|fish")
-		return helpOrUsage(args)
+func runCompletion(f *flags) body {
+	return func(env Env, pos []string) int {
+		if len(pos) != 1 {
+			fmt.Fprintln(env.Stderr, "usage: plugboard completion bash|zsh|fish")
+			return ExitUsage
+		}
+		root := f.cmd.Root()
+		var err error
+		switch pos[0] {
+		case "bash":
+			err = root.GenBashCompletionV2(env.Stdout, true)
+		case "zsh":
+			err = root.GenZshCompletion(env.Stdout)
+		case "fish":
+			err = root.GenFishCompletion(env.Stdout, true)
+		default:
+			fmt.Fprintf(env.Stderr, "plugboard completion: no completion for %q; use bash, zsh or fish\n", pos[0])
+			return ExitUsage
+		}
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard completion: %v\n", err)
+			return ExitUsage
+		}
+		return ExitOK
 	}
-	switch args[0] {
-	case "bash":
-		bashCompletion(env.Stdout)
-	case "zsh":
-		zshCompletion(env.Stdout)
-	case "fish":
-		fishCompletion(env.Stdout)
-	default:
-		fmt.Fprintf(env.Stderr, "plugboard completion: no completion for %q; use bash, zsh or fish\n", args[0])
-		return ExitUsage
-	}
-	return ExitOK
 }
 
-func commandNames() []string {
+// runMan prints plugboard(1), or writes a page per command (plugboard-launch.1, ...)
+// into --dir, with cobra's generator: synopsis, description, options and examples.
+func runMan(f *flags) body {
+	dir := f.fs.String("dir", "", "write plugboard.1 and a page for each command into this folder")
+	return func(env Env, pos []string) int {
+		if len(pos) != 0 {
+			fmt.Fprintln(env.Stderr, "usage:", f.cmd.UseLine())
+			return ExitUsage
+		}
+		date := time.Now().UTC()
+		if d, err := time.Parse(time.RFC3339, version.BuildDate); err == nil {
+			date = d // the same page for the same build
+		}
+		header := &doc.GenManHeader{Title: "PLUGBOARD", Section: "1", Date: &date, Source: "plugboard " + version.Get("").Version, Manual: "User Commands"}
+		root := f.cmd.Root()
+		root.DisableAutoGenTag = true
+		if *dir == "" {
+			if err := doc.GenMan(root, header, env.Stdout); err != nil {
+				fmt.Fprintf(env.Stderr, "plugboard man: %v\n", err)
+				return ExitUsage
+			}
+			return ExitOK
+		}
+		if err := os.MkdirAll(*dir, 0o755); err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard man: %v\n", err)
+			return ExitUsage
+		}
+		header.Title = "" // each page's own: PLUGBOARD-LAUNCH
+		if err := doc.GenManTree(root, header, *dir); err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard man: %v\n", err)
+			return ExitUsage
+		}
+		n, _ := filepath.Glob(filepath.Join(*dir, "plugboard*.1"))
+		fmt.Fprintf(env.Stdout, "wrote %d manual pages into %s\n", len(n), *dir)
+		return ExitOK
+	}
+}
+
+// argKind is what a positional argument names, for completion.
+type argKind uint
+
+const (
+	argNone        argKind = 1 << iota // not completed
+	argTarget                          // an agent name or target id
+	argAgent                           // an agent name
+	argSlot                            // a template slot id
+	argPlugin                          // a plugin id of the catalog
+	argLink                            // a local development link
+	argMarketplace                     // a marketplace added
+	argClaudeOff                       // launch-as's choice
+	argMore                            // this kind again for every later argument
+)
+
+// argKinds are the kinds of a command's positional arguments, in order.
+type argKinds []argKind
+
+// completeArgs completes the positional arguments of a command.
+func completeArgs(env *Env, kinds argKinds) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		n := len(args)
+		var k argKind
+		switch {
+		case n < len(kinds):
+			k = kinds[n]
+		case len(kinds) > 0 && kinds[len(kinds)-1]&argMore != 0:
+			k = kinds[len(kinds)-1]
+		}
+		if k == 0 || k == argNone {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return candidates(*env, cmd, k), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeFlags completes the values of the flags that take ids or a fixed word.
+func completeFlags(env *Env, f *flags) {
+	words := map[string][]string{"backend": {"claude", "pi"}, "into": {"home", "cursor"}, "mode": {"benchmark", "subagent"}, "plugins": {"none"}}
+	for name, ws := range words {
+		if f.fs.Lookup(name) != nil {
+			_ = f.cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(ws, cobra.ShellCompDirectiveNoFileComp))
+		}
+	}
+	ids := map[string]argKind{"add": argPlugin, "remove": argPlugin, "set": argPlugin, "from": argAgent}
+	for name, k := range ids {
+		if f.fs.Lookup(name) == nil {
+			continue
+		}
+		list := name != "from" // a comma-separated list: complete its last id
+		_ = f.cmd.RegisterFlagCompletionFunc(name, func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			all := candidates(*env, cmd, k)
+			if i := strings.LastIndex(toComplete, ","); list && i >= 0 {
+				for j, c := range all {
+					all[j] = toComplete[:i+1] + c
+				}
+			}
+			d := cobra.ShellCompDirectiveNoFileComp
+			if list {
+				d |= cobra.ShellCompDirectiveNoSpace // the user may go on with a comma
+			}
+			return all, d
+		})
+	}
+}
+
+// candidates are the ids of one kind in the home the command line names (--home, else
+// $PLUGBOARD_HOME). A home that cannot be read completes nothing.
+func candidates(env Env, cmd *cobra.Command, k argKind) []string {
+	if k&argClaudeOff != 0 {
+		return []string{"claude", "off"}
+	}
+	f := &flags{cmd: cmd, dash: -1}
+	if h := cmd.Flags().Lookup("home"); h != nil {
+		f.home = h.Value.String()
+	}
+	home, pbHome, err := homes(env, f)
+	if err != nil {
+		return nil
+	}
 	var out []string
-	for _, c := range commands() {
-		if !c.hidden() {
-			out = append(out, c.name)
+	switch {
+	case k&argLink != 0:
+		links, _ := devlink.List(devlink.Options{Home: home, PlugboardHome: pbHome})
+		for _, l := range links {
+			out = append(out, l.Name)
+		}
+		return out
+	case k&argMarketplace != 0:
+		ms, _ := marketplace.List(pbHome)
+		for _, m := range ms {
+			out = append(out, m.Name)
+		}
+		return out
+	}
+	cat := catalog.Load(catalog.Options{Home: home, PlugboardHome: pbHome})
+	if k&(argTarget|argAgent|argSlot) != 0 {
+		targets, _ := assign.Targets(pbHome, cat)
+		for _, t := range targets {
+			switch {
+			case t.Kind == assign.KindAgent && k&(argTarget|argAgent) != 0:
+				out = append(out, t.Name) // launch coder: the short form people type
+			case t.Kind == assign.KindSlot && k&(argTarget|argSlot) != 0:
+				out = append(out, t.ID)
+			}
+		}
+	}
+	if k&argPlugin != 0 {
+		for i := range cat.Plugins {
+			out = append(out, cat.Plugins[i].ID)
 		}
 	}
 	return out
-}
-
-// hidden: commands agents and launches run, not people.
-func (c command) hidden() bool {
-	return c.name == "mcp-stdio" || c.name == "mcp-proxy"
-}
-
-func bashCompletion(w io.Writer) {
-	fmt.Fprintln(w, "# bash completion for plugboard (plugboard completion bash)")
-	fmt.Fprintln(w, "_plugboard() {")
-	fmt.Fprintln(w, `  local cur=${COMP_WORDS[COMP_CWORD]}`)
-	fmt.Fprintln(w, `  if [ "$COMP_CWORD" -eq 1 ]; then`)
-	fmt.Fprintf(w, "    COMPREPLY=($(compgen -W %q -- \"$cur\") $(compgen -d -- \"$cur\"))\n", strings.Join(commandNames(), " ")+" --help --version")
-	fmt.Fprintln(w, "    return")
-	fmt.Fprintln(w, "  fi")
-	fmt.Fprintln(w, `  case ${COMP_WORDS[1]} in`)
-	for _, c := range commands() {
-		if fl := commandFlags(c); len(fl) > 0 && !c.hidden() {
-			fmt.Fprintf(w, "  %s) COMPREPLY=($(compgen -W %q -- \"$cur\") $(compgen -f -- \"$cur\")) ;;\n", c.name, strings.Join(fl, " "))
-		}
-	}
-	fmt.Fprintln(w, `  *) COMPREPLY=($(compgen -f -- "$cur")) ;;`)
-	fmt.Fprintln(w, "  esac")
-	fmt.Fprintln(w, "}")
-	fmt.Fprintln(w, "complete -o filenames -F _plugboard plugboard")
-}
-
-func zshCompletion(w io.Writer) {
-	fmt.Fprintln(w, "#compdef plugboard")
-	fmt.Fprintln(w, "# zsh completion for plugboard (plugboard completion zsh)")
-	fmt.Fprintln(w, "_plugboard() {")
-	fmt.Fprintln(w, "  local -a cmds")
-	fmt.Fprintln(w, "  cmds=(")
-	for _, c := range commands() {
-		if !c.hidden() {
-			fmt.Fprintf(w, "    %s\n", zshQuote(c.name+":"+c.help))
-		}
-	}
-	fmt.Fprintln(w, "  )")
-	fmt.Fprintln(w, "  if (( CURRENT == 2 )); then")
-	fmt.Fprintln(w, "    _describe 'command' cmds; _files -/")
-	fmt.Fprintln(w, "    return")
-	fmt.Fprintln(w, "  fi")
-	fmt.Fprintln(w, "  case $words[2] in")
-	for _, c := range commands() {
-		if fl := commandFlags(c); len(fl) > 0 && !c.hidden() {
-			fmt.Fprintf(w, "    %s) compadd -- %s; _files ;;\n", c.name, strings.Join(fl, " "))
-		}
-	}
-	fmt.Fprintln(w, "    *) _files ;;")
-	fmt.Fprintln(w, "  esac")
-	fmt.Fprintln(w, "}")
-	fmt.Fprintln(w, `_plugboard "$@"`)
-}
-
-func zshQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
-func fishCompletion(w io.Writer) {
-	fmt.Fprintln(w, "# fish completion for plugboard (plugboard completion fish)")
-	fmt.Fprintln(w, "complete -c plugboard -f")
-	for _, c := range commands() {
-		if c.hidden() {
-			continue
-		}
-		fmt.Fprintf(w, "complete -c plugboard -n __fish_use_subcommand -a %s -d %s\n", c.name, fishQuote(firstClause(c.help)))
-		for _, fl := range commandFlags(c) {
-			opt := "-l " + strings.TrimLeft(fl, "-")
-			if !strings.HasPrefix(fl, "--") {
-				opt = "-s " + strings.TrimLeft(fl, "-")
-			}
-			fmt.Fprintf(w, "complete -c plugboard -n '__fish_seen_subcommand_from %s' %s\n", c.name, opt)
-		}
-	}
-	fmt.Fprintln(w, "complete -c plugboard -n __fish_use_subcommand -a '(__fish_complete_directories)'")
-}
-
-func fishQuote(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, "'", `\'`).Replace(s) + "'"
-}
-
-// firstClause is a help text up to its first colon or parenthesis, for one-line lists.
-func firstClause(s string) string {
-	if i := strings.IndexAny(s, ":("); i > 0 {
-		s = s[:i]
-	}
-	return strings.TrimSpace(s)
-}
-
-// runMan prints the manual page, plugboard(1), in roff.
-func runMan(env Env, args []string) int {
-	if len(args) != 0 {
-		fmt.Fprintln(env.Stderr, "usage: plugboard man")
-		return helpOrUsage(args)
-	}
-	w := env.Stdout
-	date := time.Now().UTC().Format("2006-01-02")
-	if d := version.BuildDate; len(d) >= 10 {
-		date = d[:10]
-	}
-	fmt.Fprintf(w, ".TH PLUGBOARD 1 %s %s \"User Commands\"\n", date, roff("plugboard "+version.Get("").Version))
-	fmt.Fprintln(w, ".SH NAME")
-	fmt.Fprintln(w, `plugboard \- one honest catalog of the agent plugins and skills on this machine`)
-	fmt.Fprintln(w, ".SH SYNOPSIS")
-	fmt.Fprintln(w, ".B plugboard")
-	fmt.Fprintln(w, ".br")
-	fmt.Fprintln(w, ".B plugboard\n.I FOLDER")
-	for _, c := range commands() {
-		if c.hidden() {
-			continue
-		}
-		fmt.Fprintln(w, ".br")
-		fmt.Fprintf(w, ".B plugboard %s\n", c.name)
-		if c.args != "" {
-			fmt.Fprintln(w, roff(c.args))
-		}
-	}
-	fmt.Fprintln(w, ".SH DESCRIPTION")
-	fmt.Fprintln(w, "Plugboard finds Agent Plugins 1.0 packages, legacy Claude plugins, Cursor Marketplace plugins and standalone skills, validates each against its specification, assigns plugin sets to agents and launches Claude Code or PI from private projections of them. With no command it opens the desktop window (with no display it serves the page on loopback).")
-	fmt.Fprintln(w, ".SH COMMANDS")
-	for _, c := range commands() {
-		if c.hidden() {
-			continue
-		}
-		fmt.Fprintf(w, ".TP\n.B %s %s\n%s\n", c.name, roff(c.args), roff(c.help))
-	}
-	fmt.Fprintln(w, ".SH ENVIRONMENT")
-	fmt.Fprintln(w, ".TP\n.B HOME\nthe user's home, where the clients' folders are.\n.TP\n.B PLUGBOARD_HOME\nPlugboard's own folder (default ~/.plugboard); --home overrides it.")
-	fmt.Fprintln(w, ".SH EXIT STATUS")
-	fmt.Fprintln(w, "0 ok, 1 invalid or refused by a rule, 2 usage or I/O error, 3 stale hash (nothing written), 4 MCP acknowledgment needed.")
-	fmt.Fprintln(w, ".SH NOTES")
-	fmt.Fprintln(w, "Issue messages are in English whatever the page's language: their codes are stable and searchable.")
-	return ExitOK
-}
-
-// roff escapes text for a roff line: backslashes, and a leading dot or quote.
-func roff(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	s = strings.ReplaceAll(s, "-", `\-`)
-	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
-		s = `\&` + s
-	}
-	return s
 }

@@ -3,59 +3,112 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
+
+// leaves are the commands people run (with their subcommands), hidden ones included.
+func leaves(c *cobra.Command) []*cobra.Command {
+	var out []*cobra.Command
+	for _, s := range c.Commands() {
+		if s.Name() == "help" {
+			continue
+		}
+		if s.HasSubCommands() {
+			out = append(out, leaves(s)...)
+		}
+		if s.Runnable() && !s.DisableFlagParsing && (!s.HasSubCommands() || s.Flags().HasFlags()) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ownFlags are the flags a command registers, by long name (-h/--help aside).
+func ownFlags(c *cobra.Command) []string {
+	var out []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Name != "help" {
+			out = append(out, f.Name)
+		}
+	})
+	slices.Sort(out)
+	return out
+}
 
 // Every command registers exactly the flags its usage line names, and the README's CLI
 // reference names the same ones: a flag that does nothing, or one nobody is told about,
-// fails here. The registered flags are what the command prints for -h.
+// fails here. --help prints them, and exits 0.
 func TestFlagsMatchUsageAndREADME(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rows := readmeRows(string(readme))
+	root := newRoot(&Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }})
+	short := map[string]string{} // -p is --prompt
+	for _, c := range leaves(root) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if f.Shorthand != "" && f.Name != "help" {
+				short[f.Shorthand] = f.Name
+			}
+		})
+	}
 	flagName := regexp.MustCompile(`(?:^|[\s\[(|])--?([a-z][a-z-]*)`) // --name, or a one-letter -p
 	names := func(s string) []string {
 		var out []string
-		for _, m := range flagName.FindAllStringSubmatch(s, -1) {
-			if !slices.Contains(out, m[1]) {
-				out = append(out, m[1])
+		for _, m := range flagName.FindAllStringSubmatch(strings.Split(s, " -- ")[0], -1) {
+			n := m[1]
+			if long, ok := short[n]; ok && len(n) == 1 {
+				n = long
+			}
+			if !slices.Contains(out, n) {
+				out = append(out, n)
 			}
 		}
 		slices.Sort(out)
 		return out
 	}
-	for _, c := range commands() {
-		var stderr bytes.Buffer
-		// Asked for, the flags are printed and the command exits 0, as Go's flag package does.
-		if code := Main([]string{c.name, "-h"}, Env{Stdout: &bytes.Buffer{}, Stderr: &stderr, Getenv: func(string) string { return "" }}); code != ExitOK {
-			t.Errorf("%s -h exited %d, want 0", c.name, code)
+	readmeFlags := map[string][]string{} // a README row per top-level command, its subcommands' flags together
+	for _, c := range leaves(root) {
+		path := strings.TrimPrefix(c.CommandPath(), "plugboard ")
+		var stdout bytes.Buffer
+		if code := Main(append(strings.Fields(path), "--help"), Env{Stdout: &stdout, Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}); code != ExitOK {
+			t.Errorf("%s --help exited %d, want 0", path, code)
 		}
-		var registered []string
-		for _, line := range strings.Split(stderr.String(), "\n") {
-			if m := regexp.MustCompile(`^  -([a-z][a-z-]*)`).FindStringSubmatch(line); m != nil {
-				registered = append(registered, m[1])
+		registered := ownFlags(c)
+		for _, n := range registered {
+			if !strings.Contains(stdout.String(), "--"+n) {
+				t.Errorf("%s --help does not list --%s", path, n)
 			}
 		}
-		slices.Sort(registered)
-		// The agent's own arguments after "--" are not flags of the command.
-		usage := strings.Split(c.args, " -- ")[0]
-		if got := names(usage); !slices.Equal(got, registered) {
-			t.Errorf("%s: the usage line names %v, the command registers %v", c.name, got, registered)
+		if got := names(c.Use); !slices.Equal(got, registered) {
+			t.Errorf("%s: the usage line names %v, the command registers %v", path, got, registered)
 		}
-		row, ok := rows[c.name]
-		if !ok {
-			t.Errorf("%s: no row in the README's CLI reference", c.name)
-			continue
+		top := strings.Fields(path)[0]
+		if _, ok := readmeFlags[top]; !ok {
+			readmeFlags[top] = []string{}
 		}
-		if got := names(strings.Split(row, " -- ")[0]); !slices.Equal(got, registered) {
-			t.Errorf("%s: the README names %v, the command registers %v", c.name, got, registered)
+		for _, n := range registered {
+			if !slices.Contains(readmeFlags[top], n) {
+				readmeFlags[top] = append(readmeFlags[top], n)
+			}
+		}
+	}
+	for top, want := range readmeFlags {
+		slices.Sort(want)
+		if row, ok := rows[top]; !ok {
+			t.Errorf("%s: no row in the README's CLI reference", top)
+		} else if got := names(row); !slices.Equal(got, want) {
+			t.Errorf("%s: the README names %v, the commands register %v", top, got, want)
 		}
 	}
 }

@@ -13,40 +13,37 @@ import (
 	"github.com/plugboard/plugboard/backend/issue"
 )
 
-func runInspect(env Env, args []string) int {
-	f := newFlags(env, "inspect", false)
-	pos, err := f.parse(args)
-	if err != nil {
-		return ExitUsage
-	}
-	if len(pos) != 1 {
-		fmt.Fprintln(env.Stderr, "usage: plugboard inspect [--json] DIR")
-		return ExitUsage
-	}
-	dir := pos[0]
-	st, err := os.Stat(dir)
-	if err != nil || !st.IsDir() {
-		if err == nil {
-			err = fmt.Errorf("not a folder")
-		}
-		fmt.Fprintf(env.Stderr, "plugboard inspect: %s: %v\n", dir, unwrap(err))
-		return ExitUsage
-	}
-	found := findClients(env, env.Getenv("HOME"))
-	doc := catalog.InspectAnyAs(dir, env.Getenv("HOME"), clientask.Versions(found))
-	if f.json {
-		if err := writeJSON(env.Stdout, doc); err != nil {
+func runInspect(f *flags) body {
+	return func(env Env, pos []string) int {
+		if len(pos) != 1 {
+			fmt.Fprintln(env.Stderr, "usage: plugboard inspect [--json] DIR")
 			return ExitUsage
 		}
-	} else {
-		printInspection(env.Stdout, &doc, dir)
+		dir := pos[0]
+		st, err := os.Stat(dir)
+		if err != nil || !st.IsDir() {
+			if err == nil {
+				err = fmt.Errorf("not a folder")
+			}
+			fmt.Fprintf(env.Stderr, "plugboard inspect: %s: %v\n", dir, unwrap(err))
+			return ExitUsage
+		}
+		found := findClients(env, env.Getenv("HOME"))
+		doc := catalog.InspectAnyAs(dir, env.Getenv("HOME"), clientask.Versions(found))
+		if f.json {
+			if err := writeJSON(env.Stdout, doc); err != nil {
+				return ExitUsage
+			}
+		} else {
+			printInspection(env.Stdout, &doc, dir)
+		}
+		// Any error anywhere in the package (a skill, a server, a marketplace entry) fails
+		// the check, so a plugin author's CI catches a broken skill in a valid package.
+		if doc.HasErrors() {
+			return ExitInvalid
+		}
+		return ExitOK
 	}
-	// Any error anywhere in the package (a skill, a server, a marketplace entry) fails
-	// the check, so a plugin author's CI catches a broken skill in a valid package.
-	if doc.HasErrors() {
-		return ExitInvalid
-	}
-	return ExitOK
 }
 
 func unwrap(err error) error {

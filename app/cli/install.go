@@ -15,8 +15,7 @@ import (
 
 // runInstall fetches a plugin into $PLUGBOARD_HOME/plugins (backend/install), or replays
 // a lockfile with --locked.
-func runInstall(env Env, args []string) int {
-	f := newFlags(env, "install", true)
+func runInstall(f *flags) body {
 	var o install.Options
 	var locked string
 	f.fs.StringVar(&o.Ref, "ref", "", "git: the branch, tag or full commit to install (default: the remote's HEAD)")
@@ -24,54 +23,52 @@ func runInstall(env Env, args []string) int {
 	f.fs.StringVar(&o.Name, "name", "", "the plugin id (default: the manifest name, else the folder or repository name)")
 	f.fs.StringVar(&locked, "locked", "", "install every plugin of this lockfile exactly (same commits, refused if the content differs)")
 	f.fs.BoolVar(&o.Force, "force", false, "install an invalid package; replace an installed plugin of the same id")
-	pos, err := f.parse(args)
-	if err != nil {
-		return ExitUsage
-	}
-	home, pbHome, err := homes(env, f)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard install: %v\n", err)
-		return ExitUsage
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	context.AfterFunc(ctx, stop) // the first Ctrl-C stops the install at its next step; a second one kills
-	if locked != "" {
-		if len(pos) != 0 || o.Ref != "" || o.Path != "" || o.Name != "" {
-			fmt.Fprintln(env.Stderr, "plugboard install: --locked FILE installs what the file records; give no SOURCE, --ref, --path or --name with it")
+	return func(env Env, pos []string) int {
+		home, pbHome, err := homes(env, f)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard install: %v\n", err)
 			return ExitUsage
 		}
-		res, err := install.InstallLocked(ctx, install.LockedOptions{Home: home, PlugboardHome: pbHome, Lockfile: locked, Force: o.Force, Progress: env.Stderr})
-		if f.json {
-			if res == nil {
-				res = []install.Result{}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		context.AfterFunc(ctx, stop) // the first Ctrl-C stops the install at its next step; a second one kills
+		if locked != "" {
+			if len(pos) != 0 || o.Ref != "" || o.Path != "" || o.Name != "" {
+				fmt.Fprintln(env.Stderr, "plugboard install: --locked FILE installs what the file records; give no SOURCE, --ref, --path or --name with it")
+				return ExitUsage
 			}
-			writeJSON(env.Stdout, map[string]any{"plugins": res})
-		} else {
-			for _, r := range res {
-				printInstalled(env, r, home)
+			res, err := install.InstallLocked(ctx, install.LockedOptions{Home: home, PlugboardHome: pbHome, Lockfile: locked, Force: o.Force, Progress: env.Stderr})
+			if f.json {
+				if res == nil {
+					res = []install.Result{}
+				}
+				writeJSON(env.Stdout, map[string]any{"plugins": res})
+			} else {
+				for _, r := range res {
+					printInstalled(env, r, home)
+				}
 			}
+			if err != nil {
+				return installFailed(env, "install", err)
+			}
+			return ExitOK
 		}
+		if len(pos) != 1 {
+			fmt.Fprintln(env.Stderr, "plugboard install: give one source: a git URL, owner/repo, a plugin folder or a .zip/.tar.gz file, e.g. plugboard install https://github.com/acme/greeter.git")
+			return ExitUsage
+		}
+		o.Home, o.PlugboardHome, o.Source, o.Progress = home, pbHome, pos[0], env.Stderr
+		res, err := install.Install(ctx, o)
 		if err != nil {
 			return installFailed(env, "install", err)
 		}
+		if f.json {
+			writeJSON(env.Stdout, res)
+			return ExitOK
+		}
+		printInstalled(env, res, home)
 		return ExitOK
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(env.Stderr, "plugboard install: give one source: a git URL, owner/repo, a plugin folder or a .zip/.tar.gz file, e.g. plugboard install https://github.com/acme/greeter.git")
-		return ExitUsage
-	}
-	o.Home, o.PlugboardHome, o.Source, o.Progress = home, pbHome, pos[0], env.Stderr
-	res, err := install.Install(ctx, o)
-	if err != nil {
-		return installFailed(env, "install", err)
-	}
-	if f.json {
-		writeJSON(env.Stdout, res)
-		return ExitOK
-	}
-	printInstalled(env, res, home)
-	return ExitOK
 }
 
 // installFailed prints err and returns its exit status: 1 for a refusal by a rule, 2
@@ -148,35 +145,32 @@ func printNative(w io.Writer, l []install.NativeChange) {
 }
 
 // runUninstall removes a plugin install made (backend/install).
-func runUninstall(env Env, args []string) int {
-	f := newFlags(env, "uninstall", true)
+func runUninstall(f *flags) body {
 	var o install.UninstallOptions
 	f.fs.BoolVar(&o.Force, "force", false, "uninstall even a plugin targets assign, or a folder install did not make")
-	pos, err := f.parse(args)
-	if err != nil {
-		return ExitUsage
-	}
-	if len(pos) != 1 {
-		fmt.Fprintln(env.Stderr, "plugboard uninstall: give the installed plugin's id (see plugboard catalog), e.g. plugboard uninstall greeter")
-		return ExitUsage
-	}
-	home, pbHome, err := homes(env, f)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard uninstall: %v\n", err)
-		return ExitUsage
-	}
-	o.Home, o.PlugboardHome, o.Name = home, pbHome, pos[0]
-	res, err := install.Uninstall(context.Background(), o)
-	if err != nil {
-		return installFailed(env, "uninstall", err)
-	}
-	if f.json {
-		writeJSON(env.Stdout, res)
+	return func(env Env, pos []string) int {
+		if len(pos) != 1 {
+			fmt.Fprintln(env.Stderr, "plugboard uninstall: give the installed plugin's id (see plugboard catalog), e.g. plugboard uninstall greeter")
+			return ExitUsage
+		}
+		home, pbHome, err := homes(env, f)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard uninstall: %v\n", err)
+			return ExitUsage
+		}
+		o.Home, o.PlugboardHome, o.Name = home, pbHome, pos[0]
+		res, err := install.Uninstall(context.Background(), o)
+		if err != nil {
+			return installFailed(env, "uninstall", err)
+		}
+		if f.json {
+			writeJSON(env.Stdout, res)
+			return ExitOK
+		}
+		fmt.Fprintf(env.Stdout, "uninstalled %s (%s)\n", res.ID, tildify(res.Path, home))
+		if len(res.Targets) > 0 {
+			fmt.Fprintf(env.Stdout, "  still named by %v (--force): remove it there with plugboard assign TARGET --remove %s\n", res.Targets, res.ID)
+		}
 		return ExitOK
 	}
-	fmt.Fprintf(env.Stdout, "uninstalled %s (%s)\n", res.ID, tildify(res.Path, home))
-	if len(res.Targets) > 0 {
-		fmt.Fprintf(env.Stdout, "  still named by %v (--force): remove it there with plugboard assign TARGET --remove %s\n", res.Targets, res.ID)
-	}
-	return ExitOK
 }

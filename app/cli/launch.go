@@ -17,98 +17,86 @@ type launchFlags struct {
 	dryRun, requireAck          bool
 }
 
-func runLaunch(env Env, args []string) int {
-	// plugboard's own lines go through the escaper; the agent gets the terminal as it is
-	raw := env
-	env.Stdout, env.Stderr = newTermSafe(env.Stdout), newTermSafe(env.Stderr)
-	ours, agentArgs := splitDashDash(args)
-	f := launchFlags{flags: newFlags(env, "launch", true)}
+func runLaunch(fl *flags) body {
+	f := launchFlags{flags: fl}
 	f.fs.StringVar(&f.backend, "backend", "", "claude or pi (default: the agent file's \"backend\", else claude)")
 	f.fs.StringVar(&f.plugins, "plugins", "", "none: launch with an explicit empty set")
 	f.fs.StringVar(&f.mode, "mode", "", "benchmark or subagent: no portable MCP")
 	f.fs.StringVar(&f.bin, "bin", "", "the agent executable (default: $PLUGBOARD_CLAUDE_BIN / $PLUGBOARD_PI_BIN, else claude / pi on PATH)")
 	f.fs.BoolVar(&f.dryRun, "dry-run", false, "print the launch as it would run (argv, fingerprint, what is left out); write nothing, start nothing")
 	f.fs.BoolVar(&f.requireAck, "require-ack", false, "stop (exit 4) when an MCP server is not acknowledged for the target, instead of leaving it out")
-	pos, err := f.parse(ours)
-	if err != nil {
-		return ExitUsage
-	}
-	if len(pos) != 1 {
-		fmt.Fprintln(env.Stderr, "plugboard launch: give one target (see plugboard targets), e.g. plugboard launch agent:coder")
-		return ExitUsage
-	}
-	if f.plugins != "" && f.plugins != "none" {
-		fmt.Fprintf(env.Stderr, "plugboard launch: --plugins takes only \"none\" (the target's own set is the default), not %q\n", f.plugins)
-		return ExitUsage
-	}
-	if f.mode != "" && f.mode != runtime.ModeBenchmark && f.mode != runtime.ModeSubagent {
-		fmt.Fprintf(env.Stderr, "plugboard launch: --mode is benchmark or subagent, not %q\n", f.mode)
-		return ExitUsage
-	}
-	home, pbHome, err := homes(env, f.flags)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard launch: %v\n", err)
-		return ExitUsage
-	}
-	self, _ := env.Executable()
-	var st *runtime.Starter
-	var rl *activity.Listener
-	if !f.dryRun {
-		// Readied on the other core while the plan is built (both say what they save).
-		st, rl = runtime.NewStarter(), activity.Listen()
-		defer st.Stop()
-		defer rl.Close()
-	}
-	req := runtime.Request{Home: home, PlugboardHome: pbHome, Target: pos[0], Backend: f.backend,
-		NoPlugins: f.plugins == "none", Mode: f.mode, Bin: f.bin, Self: self, Args: agentArgs, RequireAck: f.requireAck, DryRun: f.dryRun}
-	req.FromEnv(env.Getenv)
-	plan, err := runtime.Build(req)
-	if f.dryRun && f.json && plan != nil {
-		writeJSON(env.Stdout, plan)
-	}
-	if err != nil {
-		var need *runtime.AckError
-		if errors.As(err, &need) {
-			printNeedAck(env.Stderr, need)
-			return ExitNeedAck
+	return func(env Env, args []string) int {
+		// plugboard's own lines go through the escaper; the agent gets the terminal as it is
+		raw := env
+		env.Stdout, env.Stderr = newTermSafe(env.Stdout), newTermSafe(env.Stderr)
+		pos, agentArgs := f.split(args)
+		if len(pos) != 1 {
+			fmt.Fprintln(env.Stderr, "plugboard launch: give one target (see plugboard targets), e.g. plugboard launch agent:coder")
+			return ExitUsage
 		}
-		fmt.Fprintf(env.Stderr, "plugboard launch: %v\n", err)
-		if errors.Is(err, runtime.ErrCollision) {
-			return ExitInvalid
+		if f.plugins != "" && f.plugins != "none" {
+			fmt.Fprintf(env.Stderr, "plugboard launch: --plugins takes only \"none\" (the target's own set is the default), not %q\n", f.plugins)
+			return ExitUsage
 		}
-		return ExitUsage
-	}
-	printDrops(env.Stderr, plan)
-	if f.dryRun {
-		if !f.json {
-			printPlan(env.Stdout, plan)
+		if f.mode != "" && f.mode != runtime.ModeBenchmark && f.mode != runtime.ModeSubagent {
+			fmt.Fprintf(env.Stderr, "plugboard launch: --mode is benchmark or subagent, not %q\n", f.mode)
+			return ExitUsage
 		}
-		return ExitOK
-	}
-	// This process waits for the agent, so it hosts the agent's recorder: a skill use then
-	// costs a POST, not a plugboard process (backend/activity, server.go). When it cannot
-	// listen, the plan's own recorder (a process per use) stays.
-	if rec, err := rl.Serve(plan, pbHome, home, env.Getenv(runtime.ActivityRunEnv)); err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard launch: %v; skill uses are recorded by a process each\n", err)
-	} else {
-		defer rec.Close()
-		plan.UseActivityServer(rec.URL, rec.Token)
-	}
-	code, err := runtime.Run(context.Background(), plan, st, raw.Stdin, raw.Stdout, raw.Stderr)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard launch: %v\n", err)
-	}
-	return code
-}
-
-// splitDashDash separates launch's arguments from the agent's, after the first "--".
-func splitDashDash(args []string) (ours, rest []string) {
-	for i, a := range args {
-		if a == "--" {
-			return args[:i], args[i+1:]
+		home, pbHome, err := homes(env, f.flags)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard launch: %v\n", err)
+			return ExitUsage
 		}
+		self, _ := env.Executable()
+		var st *runtime.Starter
+		var rl *activity.Listener
+		if !f.dryRun {
+			// Readied on the other core while the plan is built (both say what they save).
+			st, rl = runtime.NewStarter(), activity.Listen()
+			defer st.Stop()
+			defer rl.Close()
+		}
+		req := runtime.Request{Home: home, PlugboardHome: pbHome, Target: pos[0], Backend: f.backend,
+			NoPlugins: f.plugins == "none", Mode: f.mode, Bin: f.bin, Self: self, Args: agentArgs, RequireAck: f.requireAck, DryRun: f.dryRun}
+		req.FromEnv(env.Getenv)
+		plan, err := runtime.Build(req)
+		if f.dryRun && f.json && plan != nil {
+			writeJSON(env.Stdout, plan)
+		}
+		if err != nil {
+			var need *runtime.AckError
+			if errors.As(err, &need) {
+				printNeedAck(env.Stderr, need)
+				return ExitNeedAck
+			}
+			fmt.Fprintf(env.Stderr, "plugboard launch: %v\n", err)
+			if errors.Is(err, runtime.ErrCollision) {
+				return ExitInvalid
+			}
+			return ExitUsage
+		}
+		printDrops(env.Stderr, plan)
+		if f.dryRun {
+			if !f.json {
+				printPlan(env.Stdout, plan)
+			}
+			return ExitOK
+		}
+		// This process waits for the agent, so it hosts the agent's recorder: a skill use then
+		// costs a POST, not a plugboard process (backend/activity, server.go). When it cannot
+		// listen, the plan's own recorder (a process per use) stays.
+		if rec, err := rl.Serve(plan, pbHome, home, env.Getenv(runtime.ActivityRunEnv)); err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard launch: %v; skill uses are recorded by a process each\n", err)
+		} else {
+			defer rec.Close()
+			plan.UseActivityServer(rec.URL, rec.Token)
+		}
+		code, err := runtime.Run(context.Background(), plan, st, raw.Stdin, raw.Stdout, raw.Stderr)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard launch: %v\n", err)
+		}
+		return code
 	}
-	return args, nil
 }
 
 func printDrops(w io.Writer, p *runtime.Plan) {
@@ -145,16 +133,17 @@ func printPlan(w io.Writer, p *runtime.Plan) {
 	}
 }
 
-func runMCPStdio(env Env, args []string) int {
-	f := newFlags(env, "mcp-stdio", false)
+func runMCPStdio(f *flags) body {
 	file := f.fs.String("config", "", "the server's private config, written by a launch")
-	if pos, err := f.parse(args); err != nil || *file == "" || len(pos) > 0 {
-		fmt.Fprintln(env.Stderr, "plugboard mcp-stdio: usage: plugboard mcp-stdio --config FILE")
-		return ExitUsage
+	return func(env Env, pos []string) int {
+		if *file == "" || len(pos) > 0 {
+			fmt.Fprintln(env.Stderr, "plugboard mcp-stdio: usage: plugboard mcp-stdio --config FILE")
+			return ExitUsage
+		}
+		code, err := runtime.ExecStdio(*file)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard mcp-stdio: %v\n", err)
+		}
+		return code
 	}
-	code, err := runtime.ExecStdio(*file)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard mcp-stdio: %v\n", err)
-	}
-	return code
 }

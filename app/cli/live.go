@@ -23,52 +23,50 @@ import (
 )
 
 // runWatch prints one line (or one JSON object) per change until interrupted.
-func runWatch(env Env, args []string) int {
-	f := newFlags(env, "watch", true)
-	if _, err := f.parse(args); err != nil {
-		return ExitUsage
-	}
-	home, pbHome, err := homes(env, f)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard watch: %v\n", err)
-		return ExitUsage
-	}
-	find := func() []installed.Client { return findClients(env, home) } // cached: a few stats when nothing changed
-	o := catalog.Options{Home: home, PlugboardHome: pbHome, Workspace: f.workspace, Installed: clientask.Versions(find())}
-	r, err := reload.New(reload.Options{Catalog: o, Snapshots: true, Log: env.Stderr,
-		Installed: func() map[string]string { return clientask.Versions(find()) }}, nil)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard watch: %v\n", err)
-		return ExitUsage
-	}
-	defer r.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	// The first line says the watches are armed: a change made after it is reported.
-	c := r.Current()
-	out := &lockedWriter{w: env.Stdout}
-	if f.json {
-		writeCompactJSON(out, map[string]any{"watching": pbHome, "plugins": c.Summary.Plugins, "skills": c.Summary.Skills, "counts": c.Summary.Issues})
-	} else {
-		fmt.Fprintf(out, "watching %s: %s, %s; %s\n", pbHome, plural(c.Summary.Plugins, "plugin"),
-			plural(c.Summary.Skills, "skill"), c.Summary.Issues)
-	}
-	// The installed clients are asked what they load, after the first scan and after
-	// every reload that changed something, in the background.
-	asker := newWatchAsker(out, f.json, pbHome, find)
-	defer asker.stop()
-	asker.ask(ctx, c)
-	err = r.Run(ctx, func(rl reload.Reload) {
-		printReload(out, rl, f.json)
-		if len(rl.Changes) > 0 {
-			asker.ask(ctx, rl.Catalog)
+func runWatch(f *flags) body {
+	return func(env Env, pos []string) int {
+		home, pbHome, err := homes(env, f)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard watch: %v\n", err)
+			return ExitUsage
 		}
-	}, nil)
-	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintf(env.Stderr, "plugboard watch: %v\n", err)
-		return ExitUsage
+		find := func() []installed.Client { return findClients(env, home) } // cached: a few stats when nothing changed
+		o := catalog.Options{Home: home, PlugboardHome: pbHome, Workspace: f.workspace, Installed: clientask.Versions(find())}
+		r, err := reload.New(reload.Options{Catalog: o, Snapshots: true, Log: env.Stderr,
+			Installed: func() map[string]string { return clientask.Versions(find()) }}, nil)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard watch: %v\n", err)
+			return ExitUsage
+		}
+		defer r.Close()
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		// The first line says the watches are armed: a change made after it is reported.
+		c := r.Current()
+		out := &lockedWriter{w: env.Stdout}
+		if f.json {
+			writeCompactJSON(out, map[string]any{"watching": pbHome, "plugins": c.Summary.Plugins, "skills": c.Summary.Skills, "counts": c.Summary.Issues})
+		} else {
+			fmt.Fprintf(out, "watching %s: %s, %s; %s\n", pbHome, plural(c.Summary.Plugins, "plugin"),
+				plural(c.Summary.Skills, "skill"), c.Summary.Issues)
+		}
+		// The installed clients are asked what they load, after the first scan and after
+		// every reload that changed something, in the background.
+		asker := newWatchAsker(out, f.json, pbHome, find)
+		defer asker.stop()
+		asker.ask(ctx, c)
+		err = r.Run(ctx, func(rl reload.Reload) {
+			printReload(out, rl, f.json)
+			if len(rl.Changes) > 0 {
+				asker.ask(ctx, rl.Catalog)
+			}
+		}, nil)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintf(env.Stderr, "plugboard watch: %v\n", err)
+			return ExitUsage
+		}
+		return ExitOK
 	}
-	return ExitOK
 }
 
 func printReload(w io.Writer, rl reload.Reload, asJSON bool) {
@@ -109,11 +107,10 @@ func issuesAt(c *catalog.Catalog, ch catalog.Change) issue.List {
 	return out
 }
 
-// linkFlags parses link and unlink.
-func linkOpts(env Env, name string, args []string, withLink bool) (devlink.Options, []string, *flags, bool) {
-	f := newFlags(env, name, true)
+// linkOpts registers the flags of link, unlink and links.
+func linkOpts(f *flags, withInto, withLink bool) *devlink.Options {
 	var o devlink.Options
-	if name != "links" { // links lists both places
+	if withInto { // links lists both places
 		f.fs.StringVar(&o.Into, "into", "", "home ($PLUGBOARD_HOME/plugins, the default for link) or cursor (~/.cursor/plugins/local)")
 	}
 	if withLink {
@@ -121,43 +118,48 @@ func linkOpts(env Env, name string, args []string, withLink bool) (devlink.Optio
 		f.fs.BoolVar(&o.Copy, "copy", false, "keep a synced copy instead of a symlink (for agents that refuse links leaving their folder)")
 		f.fs.BoolVar(&o.Force, "force", false, "link even an invalid package")
 	}
-	pos, err := f.parse(args)
-	if err != nil {
-		return o, nil, f, false
-	}
+	return &o
+}
+
+// linkHomes completes the options with the homes.
+func linkHomes(env Env, f *flags, o *devlink.Options) bool {
 	home, pbHome, err := homes(env, f)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard %s: %v\n", name, err)
-		return o, nil, f, false
+		fmt.Fprintf(env.Stderr, "plugboard %s: %v\n", f.name(), err)
+		return false
 	}
 	o.Home, o.PlugboardHome = home, pbHome
-	return o, pos, f, true
+	return true
 }
 
-func runLink(env Env, args []string) int {
-	o, pos, f, ok := linkOpts(env, "link", args, true)
-	if !ok {
-		return ExitUsage
+func runLink(f *flags) body {
+	o := linkOpts(f, true, true)
+	return func(env Env, pos []string) int {
+		if len(pos) != 1 {
+			fmt.Fprintln(env.Stderr, "plugboard link: give the plugin folder to link, e.g. plugboard link ~/src/my-plugin")
+			return ExitUsage
+		}
+		if !linkHomes(env, f, o) {
+			return ExitUsage
+		}
+		res, err := devlink.Link(pos[0], *o)
+		return linkResult(env, "link", res, err, f.json)
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(env.Stderr, "plugboard link: give the plugin folder to link, e.g. plugboard link ~/src/my-plugin")
-		return ExitUsage
-	}
-	res, err := devlink.Link(pos[0], o)
-	return linkResult(env, "link", res, err, f.json)
 }
 
-func runUnlink(env Env, args []string) int {
-	o, pos, f, ok := linkOpts(env, "unlink", args, false)
-	if !ok {
-		return ExitUsage
+func runUnlink(f *flags) body {
+	o := linkOpts(f, true, false)
+	return func(env Env, pos []string) int {
+		if len(pos) != 1 {
+			fmt.Fprintln(env.Stderr, "plugboard unlink: give the linked plugin's name (see plugboard links)")
+			return ExitUsage
+		}
+		if !linkHomes(env, f, o) {
+			return ExitUsage
+		}
+		res, err := devlink.Unlink(pos[0], *o)
+		return linkResult(env, "unlink", res, err, f.json)
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(env.Stderr, "plugboard unlink: give the linked plugin's name (see plugboard links)")
-		return ExitUsage
-	}
-	res, err := devlink.Unlink(pos[0], o)
-	return linkResult(env, "unlink", res, err, f.json)
 }
 
 func linkResult(env Env, verb string, res devlink.Result, err error, asJSON bool) int {
@@ -191,111 +193,113 @@ func linkResult(env Env, verb string, res devlink.Result, err error, asJSON bool
 }
 
 // runLinks lists the local development links in both places.
-func runLinks(env Env, args []string) int {
-	o, _, f, ok := linkOpts(env, "links", args, false)
-	if !ok {
-		return ExitUsage
-	}
-	list, err := devlink.List(o)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard links: %v\n", err)
-		return ExitUsage
-	}
-	if f.json {
-		if list == nil {
-			list = []devlink.Result{}
+func runLinks(f *flags) body {
+	o := linkOpts(f, false, false)
+	return func(env Env, pos []string) int {
+		if len(pos) != 0 {
+			fmt.Fprintf(env.Stderr, "plugboard links: unexpected argument %q\n", pos[0])
+			return ExitUsage
 		}
-		writeJSON(env.Stdout, list)
+		if !linkHomes(env, f, o) {
+			return ExitUsage
+		}
+		list, err := devlink.List(*o)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard links: %v\n", err)
+			return ExitUsage
+		}
+		if f.json {
+			if list == nil {
+				list = []devlink.Result{}
+			}
+			writeJSON(env.Stdout, list)
+			return ExitOK
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(env.Stdout, "no links: plugboard link DIR links a plugin working copy in")
+		}
+		for _, l := range list {
+			gone := ""
+			if !l.SourceExists {
+				gone = " (source missing)"
+			}
+			fmt.Fprintf(env.Stdout, "%s  %s %s  %s → %s%s\n", l.Name, l.Into, l.Mode, l.Dest, l.Source, gone)
+		}
 		return ExitOK
 	}
-	if len(list) == 0 {
-		fmt.Fprintln(env.Stdout, "no links: plugboard link DIR links a plugin working copy in")
-	}
-	for _, l := range list {
-		gone := ""
-		if !l.SourceExists {
-			gone = " (source missing)"
-		}
-		fmt.Fprintf(env.Stdout, "%s  %s %s  %s → %s%s\n", l.Name, l.Into, l.Mode, l.Dest, l.Source, gone)
-	}
-	return ExitOK
 }
 
 // runSnapshots lists the stored catalog snapshots, newest first.
-func runSnapshots(env Env, args []string) int {
-	f := newFlags(env, "snapshots", true)
-	if _, err := f.parse(args); err != nil {
-		return ExitUsage
-	}
-	st, ok := openStore(env, f, "snapshots", store.PartSnapshots)
-	if !ok {
-		return ExitUsage
-	}
-	defer st.Close()
-	sns, err := st.Snapshots(context.Background(), 0)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard snapshots: %v\n", err)
-		return ExitUsage
-	}
-	list := make([]snapshot.Info, len(sns))
-	for i, sn := range sns {
-		list[i] = sn.Info()
-	}
-	if f.json {
-		writeJSON(env.Stdout, list)
+func runSnapshots(f *flags) body {
+	return func(env Env, pos []string) int {
+		st, ok := openStore(env, f, "snapshots", store.PartSnapshots)
+		if !ok {
+			return ExitUsage
+		}
+		defer st.Close()
+		sns, err := st.Snapshots(context.Background(), 0)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard snapshots: %v\n", err)
+			return ExitUsage
+		}
+		list := make([]snapshot.Info, len(sns))
+		for i, sn := range sns {
+			list[i] = sn.Info()
+		}
+		if f.json {
+			writeJSON(env.Stdout, list)
+			return ExitOK
+		}
+		for _, s := range list {
+			fmt.Fprintf(env.Stdout, "%4d  %s  %s, %s\n", s.ID, s.Time.Local().Format(time.DateTime), plural(s.Plugins, "plugin"), catalog.Counts{Errors: s.Errors, Warnings: s.Warnings})
+		}
 		return ExitOK
 	}
-	for _, s := range list {
-		fmt.Fprintf(env.Stdout, "%4d  %s  %s, %s\n", s.ID, s.Time.Local().Format(time.DateTime), plural(s.Plugins, "plugin"), catalog.Counts{Errors: s.Errors, Warnings: s.Warnings})
-	}
-	return ExitOK
 }
 
 // runDiff says what changed from snapshot A to snapshot B.
-func runDiff(env Env, args []string) int {
-	f := newFlags(env, "diff", true)
-	pos, err := f.parse(args)
-	if err != nil {
-		return ExitUsage
-	}
-	if len(pos) != 2 {
-		fmt.Fprintln(env.Stderr, "plugboard diff: give two snapshot ids (see plugboard snapshots), e.g. plugboard diff 3 7")
-		return ExitUsage
-	}
-	var ids [2]int64
-	for i, p := range pos {
-		if ids[i], err = strconv.ParseInt(p, 10, 64); err != nil {
-			fmt.Fprintf(env.Stderr, "plugboard diff: %q is not a snapshot id\n", p)
+func runDiff(f *flags) body {
+	return func(env Env, pos []string) int {
+		if len(pos) != 2 {
+			fmt.Fprintln(env.Stderr, "plugboard diff: give two snapshot ids (see plugboard snapshots), e.g. plugboard diff 3 7")
 			return ExitUsage
 		}
-	}
-	st, ok := openStore(env, f, "diff", store.PartSnapshots)
-	if !ok {
-		return ExitUsage
-	}
-	defer st.Close()
-	var sns [2]snapshot.Snapshot
-	for i, id := range ids {
-		if sns[i], err = st.Snapshot(context.Background(), id); err != nil {
-			fmt.Fprintf(env.Stderr, "plugboard diff: %v\n", err)
+		var ids [2]int64
+		var err error
+		for i, p := range pos {
+			if ids[i], err = strconv.ParseInt(p, 10, 64); err != nil {
+				fmt.Fprintf(env.Stderr, "plugboard diff: %q is not a snapshot id\n", p)
+				return ExitUsage
+			}
+		}
+		st, ok := openStore(env, f, "diff", store.PartSnapshots)
+		if !ok {
 			return ExitUsage
 		}
-	}
-	changes := catalog.DiffSnapshots(sns[0], sns[1])
-	if f.json {
-		if changes == nil {
-			changes = []catalog.Change{}
+		defer st.Close()
+		var sns [2]snapshot.Snapshot
+		for i, id := range ids {
+			if sns[i], err = st.Snapshot(context.Background(), id); err != nil {
+				fmt.Fprintf(env.Stderr, "plugboard diff: %v\n", err)
+				return ExitUsage
+			}
 		}
-		writeJSON(env.Stdout, changes)
+		changes := catalog.DiffSnapshots(sns[0], sns[1])
+		if f.json {
+			if changes == nil {
+				changes = []catalog.Change{}
+			}
+			writeJSON(env.Stdout, changes)
+			return ExitOK
+		}
+		if len(changes) == 0 {
+			fmt.Fprintf(env.Stdout, "no change between %d and %d\n", ids[0], ids[1])
+		}
+		for _, c := range changes {
+			fmt.Fprintln(env.Stdout, c.String())
+		}
 		return ExitOK
 	}
-	if len(changes) == 0 {
-		fmt.Fprintf(env.Stdout, "no change between %d and %d\n", ids[0], ids[1])
-	}
-	for _, c := range changes {
-		fmt.Fprintln(env.Stdout, c.String())
-	}
-	return ExitOK
 }
 
 // openStore opens the database of the command's home, checking the tables of part (see

@@ -10,107 +10,69 @@ import (
 	"github.com/plugboard/plugboard/backend/marketplace"
 )
 
-const marketplaceUsage = "usage: plugboard marketplace (add SOURCE [--name NAME] | list | remove NAME) [--json] [--home DIR]"
-
-// runMarketplace adds, lists and removes the Claude Code marketplaces plugboard install
-// resolves PLUGIN@MARKETPLACE against (backend/marketplace).
-func runMarketplace(env Env, args []string) int {
-	sub := ""
-	if len(args) > 0 {
-		sub, args = args[0], args[1:]
-	}
-	switch sub {
-	case "add":
-		return runMarketplaceAdd(env, args)
-	case "list":
-		return runMarketplaceList(env, args)
-	case "remove":
-		return runMarketplaceRemove(env, args)
-	}
-	// -h, or no or an unknown subcommand: the flags of every subcommand, then the usage.
-	f := newFlags(env, "marketplace", true)
-	f.fs.String("name", "", "add: the name to record (default: the marketplace file's name)")
-	if !isHelp([]string{sub}) {
-		if sub != "" {
-			fmt.Fprintf(env.Stderr, "plugboard marketplace: unknown subcommand %q\n", sub)
-		}
-		fmt.Fprintln(env.Stderr, marketplaceUsage)
-		return ExitUsage
-	}
-	f.parse([]string{"-h"})
-	fmt.Fprintln(env.Stderr, marketplaceUsage)
-	return ExitUsage
-}
-
-func runMarketplaceAdd(env Env, args []string) int {
-	f := newFlags(env, "marketplace add", true)
+func runMarketplaceAdd(f *flags) body {
 	name := f.fs.String("name", "", "the name to record (default: the marketplace file's name)")
-	pos, err := f.parse(args)
-	if err != nil {
-		return ExitUsage
-	}
-	if len(pos) != 1 {
-		fmt.Fprintln(env.Stderr, "plugboard marketplace add: give one SOURCE: a folder holding .claude-plugin/marketplace.json, a git URL or GitHub owner/name, e.g. plugboard marketplace add anthropics/claude-plugins-official")
-		return ExitUsage
-	}
-	_, pbHome, err := homes(env, f)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard marketplace add: %v\n", err)
-		return ExitUsage
-	}
-	res, err := marketplace.Add(pbHome, pos[0], marketplace.AddOptions{Name: *name})
-	for _, w := range res.Warnings {
-		fmt.Fprintln(env.Stderr, "plugboard: warning:", w)
-	}
-	if err != nil {
-		var inv *marketplace.InvalidError
-		if errors.As(err, &inv) {
-			for _, i := range inv.Issues {
-				fmt.Fprintln(env.Stderr, i.String())
-			}
+	return func(env Env, pos []string) int {
+		if len(pos) != 1 {
+			fmt.Fprintln(env.Stderr, "plugboard marketplace add: give one SOURCE: a folder holding .claude-plugin/marketplace.json, a git URL or GitHub owner/name, e.g. plugboard marketplace add anthropics/claude-plugins-official")
+			return ExitUsage
 		}
-		fmt.Fprintf(env.Stderr, "plugboard marketplace add: %v\n", err)
-		if errors.Is(err, marketplace.ErrInvalid) || errors.Is(err, marketplace.ErrExists) || errors.Is(err, marketplace.ErrNoMarketplace) {
-			return ExitInvalid
+		_, pbHome, err := homes(env, f)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard marketplace add: %v\n", err)
+			return ExitUsage
 		}
-		return ExitUsage
-	}
-	if f.json {
-		writeJSON(env.Stdout, res)
-		return ExitOK
-	}
-	at := ""
-	if res.Kind == marketplace.KindGit {
-		at = fmt.Sprintf(", commit %.12s, cloned into %s", res.Commit, res.Path)
-	}
-	fmt.Fprintf(env.Stdout, "added marketplace %s (%s %s%s): %s; plugboard marketplace list shows them\n", res.Name, res.Kind, res.Source, at, plural(res.Plugins, "plugin"))
-	return ExitOK
-}
-
-func runMarketplaceList(env Env, args []string) int {
-	f := newFlags(env, "marketplace list", true)
-	pos, err := f.parse(args)
-	if err != nil {
-		return ExitUsage
-	}
-	if len(pos) != 0 {
-		fmt.Fprintln(env.Stderr, "usage: plugboard marketplace list [--json] [--home DIR]")
-		return ExitUsage
-	}
-	home, pbHome, err := homes(env, f)
-	if err == nil {
-		var list []marketplace.Listed
-		if list, err = marketplace.List(pbHome); err == nil {
-			if f.json {
-				writeJSON(env.Stdout, map[string]any{"marketplaces": list})
-			} else {
-				printMarketplaces(env.Stdout, list, home)
+		res, err := marketplace.Add(pbHome, pos[0], marketplace.AddOptions{Name: *name})
+		for _, w := range res.Warnings {
+			fmt.Fprintln(env.Stderr, "plugboard: warning:", w)
+		}
+		if err != nil {
+			var inv *marketplace.InvalidError
+			if errors.As(err, &inv) {
+				for _, i := range inv.Issues {
+					fmt.Fprintln(env.Stderr, i.String())
+				}
 			}
+			fmt.Fprintf(env.Stderr, "plugboard marketplace add: %v\n", err)
+			if errors.Is(err, marketplace.ErrInvalid) || errors.Is(err, marketplace.ErrExists) || errors.Is(err, marketplace.ErrNoMarketplace) {
+				return ExitInvalid
+			}
+			return ExitUsage
+		}
+		if f.json {
+			writeJSON(env.Stdout, res)
 			return ExitOK
 		}
+		at := ""
+		if res.Kind == marketplace.KindGit {
+			at = fmt.Sprintf(", commit %.12s, cloned into %s", res.Commit, res.Path)
+		}
+		fmt.Fprintf(env.Stdout, "added marketplace %s (%s %s%s): %s; plugboard marketplace list shows them\n", res.Name, res.Kind, res.Source, at, plural(res.Plugins, "plugin"))
+		return ExitOK
 	}
-	fmt.Fprintf(env.Stderr, "plugboard marketplace list: %v\n", err)
-	return ExitUsage
+}
+
+func runMarketplaceList(f *flags) body {
+	return func(env Env, pos []string) int {
+		if len(pos) != 0 {
+			fmt.Fprintln(env.Stderr, "usage: plugboard marketplace list [--json] [--home DIR]")
+			return ExitUsage
+		}
+		home, pbHome, err := homes(env, f)
+		if err == nil {
+			var list []marketplace.Listed
+			if list, err = marketplace.List(pbHome); err == nil {
+				if f.json {
+					writeJSON(env.Stdout, map[string]any{"marketplaces": list})
+				} else {
+					printMarketplaces(env.Stdout, list, home)
+				}
+				return ExitOK
+			}
+		}
+		fmt.Fprintf(env.Stderr, "plugboard marketplace list: %v\n", err)
+		return ExitUsage
+	}
 }
 
 // printMarketplaces writes each marketplace, its issues, and one line per plugin.
@@ -179,37 +141,34 @@ func describeSource(s marketplace.Source) string {
 	return b.String()
 }
 
-func runMarketplaceRemove(env Env, args []string) int {
-	f := newFlags(env, "marketplace remove", true)
-	pos, err := f.parse(args)
-	if err != nil {
-		return ExitUsage
-	}
-	if len(pos) != 1 {
-		fmt.Fprintln(env.Stderr, "plugboard marketplace remove: give the marketplace's name (see plugboard marketplace list)")
-		return ExitUsage
-	}
-	_, pbHome, err := homes(env, f)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard marketplace remove: %v\n", err)
-		return ExitUsage
-	}
-	gone, err := marketplace.Remove(pbHome, pos[0])
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard marketplace remove: %v\n", err)
-		if errors.Is(err, marketplace.ErrNotAdded) {
-			return ExitInvalid
+func runMarketplaceRemove(f *flags) body {
+	return func(env Env, pos []string) int {
+		if len(pos) != 1 {
+			fmt.Fprintln(env.Stderr, "plugboard marketplace remove: give the marketplace's name (see plugboard marketplace list)")
+			return ExitUsage
 		}
-		return ExitUsage
-	}
-	if f.json {
-		writeJSON(env.Stdout, map[string]any{"name": gone.Name, "source": gone.Source, "kind": gone.Kind, "path": gone.Path, "deleted": gone.Kind == marketplace.KindGit})
+		_, pbHome, err := homes(env, f)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard marketplace remove: %v\n", err)
+			return ExitUsage
+		}
+		gone, err := marketplace.Remove(pbHome, pos[0])
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard marketplace remove: %v\n", err)
+			if errors.Is(err, marketplace.ErrNotAdded) {
+				return ExitInvalid
+			}
+			return ExitUsage
+		}
+		if f.json {
+			writeJSON(env.Stdout, map[string]any{"name": gone.Name, "source": gone.Source, "kind": gone.Kind, "path": gone.Path, "deleted": gone.Kind == marketplace.KindGit})
+			return ExitOK
+		}
+		if gone.Kind == marketplace.KindGit {
+			fmt.Fprintf(env.Stdout, "removed marketplace %s; its clone %s is deleted\n", gone.Name, gone.Path)
+		} else {
+			fmt.Fprintf(env.Stdout, "removed marketplace %s; the folder %s is left as it is\n", gone.Name, gone.Path)
+		}
 		return ExitOK
 	}
-	if gone.Kind == marketplace.KindGit {
-		fmt.Fprintf(env.Stdout, "removed marketplace %s; its clone %s is deleted\n", gone.Name, gone.Path)
-	} else {
-		fmt.Fprintf(env.Stdout, "removed marketplace %s; the folder %s is left as it is\n", gone.Name, gone.Path)
-	}
-	return ExitOK
 }

@@ -99,7 +99,7 @@ func TestMarketplaceCommand(t *testing.T) {
 	if code, out, _ = run(t, env, "marketplace", "list"); code != ExitOK || !strings.Contains(out, "no marketplace is added") {
 		t.Errorf("list after remove = %d\n%s", code, out)
 	}
-	if code, _, errOut = run(t, env, "marketplace", "update"); code != ExitUsage || !strings.Contains(errOut, "usage: plugboard marketplace (add") {
+	if code, _, errOut = run(t, env, "marketplace", "update"); code != ExitUsage || !strings.Contains(errOut, `unknown subcommand "update"`) {
 		t.Errorf("marketplace update = %d\n%s", code, errOut)
 	}
 }

@@ -34,7 +34,7 @@ func runOpen(env Env, folder string) int {
 
 func openWindow(env Env, o DesktopOptions) int {
 	folder := o.Open
-	home, pbHome, err := homes(env, newFlags(env, "plugboard", true))
+	home, pbHome, err := homes(env, &flags{})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "plugboard: %v\n", err)
 		return ExitUsage

@@ -14,23 +14,20 @@ import (
 // errHandedOver is what a DesktopFunc returns when a running window took the request.
 var errHandedOver = app.ErrHandedOver
 
-func runServe(env Env, args []string) int {
-	f := newFlags(env, "serve", true)
+func runServe(f *flags) body {
 	addr := f.fs.String("addr", "127.0.0.1:0", "address to listen on (loopback unless you mean otherwise)")
-	pos, err := f.parse(args)
-	if err != nil {
-		return ExitUsage
+	return func(env Env, pos []string) int {
+		if len(pos) != 0 {
+			fmt.Fprintf(env.Stderr, "plugboard serve: unexpected argument %q\n", pos[0])
+			return ExitUsage
+		}
+		home, pbHome, err := homes(env, f)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard serve: %v\n", err)
+			return ExitUsage
+		}
+		return serve(env, home, pbHome, f.workspace, *addr)
 	}
-	if len(pos) != 0 {
-		fmt.Fprintf(env.Stderr, "plugboard serve: unexpected argument %q\n", pos[0])
-		return ExitUsage
-	}
-	home, pbHome, err := homes(env, f)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard serve: %v\n", err)
-		return ExitUsage
-	}
-	return serve(env, home, pbHome, f.workspace, *addr)
 }
 
 // loopbackHost reports whether the host of --addr keeps the server on this machine:

@@ -32,32 +32,34 @@ func groupSkills(c *catalog.Catalog) []SkillGroup {
 	return groups
 }
 
-func runSkills(env Env, args []string) int {
-	c, f, code := loadCatalog(env, "skills", args)
-	if c == nil {
-		return code
-	}
-	groups := groupSkills(c)
-	if f.json {
-		if groups == nil {
-			groups = []SkillGroup{}
+func runSkills(f *flags) body {
+	return func(env Env, pos []string) int {
+		c, code := loadCatalog(env, f, pos)
+		if c == nil {
+			return code
 		}
-		if err := writeCompactJSON(env.Stdout, map[string]any{"groups": groups}); err != nil {
-			return ExitUsage
+		groups := groupSkills(c)
+		if f.json {
+			if groups == nil {
+				groups = []SkillGroup{}
+			}
+			if err := writeCompactJSON(env.Stdout, map[string]any{"groups": groups}); err != nil {
+				return ExitUsage
+			}
+			return ExitOK
+		}
+		for _, g := range groups {
+			if g.Plugin != "" {
+				fmt.Fprintf(env.Stdout, "plugin %s (%s):\n", g.Plugin, g.Source)
+			} else {
+				fmt.Fprintf(env.Stdout, "%s skills:\n", g.Source)
+			}
+			for _, s := range g.Skills {
+				fmt.Fprintf(env.Stdout, "  %s\n", skillLine(s, c.Home))
+			}
 		}
 		return ExitOK
 	}
-	for _, g := range groups {
-		if g.Plugin != "" {
-			fmt.Fprintf(env.Stdout, "plugin %s (%s):\n", g.Plugin, g.Source)
-		} else {
-			fmt.Fprintf(env.Stdout, "%s skills:\n", g.Source)
-		}
-		for _, s := range g.Skills {
-			fmt.Fprintf(env.Stdout, "  %s\n", skillLine(s, c.Home))
-		}
-	}
-	return ExitOK
 }
 
 func isDirPath(p string) bool {

@@ -21,88 +21,85 @@ import (
 // The cases share one warm process (runtime.Pool). Exit 0 when the turn ran or every case
 // passed, 1 when a case failed (or the set has a collision), 2 on usage or when the turn
 // could not run. An MCP server not acknowledged for the target is left out, and said.
-func runTry(env Env, args []string) int {
-	ours, agentArgs := splitDashDash(args)
-	f := newFlags(env, "try", true)
-	prompt := f.fs.String("p", "", "the prompt, as the user would type it")
+func runTry(f *flags) body {
+	prompt := f.fs.StringP("prompt", "p", "", "the prompt, as the user would type it")
 	casesFile := f.fs.String("cases", "", `a JSON file of cases: [{"prompt": "...", "expect": "plugin:skill" | [...] | []}]`)
 	backend := f.fs.String("backend", "", "claude or pi (default: the agent file's \"backend\", else claude)")
 	bin := f.fs.String("bin", "", "the agent executable (default: $PLUGBOARD_CLAUDE_BIN / $PLUGBOARD_PI_BIN, else claude / pi on PATH)")
-	pos, err := f.parse(ours)
-	if err != nil {
-		return ExitUsage
-	}
-	if len(pos) != 1 || (*prompt == "") == (*casesFile == "") {
-		fmt.Fprintln(env.Stderr, "usage: plugboard try", commandArgs("try"))
-		fmt.Fprintln(env.Stderr, "  give one target (an agent name or target id) or a plugin folder (a path: ./my-plugin), and either -p or --cases")
-		return ExitUsage
-	}
-	home, pbHome, err := homes(env, f)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard try: %v\n", err)
-		return ExitUsage
-	}
-	self, _ := env.Executable()
-	req := runtime.Request{Home: home, PlugboardHome: pbHome, Backend: *backend, Bin: *bin, Self: self, Args: agentArgs}
-	if isPath(pos[0]) {
-		req.Dirs = []string{pos[0]}
-	} else {
-		req.Target = pos[0]
-	}
-	req.FromEnv(env.Getenv)
-	var cases []try.Case
-	if *casesFile != "" {
-		if cases, err = try.ReadCases(*casesFile); err != nil {
+	return func(env Env, args []string) int {
+		pos, agentArgs := f.split(args)
+		if len(pos) != 1 || (*prompt == "") == (*casesFile == "") {
+			fmt.Fprintln(env.Stderr, "usage:", f.cmd.UseLine())
+			fmt.Fprintln(env.Stderr, "  give one target (an agent name or target id) or a plugin folder (a path: ./my-plugin), and either -p or --cases")
+			return ExitUsage
+		}
+		home, pbHome, err := homes(env, f)
+		if err != nil {
 			fmt.Fprintf(env.Stderr, "plugboard try: %v\n", err)
 			return ExitUsage
 		}
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	pool := &runtime.Pool{Max: 1}
-	defer pool.Close()
-	r := try.New(try.Options{Request: req, Pool: pool})
-
-	if cases == nil {
-		res, err := r.Try(ctx, *prompt)
-		if res != nil {
-			printTryDrops(env.Stderr, res.Dropped)
+		self, _ := env.Executable()
+		req := runtime.Request{Home: home, PlugboardHome: pbHome, Backend: *backend, Bin: *bin, Self: self, Args: agentArgs}
+		if isPath(pos[0]) {
+			req.Dirs = []string{pos[0]}
+		} else {
+			req.Target = pos[0]
 		}
-		if err != nil {
-			return tryFailed(env, err)
+		req.FromEnv(env.Getenv)
+		var cases []try.Case
+		if *casesFile != "" {
+			if cases, err = try.ReadCases(*casesFile); err != nil {
+				fmt.Fprintf(env.Stderr, "plugboard try: %v\n", err)
+				return ExitUsage
+			}
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		pool := &runtime.Pool{Max: 1}
+		defer pool.Close()
+		r := try.New(try.Options{Request: req, Pool: pool})
+
+		if cases == nil {
+			res, err := r.Try(ctx, *prompt)
+			if res != nil {
+				printTryDrops(env.Stderr, res.Dropped)
+			}
+			if err != nil {
+				return tryFailed(env, err)
+			}
+			if f.json {
+				writeJSON(env.Stdout, res)
+			} else {
+				printTry(env.Stdout, res)
+			}
+			return ExitOK
+		}
+		results := r.RunCases(ctx, cases, func(i int, cr try.CaseResult) {
+			if i == 0 && cr.Result != nil {
+				printTryDrops(env.Stderr, cr.Result.Dropped)
+			}
+			verdict := "pass"
+			if !cr.Pass {
+				verdict = "FAIL"
+			}
+			fmt.Fprintf(env.Stderr, "plugboard try: case %d of %d (%s): %s\n", i+1, len(cases), cr.Name, verdict)
+		})
+		failed := 0
+		for _, cr := range results {
+			if !cr.Pass {
+				failed++
+			}
 		}
 		if f.json {
-			writeJSON(env.Stdout, res)
+			writeJSON(env.Stdout, map[string]any{"cases": results, "passed": len(results) - failed, "failed": failed})
 		} else {
-			printTry(env.Stdout, res)
+			printCases(env.Stdout, results, failed)
+		}
+		if failed > 0 {
+			return ExitInvalid
 		}
 		return ExitOK
 	}
-	results := r.RunCases(ctx, cases, func(i int, cr try.CaseResult) {
-		if i == 0 && cr.Result != nil {
-			printTryDrops(env.Stderr, cr.Result.Dropped)
-		}
-		verdict := "pass"
-		if !cr.Pass {
-			verdict = "FAIL"
-		}
-		fmt.Fprintf(env.Stderr, "plugboard try: case %d of %d (%s): %s\n", i+1, len(cases), cr.Name, verdict)
-	})
-	failed := 0
-	for _, cr := range results {
-		if !cr.Pass {
-			failed++
-		}
-	}
-	if f.json {
-		writeJSON(env.Stdout, map[string]any{"cases": results, "passed": len(results) - failed, "failed": failed})
-	} else {
-		printCases(env.Stdout, results, failed)
-	}
-	if failed > 0 {
-		return ExitInvalid
-	}
-	return ExitOK
 }
 
 // isPath tells a plugin folder from a target: a folder is written as a path (with a

@@ -14,52 +14,49 @@ import (
 
 // runUpdate fetches the installed plugins' sources again and reports (--check) or
 // applies what changed (backend/install: Check, Apply).
-func runUpdate(env Env, args []string) int {
-	f := newFlags(env, "update", true)
+func runUpdate(f *flags) body {
 	var check, restore bool
 	f.fs.BoolVar(&check, "check", false, "report what would change and change nothing")
 	f.fs.BoolVar(&restore, "restore", false, "put the source's version back over a plugin edited by hand (the edited folder is kept for rollback)")
-	pos, err := f.parse(args)
-	if err != nil {
-		return ExitUsage
-	}
-	if len(pos) > 1 {
-		fmt.Fprintln(env.Stderr, "plugboard update: give at most one installed plugin's id (none: every plugin of plugins.lock.json), e.g. plugboard update greeter")
-		return ExitUsage
-	}
-	home, pbHome, err := homes(env, f)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard update: %v\n", err)
-		return ExitUsage
-	}
-	o := install.UpdateOptions{Home: home, PlugboardHome: pbHome, Progress: env.Stderr, Restore: restore}
-	if len(pos) == 1 {
-		o.Name = pos[0]
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	run := install.Apply
-	if check {
-		run = install.Check
-	}
-	res, err := run(ctx, o)
-	if f.json {
-		if res == nil {
-			res = []install.Update{}
+	return func(env Env, pos []string) int {
+		if len(pos) > 1 {
+			fmt.Fprintln(env.Stderr, "plugboard update: give at most one installed plugin's id (none: every plugin of plugins.lock.json), e.g. plugboard update greeter")
+			return ExitUsage
 		}
-		writeJSON(env.Stdout, map[string]any{"plugins": res})
-	} else {
-		if res != nil && len(res) == 0 {
-			fmt.Fprintf(env.Stdout, "no plugins to update: %s lists none (plugboard install records each install there)\n", install.LockfilePath(pbHome))
+		home, pbHome, err := homes(env, f)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard update: %v\n", err)
+			return ExitUsage
 		}
-		for _, u := range res {
-			printUpdate(env, u)
+		o := install.UpdateOptions{Home: home, PlugboardHome: pbHome, Progress: env.Stderr, Restore: restore}
+		if len(pos) == 1 {
+			o.Name = pos[0]
 		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		run := install.Apply
+		if check {
+			run = install.Check
+		}
+		res, err := run(ctx, o)
+		if f.json {
+			if res == nil {
+				res = []install.Update{}
+			}
+			writeJSON(env.Stdout, map[string]any{"plugins": res})
+		} else {
+			if res != nil && len(res) == 0 {
+				fmt.Fprintf(env.Stdout, "no plugins to update: %s lists none (plugboard install records each install there)\n", install.LockfilePath(pbHome))
+			}
+			for _, u := range res {
+				printUpdate(env, u)
+			}
+		}
+		if err != nil {
+			return installFailed(env, "update", err)
+		}
+		return ExitOK
 	}
-	if err != nil {
-		return installFailed(env, "update", err)
-	}
-	return ExitOK
 }
 
 // printUpdate says, for a person, what an update found or did for one plugin.
@@ -154,38 +151,35 @@ func versionOf(v install.Version) string {
 }
 
 // runRollback restores the version an update replaced (backend/install.Rollback).
-func runRollback(env Env, args []string) int {
-	f := newFlags(env, "rollback", true)
-	pos, err := f.parse(args)
-	if err != nil {
-		return ExitUsage
-	}
-	if len(pos) != 1 {
-		fmt.Fprintln(env.Stderr, "plugboard rollback: give the installed plugin's id, e.g. plugboard rollback greeter")
-		return ExitUsage
-	}
-	home, pbHome, err := homes(env, f)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plugboard rollback: %v\n", err)
-		return ExitUsage
-	}
-	res, err := install.Rollback(context.Background(), install.RollbackOptions{Home: home, PlugboardHome: pbHome, Name: pos[0]})
-	if errors.Is(err, install.ErrNoRollback) {
-		fmt.Fprintf(env.Stderr, "plugboard rollback: %v\n", err)
-		return ExitInvalid
-	}
-	if err != nil {
-		return installFailed(env, "rollback", err)
-	}
-	if f.json {
-		writeJSON(env.Stdout, res)
+func runRollback(f *flags) body {
+	return func(env Env, pos []string) int {
+		if len(pos) != 1 {
+			fmt.Fprintln(env.Stderr, "plugboard rollback: give the installed plugin's id, e.g. plugboard rollback greeter")
+			return ExitUsage
+		}
+		home, pbHome, err := homes(env, f)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "plugboard rollback: %v\n", err)
+			return ExitUsage
+		}
+		res, err := install.Rollback(context.Background(), install.RollbackOptions{Home: home, PlugboardHome: pbHome, Name: pos[0]})
+		if errors.Is(err, install.ErrNoRollback) {
+			fmt.Fprintf(env.Stderr, "plugboard rollback: %v\n", err)
+			return ExitInvalid
+		}
+		if err != nil {
+			return installFailed(env, "rollback", err)
+		}
+		if f.json {
+			writeJSON(env.Stdout, res)
+			return ExitOK
+		}
+		at := ""
+		if res.Commit != "" {
+			at = " at commit " + install.Short(res.Commit)
+		}
+		fmt.Fprintf(env.Stdout, "%s: rolled back to the previous version from %s%s (content %s)\n", res.ID, res.Source, at, res.Content)
+		fmt.Fprintf(env.Stdout, "  the version it replaced is kept: plugboard rollback %s again returns to it\n", res.ID)
 		return ExitOK
 	}
-	at := ""
-	if res.Commit != "" {
-		at = " at commit " + install.Short(res.Commit)
-	}
-	fmt.Fprintf(env.Stdout, "%s: rolled back to the previous version from %s%s (content %s)\n", res.ID, res.Source, at, res.Content)
-	fmt.Fprintf(env.Stdout, "  the version it replaced is kept: plugboard rollback %s again returns to it\n", res.ID)
-	return ExitOK
 }

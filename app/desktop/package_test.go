@@ -73,9 +73,12 @@ func TestDebPackage(t *testing.T) {
 	if code := proxy.ProcessState.ExitCode(); code != 2 || !strings.HasPrefix(string(out), "usage: plugboard mcp-proxy --config FILE") {
 		t.Errorf("the installed plugboard mcp-proxy: exit %d, %q (want its usage, exit 2)", code, out)
 	}
-	if out, err := exec.Command("zcat", "/usr/share/man/man1/plugboard.1.gz").Output(); err != nil || !strings.HasPrefix(string(out), ".TH PLUGBOARD 1 ") ||
-		!strings.Contains(string(out), ".B inspect") {
+	if out, err := exec.Command("zcat", "/usr/share/man/man1/plugboard.1.gz").Output(); err != nil || !strings.Contains(string(out), `.TH "PLUGBOARD" "1"`) ||
+		!strings.Contains(string(out), "plugboard-inspect(1)") {
 		t.Errorf("the manual page: %v\n%.300s", err, out)
+	}
+	if out, err := exec.Command("zcat", "/usr/share/man/man1/plugboard-launch.1.gz").Output(); err != nil || !strings.Contains(string(out), ".SH EXAMPLE") {
+		t.Errorf("the manual page of launch: %v\n%.300s", err, out)
 	}
 
 	// The window, started as the menu starts it: the desktop entry's Exec line.

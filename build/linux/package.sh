@@ -4,7 +4,7 @@
 #   build/linux/package.sh BIN WINDOW VERSION OUTDIR
 # The package holds /usr/bin/plugboard (every command), /usr/lib/plugboard/plugboard-window
 # (the window, which plugboard with no command hands over to), the desktop entry, icons at the hicolor sizes, an AppStream metainfo file (validated), the manual
-# page and bash/zsh/fish completions, the last two made by the program itself from its
+# pages (one per command) and bash/zsh/fish completions, made by the program itself from its
 # own command table. Runtime dependencies: GTK 3 and WebKitGTK 4.1 (the window), libc.
 set -eu
 bin=$1 window=$2 version=$3 out=$4
@@ -32,7 +32,8 @@ if command -v appstreamcli >/dev/null; then
   appstreamcli validate --no-net "$root/usr/share/metainfo/$id.metainfo.xml"
 fi
 mkdir -p "$root/usr/share/man/man1"
-"$bin" man | gzip -9n > "$root/usr/share/man/man1/plugboard.1.gz"
+"$bin" man --dir "$root/usr/share/man/man1" >/dev/null
+gzip -9n "$root/usr/share/man/man1/"*.1
 install -d "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" "$root/usr/share/fish/vendor_completions.d"
 "$bin" completion bash > "$root/usr/share/bash-completion/completions/plugboard"
 "$bin" completion zsh > "$root/usr/share/zsh/vendor-completions/_plugboard"
