@@ -90,3 +90,45 @@ test('a row leads to its plugin', async () => {
   await row.getByTestId('problem-plugin').click();
   await page.waitForSelector(`article[data-id="${id}"]`);
 });
+
+test("each plugin shows the catalog's one state; an invalid one opens on its issues, and its counts lead there", async () => {
+  const doc = JSON.parse(
+    execFileSync(pluginBin(), ['catalog', '--json', '--home', fx.pbHome], {
+      env: { ...process.env, HOME: fx.home },
+      maxBuffer: 64 << 20,
+    }).toString(),
+  );
+  await page.click('[data-testid="tab-plugins"]');
+  await page.waitForSelector('[data-testid="plugin-row"]');
+  const shown = await page
+    .locator('[data-testid="plugin-row"]')
+    .evaluateAll((rows) =>
+      Object.fromEntries(
+        rows.map((r) => [r.dataset.id, r.querySelector('[data-testid="plugin-state"]')?.dataset.state]),
+      ),
+    );
+  const want = Object.fromEntries(doc.plugins.map((p) => [p.id, p.state]));
+  assert.deepEqual(shown, want, 'the list shows the state the command line reports, for every plugin');
+  assert.ok(Object.values(want).includes('invalid') && Object.values(want).includes('valid'), JSON.stringify(want));
+
+  const invalid = doc.plugins.find((p) => p.state === 'invalid' && p.issueCounts.errors > 0);
+  await page.click(`[data-testid="plugin-row"][data-id="${invalid.id}"]`);
+  const article = page.locator(`article[data-id="${invalid.id}"]`);
+  await article.waitFor();
+  assert.equal(
+    await article.locator('.detail-head [data-testid="plugin-state"]').getAttribute('data-state'),
+    'invalid',
+  );
+  // the Issues card comes straight after the header, before what the clients load
+  const order = await article.evaluate((a) => [...a.children].map((c) => c.dataset.testid || c.tagName.toLowerCase()));
+  assert.equal(order[1], 'detail-issues', order.join());
+  await article.getByTestId('detail-counts').click();
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'detail-issues');
+
+  const valid = doc.plugins.find((p) => p.state === 'valid');
+  await page.click(`[data-testid="plugin-row"][data-id="${valid.id}"]`);
+  const ok = page.locator(`article[data-id="${valid.id}"]`);
+  await ok.waitFor();
+  const okOrder = await ok.evaluate((a) => [...a.children].map((c) => c.dataset.testid || c.tagName.toLowerCase()));
+  assert.equal(okOrder.at(-1), 'detail-issues', 'a valid package keeps its issues last');
+});
