@@ -112,6 +112,10 @@ const ctx: Ctx = {
   },
   docCall: (fn) => feed.call(fn),
   showTab: (x) => switchTab(x, true),
+  newAgent: () => {
+    switchTab('assign');
+    assign().openNewAgent();
+  },
 };
 
 type View = { el: HTMLElement; setIndex(ix: CatalogIndex): void; activate?(): void };
@@ -405,7 +409,10 @@ function applyCatalog(doc: CatalogDoc): void {
   // once the rendered view is painted (the frame after this one): the desktop test waits for the title
   const title = summaryText(doc.summary);
   requestAnimationFrame(() => setTimeout(() => setTitle(title), 0));
-  scanState.title = [summaryText(doc.summary) + when, doc.workspace ? t('shell.scan.workspace', { dir: doc.workspace }) : '']
+  scanState.title = [
+    summaryText(doc.summary) + when,
+    doc.workspace ? t('shell.scan.workspace', { dir: doc.workspace }) : '',
+  ]
     .filter(Boolean)
     .join('\n');
   if (first) {

@@ -471,6 +471,11 @@ export class AssignView {
     }
   }
 
+  /** Opens the New agent dialog from elsewhere (the welcome view). */
+  openNewAgent(): void {
+    this.newAgentDialog();
+  }
+
   /** The New agent dialog: a name, the backend it launches, and optionally another agent's set to start from. */
   private newAgentDialog(from = ''): void {
     const name = h('input', {

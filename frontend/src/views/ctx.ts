@@ -20,6 +20,8 @@ export interface Ctx {
   showProblems(severity: string): void;
   /** Switches to a tab (the welcome view's ways in). */
   showTab(tab: Tab): void;
+  /** Switches to Assignments with the New agent dialog open (the welcome view's next step). */
+  newAgent(): void;
   /** Runs a method that scans and returns a catalog document (OpenWorkspace, SetWorkspaceTrust) and applies it. */
   docCall(fn: () => Promise<CatalogDoc>): Promise<CatalogDoc>;
 }

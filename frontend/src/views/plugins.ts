@@ -271,6 +271,25 @@ export class PluginsView {
           this.ctx.showTab('settings'),
         ),
       ),
+      // what comes after a plugin is in: the path to a launched agent, each step where it is done
+      h('h4', null, t('plugins.welcome.then')),
+      h(
+        'ol',
+        { class: 'welcome-steps', 'data-testid': 'welcome-steps' },
+        h('li', null, t('plugins.welcome.stepPlugin')),
+        h(
+          'li',
+          null,
+          h(
+            'button',
+            { type: 'button', class: 'btn', 'data-testid': 'welcome-agent', onclick: () => this.ctx.newAgent() },
+            t('plugins.welcome.agent'),
+          ),
+          h('span', { class: 'muted small' }, ` ${t('plugins.welcome.agentHelp')}`),
+        ),
+        h('li', null, t('plugins.welcome.stepAssign')),
+        h('li', null, t('plugins.welcome.stepLaunch')),
+      ),
     );
   }
 
