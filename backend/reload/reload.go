@@ -360,7 +360,8 @@ func (r *Reloader) snapshot(ctx context.Context, c *catalog.Catalog) int64 {
 	}
 	rows := catalog.SnapshotRowsSince(r.rowsOf, r.rows, c)
 	r.rowsOf, r.rows = c, rows
-	id, stored, err := r.db.AddSnapshot(ctx, snapshot.Snapshot{Plugins: rows, Hash: r.hasher.Hash(rows)})
+	totals := &snapshot.Totals{Errors: c.Summary.Issues.Errors, Warnings: c.Summary.Issues.Warnings}
+	id, stored, err := r.db.AddSnapshot(ctx, snapshot.Snapshot{Plugins: rows, Hash: r.hasher.Hash(rows), Totals: totals})
 	if err != nil {
 		fmt.Fprintf(r.o.Log, "plugboard: snapshot not stored: %v\n", err)
 		return 0

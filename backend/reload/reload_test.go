@@ -307,6 +307,38 @@ func TestSnapshotsArePerChange(t *testing.T) {
 	}
 }
 
+// The newest snapshot counts what the header counts (the catalog's Summary), not only its
+// plugin rows: a standalone skill's error, which changes no plugin row, changes its totals.
+func TestSnapshotTotalsAreTheCatalogs(t *testing.T) {
+	l := start(t, nil)
+	skill := filepath.Join(l.o.Home, ".claude", "skills", "broken", "SKILL.md")
+	write(t, skill, "---\nname: not-the-folder-name\n---\nno description\n")
+	rl := l.next(t, time.Now())
+	for rl.Catalog.Summary.Issues.Errors == 0 {
+		rl = l.next(t, time.Now())
+	}
+	st, _, err := store.Open(context.Background(), l.o.PlugboardHome)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sns, err := st.Snapshots(context.Background(), 1)
+	if err != nil || len(sns) != 1 {
+		t.Fatalf("snapshots: %v %v", sns, err)
+	}
+	info, sum := sns[0].Info(), rl.Catalog.Summary.Issues
+	if info.Errors != sum.Errors || info.Warnings != sum.Warnings {
+		t.Errorf("the newest snapshot counts %d errors, %d warnings; the catalog %d, %d", info.Errors, info.Warnings, sum.Errors, sum.Warnings)
+	}
+	rows := 0
+	for _, p := range sns[0].Plugins {
+		rows += p.Errors
+	}
+	if rows >= sum.Errors {
+		t.Errorf("the rows alone count %d errors of %d: the test does not tell totals from rows", rows, sum.Errors)
+	}
+}
+
 func TestPause(t *testing.T) {
 	l := start(t, nil)
 	l.r.Pause(true)

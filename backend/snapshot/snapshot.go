@@ -24,6 +24,16 @@ type Snapshot struct {
 	Time    time.Time `json:"time"` // UTC
 	Hash    string    `json:"hash"` // over the plugin rows; see Hash
 	Plugins []Plugin  `json:"plugins"`
+	// Totals are the catalog's own counts at the snapshot (nil: a snapshot stored before
+	// they were kept). The rows are plugins only; these count standalone skills and the
+	// catalog's own issues too, as the header and catalog --json do.
+	Totals *Totals `json:"totals,omitempty"`
+}
+
+// Totals are a catalog's issue counts (catalog.Summary.Issues).
+type Totals struct {
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
 }
 
 // Plugin is one plugin's row in a snapshot.
@@ -60,7 +70,7 @@ type Info struct {
 	Warnings int       `json:"warnings"`
 }
 
-// Info totals the snapshot's rows.
+// Info totals the snapshot: its catalog's counts when it has them, else its rows'.
 func (sn Snapshot) Info() Info {
 	s := Info{ID: sn.ID, Time: sn.Time, Hash: sn.Hash, Plugins: len(sn.Plugins)}
 	for _, p := range sn.Plugins {
@@ -69,6 +79,9 @@ func (sn Snapshot) Info() Info {
 		if p.Valid {
 			s.Valid++
 		}
+	}
+	if sn.Totals != nil {
+		s.Errors, s.Warnings = sn.Totals.Errors, sn.Totals.Warnings
 	}
 	return s
 }

@@ -47,8 +47,15 @@ func (s *Store) AddSnapshot(ctx context.Context, sn snapshot.Snapshot) (id int64
 		// A hash of the earlier form (the rows' JSON) is compared in that form, so the first
 		// scan after an upgrade stores no copy of an unchanged catalog.
 		if err == nil && (latest == sn.Hash || strings.HasPrefix(latest, snapshot.JSONHashPrefix) && latest == snapshot.JSONHash(sn.Plugins)) {
+			// The same plugin rows: no new snapshot, but the newest one keeps the catalog's
+			// totals of this scan (a standalone skill's error changes them, not the rows).
 			id = latestID
-			return nil
+			if sn.Totals == nil {
+				return nil
+			}
+			_, err := tx.ExecContext(ctx, `UPDATE snapshots SET errors = ?, warnings = ? WHERE id = ? AND (errors IS NOT ? OR warnings IS NOT ?)`,
+				sn.Totals.Errors, sn.Totals.Warnings, latestID, sn.Totals.Errors, sn.Totals.Warnings)
+			return err
 		}
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
@@ -59,7 +66,13 @@ func (s *Store) AddSnapshot(ctx context.Context, sn snapshot.Snapshot) (id int64
 				return err
 			}
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO snapshots (time, hash) VALUES (?, ?)`, sn.Time.UTC().Format(timeLayout), sn.Hash)
+		var errs, warns sql.NullInt64
+		if sn.Totals != nil {
+			errs = sql.NullInt64{Int64: int64(sn.Totals.Errors), Valid: true}
+			warns = sql.NullInt64{Int64: int64(sn.Totals.Warnings), Valid: true}
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO snapshots (time, hash, errors, warnings) VALUES (?, ?, ?, ?)`,
+			sn.Time.UTC().Format(timeLayout), sn.Hash, errs, warns)
 		if err != nil {
 			return err
 		}
@@ -185,7 +198,7 @@ func writeChanges(ctx context.Context, tx *sql.Tx, prevID, id int64, prev, next 
 // snapshotQuery reads snapshots with their rows in one statement, so that the result
 // is one consistent state even while another process adds or prunes snapshots.
 // %s selects the snapshots.
-const snapshotQuery = `SELECT s.id, s.time, s.hash, p.seq,
+const snapshotQuery = `SELECT s.id, s.time, s.hash, s.errors, s.warnings, p.seq,
 	COALESCE(p.plugin_id, ''), COALESCE(p.source, ''), COALESCE(p.path, ''), COALESCE(p.content_hash, ''),
 	COALESCE(p.valid, 0), COALESCE(p.errors, 0), COALESCE(p.warnings, 0), COALESCE(p.skills, 0), COALESCE(p.servers, 0)
 	FROM (%s) AS s LEFT JOIN snapshot_rows AS p ON p.first_id <= s.id AND (p.last_id IS NULL OR p.last_id >= s.id)
@@ -197,7 +210,7 @@ func (s *Store) Snapshots(ctx context.Context, limit int) ([]snapshot.Snapshot, 
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	sns, err := s.readSnapshots(ctx, fmt.Sprintf(snapshotQuery, `SELECT id, time, hash FROM snapshots ORDER BY id DESC LIMIT ?`), limit)
+	sns, err := s.readSnapshots(ctx, fmt.Sprintf(snapshotQuery, `SELECT id, time, hash, errors, warnings FROM snapshots ORDER BY id DESC LIMIT ?`), limit)
 	if err != nil {
 		return nil, fmt.Errorf("read catalog snapshots: %w", err)
 	}
@@ -206,7 +219,7 @@ func (s *Store) Snapshots(ctx context.Context, limit int) ([]snapshot.Snapshot, 
 
 // Snapshot returns the snapshot with id, or an error wrapping ErrNotFound.
 func (s *Store) Snapshot(ctx context.Context, id int64) (snapshot.Snapshot, error) {
-	sns, err := s.readSnapshots(ctx, fmt.Sprintf(snapshotQuery, `SELECT id, time, hash FROM snapshots WHERE id = ?`), id)
+	sns, err := s.readSnapshots(ctx, fmt.Sprintf(snapshotQuery, `SELECT id, time, hash, errors, warnings FROM snapshots WHERE id = ?`), id)
 	if err != nil {
 		return snapshot.Snapshot{}, fmt.Errorf("catalog snapshot %d: %w", id, err)
 	}
@@ -225,12 +238,13 @@ func (s *Store) readSnapshots(ctx context.Context, query string, args ...any) ([
 	sns := []snapshot.Snapshot{}
 	for rows.Next() {
 		var (
-			id         int64
-			when, hash string
-			seq        sql.NullInt64
-			p          snapshot.Plugin
+			id          int64
+			when, hash  string
+			errs, warns sql.NullInt64
+			seq         sql.NullInt64
+			p           snapshot.Plugin
 		)
-		err := rows.Scan(&id, &when, &hash, &seq, &p.ID, &p.Source, &p.Path, &p.ContentHash,
+		err := rows.Scan(&id, &when, &hash, &errs, &warns, &seq, &p.ID, &p.Source, &p.Path, &p.ContentHash,
 			&p.Valid, &p.Errors, &p.Warnings, &p.Skills, &p.Servers)
 		if err != nil {
 			return nil, mapErr(err)
@@ -240,7 +254,11 @@ func (s *Store) readSnapshots(ctx context.Context, query string, args ...any) ([
 			if err != nil {
 				return nil, fmt.Errorf("snapshot %d: %w", id, err)
 			}
-			sns = append(sns, snapshot.Snapshot{ID: id, Time: t, Hash: hash, Plugins: []snapshot.Plugin{}})
+			sn := snapshot.Snapshot{ID: id, Time: t, Hash: hash, Plugins: []snapshot.Plugin{}}
+			if errs.Valid && warns.Valid {
+				sn.Totals = &snapshot.Totals{Errors: int(errs.Int64), Warnings: int(warns.Int64)}
+			}
+			sns = append(sns, sn)
 		}
 		if seq.Valid { // NULL: a snapshot with no plugin rows
 			last := &sns[len(sns)-1]

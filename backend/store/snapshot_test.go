@@ -81,7 +81,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	st := newTestStore(t)
 	ctx := context.Background()
 	at := time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC)
-	want := snapshot.Snapshot{Time: at, Hash: "h-big", Plugins: plugins(25, "x")}
+	want := snapshot.Snapshot{Time: at, Hash: "h-big", Plugins: plugins(25, "x"), Totals: &snapshot.Totals{Errors: 3, Warnings: 1}}
 	want.Plugins = append(want.Plugins, snapshot.Plugin{ID: "p1", Source: "cursor-local", Path: "/c/p1"}) // a shadowed id
 	id, _, err := st.AddSnapshot(ctx, want)
 	if err != nil {
@@ -107,6 +107,18 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	b, _ := json.Marshal(got.Plugins[0])
 	if s := string(b); !strings.Contains(s, `"contentHash":"sha256:x"`) || !strings.Contains(s, `"id":"p0"`) {
 		t.Errorf("json.Marshal(plugin) = %s, want camelCase keys", s)
+	}
+
+	// the same rows again with other totals: no new snapshot, the newest keeps these totals
+	same := snapshot.Snapshot{Time: at.Add(2 * time.Minute), Hash: "h-empty", Totals: &snapshot.Totals{Errors: 7, Warnings: 2}}
+	if again, stored, err := st.AddSnapshot(ctx, same); err != nil || stored || again != emptyID {
+		t.Fatalf("AddSnapshot(same rows) = %d %v %v", again, stored, err)
+	}
+	if e, _ := st.Snapshot(ctx, emptyID); e.Info().Errors != 7 || e.Info().Warnings != 2 {
+		t.Errorf("the newest snapshot's totals = %+v, want 7 errors, 2 warnings", e.Totals)
+	}
+	if old, _ := st.Snapshot(ctx, id); old.Info().Errors != 3 {
+		t.Errorf("an older snapshot's totals changed: %+v", old.Totals)
 	}
 
 	latest, err := st.Snapshots(ctx, 1)

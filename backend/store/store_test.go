@@ -22,8 +22,8 @@ func TestOpenFreshDatabase(t *testing.T) {
 	if got, want := pragma[int](t, st, "user_version"), schemaVersion(); got != want {
 		t.Errorf("user_version = %d, want %d (the number of migrations)", got, want)
 	}
-	if want := 10; schemaVersion() != want {
-		t.Errorf("schemaVersion() = %d, want %d (0001_history, 0002_snapshots, 0003_history_unset, 0004_acknowledgments, 0005_activity, 0006_activity_tools, 0007_mcp_health, 0008_snapshot_rows, 0009_client_answers, 0010_history_files)", schemaVersion(), want)
+	if want := 11; schemaVersion() != want {
+		t.Errorf("schemaVersion() = %d, want %d (0001_history, 0002_snapshots, 0003_history_unset, 0004_acknowledgments, 0005_activity, 0006_activity_tools, 0007_mcp_health, 0008_snapshot_rows, 0009_client_answers, 0010_history_files, 0011_snapshot_totals)", schemaVersion(), want)
 	}
 	for pragmaName, want := range map[string]string{"journal_mode": "wal", "foreign_keys": "1", "busy_timeout": "5000"} {
 		if got := pragma[string](t, st, pragmaName); got != want {
