@@ -55,11 +55,10 @@ type flags struct {
 	json      bool
 	home      string
 	workspace string
-	dash      int // where "--" was among the positional arguments (-1: none)
 }
 
 func newFlags(c *cobra.Command, withHome bool) *flags {
-	f := &flags{fs: c.Flags(), cmd: c, dash: -1}
+	f := &flags{fs: c.Flags(), cmd: c}
 	name := c.Name()
 	if !noJSON[name] {
 		f.fs.BoolVar(&f.json, "json", false, "print one JSON document")
@@ -78,10 +77,11 @@ func (f *flags) name() string { return strings.TrimPrefix(f.cmd.CommandPath(), "
 
 // split separates the command's positional arguments from those after "--" (an agent's).
 func (f *flags) split(pos []string) (ours, rest []string) {
-	if f.dash < 0 || f.dash > len(pos) {
+	dash := f.cmd.ArgsLenAtDash() // cobra's, from this run's parse
+	if dash < 0 || dash > len(pos) {
 		return pos, nil
 	}
-	return pos[:f.dash], pos[f.dash:]
+	return pos[:dash], pos[dash:]
 }
 
 // The shared flags a command takes, so that none is registered where it does nothing:

@@ -159,7 +159,7 @@ func candidates(env Env, cmd *cobra.Command, k argKind) []string {
 	if k&argClaudeOff != 0 {
 		return []string{"claude", "off"}
 	}
-	f := &flags{cmd: cmd, dash: -1}
+	f := &flags{cmd: cmd}
 	if h := cmd.Flags().Lookup("home"); h != nil {
 		f.home = h.Value.String()
 	}

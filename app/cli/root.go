@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agnivade/levenshtein"
 	"github.com/spf13/cobra"
@@ -125,10 +126,7 @@ func build(env *Env, s spec) *cobra.Command {
 	case s.define != nil:
 		f := newFlags(c, !s.noHome)
 		run := s.define(f)
-		c.RunE = func(cmd *cobra.Command, args []string) error {
-			f.dash = cmd.ArgsLenAtDash()
-			return status(run(*env, args))
-		}
+		c.RunE = func(cmd *cobra.Command, args []string) error { return status(run(*env, args)) }
 		completeFlags(env, f)
 	default:
 		// A command of subcommands run without a known one: a usage error that names them.
@@ -186,8 +184,11 @@ func flagError(c *cobra.Command, err error) error {
 }
 
 // goStyleFlag is a long flag written with one dash, as Go's flag package took them
-// (-json); pflag reads one dash as letters, so Main writes them with two.
-var goStyleFlag = regexp.MustCompile(`^-([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(=.*)?$`)
+// (-json); pflag reads one dash as letters, so Main writes them with two. Compiled when
+// first needed, not at every start.
+var goStyleFlag = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^-([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(=.*)?$`)
+})
 
 // twoDashes rewrites -name to --name when the command has a long flag of that name (or
 // it is -help), up to a "--".
@@ -197,7 +198,7 @@ func twoDashes(c *cobra.Command, args []string) []string {
 		if a == "--" {
 			break
 		}
-		m := goStyleFlag.FindStringSubmatch(a)
+		m := goStyleFlag().FindStringSubmatch(a)
 		if m == nil || len(m[1]) < 2 {
 			continue
 		}
