@@ -461,7 +461,7 @@ export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
   const issues = allIssues(p);
   // Reasons first: a package that is invalid, or loads with less than it declares, opens on its
   // issues (each with its file, line and fix); the counts in the header lead there too.
-  const reasonsFirst = !p.valid || p.issueCounts.errors > 0;
+  const reasonsFirst = p.state !== 'valid';
   const issuesCard = h(
     'section',
     { class: 'card', 'data-testid': 'detail-issues', id: `issues-${p.id}`, tabindex: -1 },

@@ -68,8 +68,8 @@ export function issueGroups(issues: Issue[], testid = 'issues'): HTMLElement {
  * A plugin's one state (Go's Plugin.state): valid, valid with problems (a skill, server or the manifest
  * has an error: it loads with less than it declares) or invalid. Every surface shows this badge.
  */
-export function stateBadge(p: { valid: boolean; state?: string }, upper = false): HTMLElement {
-  const state = p.state ?? (p.valid ? 'valid' : 'invalid');
+export function stateBadge(p: { state: string }, upper = false): HTMLElement {
+  const state = p.state;
   const el =
     state === 'invalid'
       ? badge(t(upper ? 'plugins.state.invalidUpper' : 'plugins.state.invalid'), 'error')
