@@ -185,6 +185,12 @@ func Check(ctx context.Context, o Options) ([]Result, error) {
 	}
 	for i, e := range todo {
 		progress(i, len(todo), e.plugin+"/"+e.server)
+		if ctx.Err() != nil {
+			// Cancelled (Ctrl-C, the page closed): no further server is started.
+			out = append(out, Result{Plugin: e.plugin, Name: e.server, Tools: []Tool{},
+				Error: "not checked: the check was cancelled before this server was started"})
+			continue
+		}
 		r := check(ctx, e, plan.Env(base), timeout)
 		r.Digest, r.Checked = digests[e.plugin+"\x00"+e.server], true
 		now := time.Now().UTC()
@@ -425,7 +431,7 @@ func check(ctx context.Context, e entry, env []string, timeout time.Duration) (r
 		}
 		r.Ms = ended.Sub(start).Milliseconds()
 		if !r.OK {
-			r.Error = sanitise(r.Error, e.secrets)
+			r.Error = clipTo(sanitise(r.Error, e.secrets), maxError)
 			r.Stderr = lastBytes(sanitise(stderr.String(), e.secrets), stderrTail)
 		}
 	}()
@@ -608,14 +614,18 @@ const (
 	MaxPages       = 100      // pages of one list
 	MaxAnswerBytes = 16 << 20 // everything the server writes to the check
 	maxName        = 200      // bytes of a tool's or the server's name and version
+	maxError       = 1000     // bytes of the error a result keeps (a server's error message is its own text)
 )
 
 // clip cuts s to maxName bytes, on a character boundary.
-func clip(s string) string {
-	if len(s) <= maxName {
+func clip(s string) string { return clipTo(s, maxName) }
+
+// clipTo cuts s to max bytes, on a character boundary, and marks the cut.
+func clipTo(s string, max int) string {
+	if len(s) <= max {
 		return s
 	}
-	cut := maxName
+	cut := max
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

@@ -52,6 +52,21 @@ func serve(role string) {
 		select {}
 	case "endless", "flood":
 		endless(role == "flood")
+	case "huge-error":
+		// answers every request (server/discover, initialize) with an error whose message
+		// is 100,000 bytes
+		in := bufio.NewScanner(os.Stdin)
+		for in.Scan() {
+			var req struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if json.Unmarshal(in.Bytes(), &req) != nil || req.ID == nil {
+				continue
+			}
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID,
+				"error": map[string]any{"code": -32000, "message": strings.Repeat("no ", 33334)}})
+			os.Stdout.Write(append(b, '\n'))
+		}
 	case "stderr-child":
 		// starts a child in a session of its own that holds its stderr (a browser)
 		c := exec.Command("sleep", "300")
@@ -418,7 +433,8 @@ func endless(flood bool) {
 
 // TestCheckBoundsWhatItKeeps: a server whose tools/list pages never end is listed up to
 // MaxListed tools and reported truncated; one that answers a 23 MiB page is cut off at
-// MaxAnswerBytes with a sentence; a 5,000-byte server name is clipped.
+// MaxAnswerBytes with a sentence; a 5,000-byte server name is clipped, and so is an
+// error message of 100,000 bytes.
 func TestCheckBoundsWhatItKeeps(t *testing.T) {
 	self := plugboard(t)
 	root := t.TempDir()
@@ -427,18 +443,21 @@ func TestCheckBoundsWhatItKeeps(t *testing.T) {
 	write(t, filepath.Join(pb, "plugins", "big", "plugin.json"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "big", "version": "1.0.0", "description": "test"}`)
 	copyExe(t, filepath.Join(pb, "plugins", "big", "server"))
 	write(t, filepath.Join(pb, "plugins", "big", "mcp.json"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", "mcpServers": {
-		"endless": `+stdio("endless", "")+`, "flood": `+stdio("flood", "")+`}}`)
+		"endless": `+stdio("endless", "")+`, "flood": `+stdio("flood", "")+`, "huge-error": `+stdio("huge-error", "")+`}}`)
 	req := runtime.Request{Home: root, PlugboardHome: pb, Target: "coder"}
 	if _, _, _, err := runtime.Acknowledge(req, []runtime.AckRef{{Plugin: "big"}}, "test"); err != nil {
 		t.Fatal(err)
 	}
 	rs, err := Check(context.Background(), Options{Home: root, PlugboardHome: pb, Target: "coder", Self: self, Timeout: 20 * time.Second})
-	if err != nil || len(rs) != 2 {
+	if err != nil || len(rs) != 3 {
 		t.Fatalf("Check = %v, %v", len(rs), err)
 	}
 	got := byName(rs)
 	if r := got["endless"]; !r.OK || len(r.Tools) != MaxListed || strings.Join(r.Truncated, ",") != "tools" || r.ServerInfo == nil || len(r.ServerInfo.Name) > 210 {
 		t.Errorf("endless: ok %v, %d tools, truncated %v, error %q", r.OK, len(r.Tools), r.Truncated, r.Error)
+	}
+	if r := got["huge-error"]; r.OK || !strings.HasPrefix(r.Error, "initialize answered with an error: no no") || len(r.Error) > maxError+4 {
+		t.Errorf("huge-error: ok %v, error of %d bytes: %.200q", r.OK, len(r.Error), r.Error)
 	}
 	if r := got["flood"]; r.OK || !strings.Contains(r.Error, "answered more than 16 MiB") || len(r.Tools) != 0 {
 		t.Errorf("flood: ok %v, %d tools, error %q", r.OK, len(r.Tools), r.Error)
@@ -446,5 +465,64 @@ func TestCheckBoundsWhatItKeeps(t *testing.T) {
 	b, _ := json.Marshal(rs)
 	if len(b) > 200<<10 {
 		t.Errorf("the results are %d bytes", len(b))
+	}
+}
+
+// TestCheckStartsNothingOnceCancelled: Ctrl-C (the context's end) while the first of three
+// servers is being checked ends that check at once, and the two others are never started.
+func TestCheckStartsNothingOnceCancelled(t *testing.T) {
+	self := plugboard(t)
+	root := t.TempDir()
+	pb := filepath.Join(root, ".plugboard")
+	write(t, filepath.Join(pb, "agents", "coder.json"), `{"name": "coder", "pluginDirs": ["plugins/slow"]}`)
+	write(t, filepath.Join(pb, "plugins", "slow", "plugin.json"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "slow", "version": "1.0.0", "description": "test"}`)
+	copyExe(t, filepath.Join(pb, "plugins", "slow", "server"))
+	servers := []string{}
+	for _, n := range []string{"a", "b", "c"} {
+		servers = append(servers, `"`+n+`": `+stdio("silent", `, "MCPHEALTH_MARKER": "`+filepath.Join(root, "started-"+n)+`"`))
+	}
+	write(t, filepath.Join(pb, "plugins", "slow", "mcp.json"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", "mcpServers": {`+strings.Join(servers, ",")+`}}`)
+	req := runtime.Request{Home: root, PlugboardHome: pb, Target: "coder"}
+	if _, _, _, err := runtime.Acknowledge(req, []runtime.AckRef{{Plugin: "slow"}}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for {
+			if _, err := os.Stat(filepath.Join(root, "started-a")); err == nil {
+				cancel()
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	const timeout = 20 * time.Second
+	start := time.Now()
+	rs, err := Check(ctx, Options{Home: root, PlugboardHome: pb, Target: "coder", Self: self, Timeout: timeout})
+	took := time.Since(start)
+	if err != nil || len(rs) != 3 {
+		t.Fatalf("Check = %+v, %v", rs, err)
+	}
+	if took >= timeout/2 {
+		t.Errorf("the cancelled check returned after %v", took)
+	}
+	for _, n := range []string{"b", "c"} {
+		if _, err := os.Stat(filepath.Join(root, "started-"+n)); err == nil {
+			t.Errorf("server %s was started after the check was cancelled", n)
+		}
+	}
+	for _, r := range rs {
+		want := "not checked: the check was cancelled before this server was started"
+		if r.Name == "a" {
+			want = "the check was cancelled before initialize was answered"
+		}
+		if r.OK || r.Error != want {
+			t.Errorf("%s = ok %v, %q; want %q", r.Name, r.OK, r.Error, want)
+		}
 	}
 }

@@ -26,10 +26,14 @@ const drainWait = 2 * time.Second
 
 // RunStdio starts c as a child with stderr inherited, relays in to its stdin and its
 // stdout to out byte for byte through a tap that hands the answered tool calls to sink,
-// and returns the child's exit status (128+n when a signal n ended it). SIGTERM, SIGINT
-// and SIGHUP are forwarded to the child, which has a process group of its own so that
-// a terminal's signals reach it once, through here; on Linux the child is sent SIGTERM
-// if this process dies first. When in ends the child's stdin is closed. log gets one
+// and returns the child's exit status (128+n when a signal n ended it). The child has a
+// process group of its own, so that a terminal's signals reach it once, through here:
+// SIGTERM, SIGINT and SIGHUP are forwarded to the whole group, and a group still there
+// drainWait after a SIGTERM or SIGINT is killed. On Linux the child is
+// sent SIGTERM if this process dies first. When in ends the child's stdin is closed.
+// Once the child has exited, what it left in its group (a browser, a helper holding its
+// stdout) is sent SIGTERM, and SIGKILL after drainWait, so nothing of the server stays
+// behind the relay. A process that left the group (setsid) is its own. log gets one
 // line (who: …) when calls were not tracked. A child that cannot be started returns 127
 // (not found) or 126 with the error.
 func RunStdio(c Child, in io.Reader, out io.Writer, sink Sink, who string, log io.Writer) (int, error) {
@@ -44,7 +48,7 @@ func RunStdio(c Child, in io.Reader, out io.Writer, sink Sink, who string, log i
 		return 126, err
 	}
 	cmd := &exec.Cmd{Path: c.Path, Args: c.Argv, Env: c.Env, Stdin: inR, Stdout: outW, Stderr: os.Stderr,
-		SysProcAttr: childAttr()}
+		SysProcAttr: childAttr(), WaitDelay: drainWait}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(sigs)
@@ -65,10 +69,18 @@ func RunStdio(c Child, in io.Reader, out io.Writer, sink Sink, who string, log i
 	}
 	exited := make(chan struct{})
 	go func() {
+		// A group that a forwarded SIGTERM or SIGINT has not ended within drainWait is
+		// killed: the MCP client that sent it will not wait for ever either.
+		var kill <-chan time.Time
 		for {
 			select {
 			case s := <-sigs:
-				_ = cmd.Process.Signal(s)
+				signalGroup(cmd.Process, s)
+				if kill == nil && s != syscall.SIGHUP {
+					kill = time.After(drainWait)
+				}
+			case <-kill:
+				signalGroup(cmd.Process, syscall.SIGKILL)
 			case <-exited:
 				return
 			}
@@ -90,6 +102,7 @@ func RunStdio(c Child, in io.Reader, out io.Writer, sink Sink, who string, log i
 	}()
 	werr := cmd.Wait()
 	close(exited)
+	signalGroup(cmd.Process, syscall.SIGTERM)
 	t := time.NewTimer(drainWait)
 	select {
 	case <-drained:
@@ -98,6 +111,7 @@ func RunStdio(c Child, in io.Reader, out io.Writer, sink Sink, who string, log i
 		<-drained
 	}
 	t.Stop()
+	signalGroup(cmd.Process, syscall.SIGKILL)
 	if n := tap.Untracked(); n > 0 {
 		fmt.Fprintf(log, "%s: %d MCP tool calls were not counted: more than %d were in flight\n", who, n, maxPending)
 	}

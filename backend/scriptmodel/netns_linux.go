@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -51,6 +52,7 @@ func NewNetns() (*Netns, error) {
 	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
+	cmd.WaitDelay = 2 * time.Second // Close does not wait on a process that keeps stderr open
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoNetns, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // NonRootEnv is set, to the value the caller gave, in the process AsNonRoot starts.
@@ -46,6 +47,7 @@ func AsNonRoot(t testing.TB, helper, arg string, dirs ...string) []byte {
 	cmd.Env = append(os.Environ(), NonRootEnv+"="+arg)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second // a process the helper left holding its output does not hold the test
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%s as a user that is not root: %v\n%s%s", helper, err, stdout.Bytes(), stderr.Bytes())
 	}
