@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/google/shlex"
+
 	"github.com/plugboard/plugboard/backend/capread"
 	"github.com/plugboard/plugboard/backend/pathsafe"
 )
@@ -34,7 +36,8 @@ type Item struct {
 
 // Of reads, keyed "kind\x00name", the Claude-native declarations that run code of the package in dir:
 // .mcp.json and the manifest's mcpServers (MCP servers), hooks/hooks.json and the
-// manifest's hooks (hook events with command hooks), the manifest's lspServers. A file
+// manifest's hooks (hook events with command hooks), .lsp.json and the manifest's
+// lspServers. A file
 // that cannot be read or parsed gives nothing (the catalog reports it).
 func Of(dir string) map[string]Item {
 	out := map[string]Item{}
@@ -91,7 +94,7 @@ func Of(dir string) map[string]Item {
 			_ = json.Unmarshal(s, &srv)
 			var runs []string
 			if srv.Command != "" {
-				runs = []string{path.Base(srv.Command)}
+				runs = []string{commandName(srv.Command)}
 			}
 			add(kind, name, file, runs, s)
 		}
@@ -99,7 +102,7 @@ func Of(dir string) map[string]Item {
 	if raw, file := decl("mcpServers", ".mcp.json"); raw != nil {
 		servers(raw, file, "mcp")
 	}
-	if raw, file := decl("lspServers", ""); raw != nil {
+	if raw, file := decl("lspServers", ".lsp.json"); raw != nil {
 		servers(raw, file, "lsp")
 	}
 	if raw, file := decl("hooks", "hooks/hooks.json"); raw != nil {
@@ -118,9 +121,8 @@ func Of(dir string) map[string]Item {
 				var runs []string
 				for _, g := range gs {
 					for _, h := range g.Hooks {
-						if h.Command != "" {
-							first, _, _ := strings.Cut(strings.TrimSpace(h.Command), " ")
-							runs = append(runs, path.Base(first))
+						if name := commandName(h.Command); name != "" {
+							runs = append(runs, name)
 						}
 					}
 				}
@@ -129,6 +131,37 @@ func Of(dir string) map[string]Item {
 		}
 	}
 	return out
+}
+
+// commandName is the basename of the program a command line runs, without the variable
+// assignments before it ("FOO=secret ./x" runs x) and the quotes around it: what may be
+// shown, never an argument or a value. The line is split as a shell would (shlex); a
+// line shlex cannot split (an open quote) is split at spaces.
+func commandName(line string) string {
+	words, err := shlex.Split(line)
+	if err != nil {
+		words = strings.Fields(line)
+	}
+	for _, w := range words {
+		if name, _, ok := strings.Cut(w, "="); ok && isVarName(name) {
+			continue
+		}
+		if w = strings.Trim(w, `"'`); w == "" {
+			return ""
+		}
+		return path.Base(w)
+	}
+	return ""
+}
+
+// isVarName says whether s is a shell variable name.
+func isVarName(s string) bool {
+	for i, c := range s {
+		if c != '_' && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && (i == 0 || !(c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // List is Of as a list, sorted by kind and name (the order of Of's keys).
