@@ -66,7 +66,12 @@ func printUpdate(env Env, u install.Update) {
 	case u.Error != "":
 		fmt.Fprintf(w, "%s: not updated (the error follows)\n", u.ID)
 		return
-	case u.Pinned:
+	case u.Pinned && u.Modified && !u.Applied:
+		fmt.Fprintf(w, "%s: up to date (pinned to commit %s), but the installed folder was edited by hand after it was installed; the edit is kept. "+
+			"plugboard update --restore %s puts the pinned commit back (the edited folder is kept: plugboard rollback %s returns to it)\n",
+			u.ID, u.Ref[:12], u.ID, u.ID)
+		return
+	case u.Pinned && !u.Applied:
 		fmt.Fprintf(w, "%s: up to date (pinned to commit %s)\n", u.ID, u.Ref[:12])
 		return
 	case !u.Changed && u.Modified && !u.Applied:

@@ -110,35 +110,57 @@ func gitCmd(t *testing.T, dir string, args ...string) {
 
 // A plugin edited by hand whose source has not changed: update says so in words (not only
 // "modified" in --json), keeps the edit and names --restore; update --restore puts the
-// source's version back and keeps the edited folder for rollback.
+// source's version back and keeps the edited folder for rollback. The same for a plugin
+// pinned to a commit id, which has nothing newer to fetch.
 func TestUpdateOfAHandEditedPlugin(t *testing.T) {
-	_, env, pb := installServedGreeter(t)
-	skills, _ := filepath.Glob(filepath.Join(pb, "plugins", "greeter", "skills", "*", "SKILL.md"))
-	if len(skills) == 0 {
-		t.Fatal("the installed plugin has no skill to edit")
-	}
-	orig, _ := os.ReadFile(skills[0])
-	edited := string(orig) + "\nA line of my own.\n"
-	write(t, skills[0], edited)
-	code, out, _ := run(t, env, "update", "greeter")
-	if code != ExitOK || !strings.Contains(out, "edited by hand") || !strings.Contains(out, "plugboard update --restore greeter") {
-		t.Fatalf("update of an edited plugin: exit %d\n%s", code, out)
-	}
-	if b, _ := os.ReadFile(skills[0]); string(b) != edited {
-		t.Fatalf("the edit was not kept: %q", b)
-	}
-	code, out, errs := run(t, env, "update", "--restore", "greeter")
-	if code != ExitOK || !strings.Contains(out, "restored the source's version") {
-		t.Fatalf("update --restore: exit %d\n%s%s", code, out, errs)
-	}
-	if b, _ := os.ReadFile(skills[0]); string(b) != string(orig) {
-		t.Errorf("after --restore the skill is %q", b)
-	}
-	if code, out, errs := run(t, env, "rollback", "greeter"); code != ExitOK {
-		t.Fatalf("rollback: exit %d\n%s%s", code, out, errs)
-	}
-	if b, _ := os.ReadFile(skills[0]); string(b) != edited {
-		t.Errorf("rollback did not return to the edited folder: %q", b)
+	for _, pinned := range []bool{false, true} {
+		t.Run(map[bool]string{false: "branch", true: "pinned"}[pinned], func(t *testing.T) {
+			var env map[string]string
+			var pb string
+			if pinned {
+				root := t.TempDir()
+				installRepo(t, root, "greeter")
+				sha, err := exec.Command("git", "--git-dir", filepath.Join(root, "greeter.git"), "rev-parse", "HEAD").Output()
+				if err != nil {
+					t.Fatal(err)
+				}
+				url := gitServer(t, root, func() {}) + "/greeter.git"
+				env = map[string]string{"HOME": t.TempDir()}
+				if code, _, errs := run(t, env, "install", url, "--ref", strings.TrimSpace(string(sha))); code != ExitOK {
+					t.Fatalf("install: exit %d\n%s", code, errs)
+				}
+				pb = filepath.Join(env["HOME"], ".plugboard")
+			} else {
+				_, env, pb = installServedGreeter(t)
+			}
+			skills, _ := filepath.Glob(filepath.Join(pb, "plugins", "greeter", "skills", "*", "SKILL.md"))
+			if len(skills) == 0 {
+				t.Fatal("the installed plugin has no skill to edit")
+			}
+			orig, _ := os.ReadFile(skills[0])
+			edited := string(orig) + "\nA line of my own.\n"
+			write(t, skills[0], edited)
+			code, out, _ := run(t, env, "update", "greeter")
+			if code != ExitOK || !strings.Contains(out, "edited by hand") || !strings.Contains(out, "plugboard update --restore greeter") {
+				t.Fatalf("update of an edited plugin: exit %d\n%s", code, out)
+			}
+			if b, _ := os.ReadFile(skills[0]); string(b) != edited {
+				t.Fatalf("the edit was not kept: %q", b)
+			}
+			code, out, errs := run(t, env, "update", "--restore", "greeter")
+			if code != ExitOK || !strings.Contains(out, "restored the source's version") {
+				t.Fatalf("update --restore: exit %d\n%s%s", code, out, errs)
+			}
+			if b, _ := os.ReadFile(skills[0]); string(b) != string(orig) {
+				t.Errorf("after --restore the skill is %q", b)
+			}
+			if code, out, errs := run(t, env, "rollback", "greeter"); code != ExitOK {
+				t.Fatalf("rollback: exit %d\n%s%s", code, out, errs)
+			}
+			if b, _ := os.ReadFile(skills[0]); string(b) != edited {
+				t.Errorf("rollback did not return to the edited folder: %q", b)
+			}
+		})
 	}
 }
 

@@ -201,9 +201,15 @@ func updateOne(ctx context.Context, o UpdateOptions, id string, e Entry, apply b
 		return u, fmt.Errorf("%s is not the folder plugboard install made (a symbolic link or a file): %w; remove it, or plugboard uninstall --force %s", dest, ErrNotOurs, id)
 	}
 	if e.Kind == KindGit && fullSHA().MatchString(e.Ref) {
+		// Nothing newer can come, but a folder edited by hand is said, and with Restore
+		// the pinned commit is put back over it (below, as any restore).
 		u.Pinned = true
-		progress(o.Progress, "%s is pinned to commit %s: up to date", id, e.Ref[:12])
-		return u, nil
+		_, actual := fileSums(dest)
+		u.Modified = actual != e.Content
+		if !u.Modified || !o.Restore {
+			progress(o.Progress, "%s is pinned to commit %s: up to date", id, e.Ref[:12])
+			return u, nil
+		}
 	}
 	inst := Options{Home: o.Home, PlugboardHome: o.PlugboardHome, Source: e.Source, Ref: e.Ref, Path: e.Path, Name: id, Progress: o.Progress}
 	inst.finish = func(final string, d catalog.Inspection, res *Result, next Entry) error {
