@@ -39,7 +39,7 @@ const mcpJSON = `{
     },
     "remote-%[1]d": {
       "type": "streamable-http",
-      "url": "https://tools.example.com/mcp/%[1]d",
+      "url": "http://127.0.0.1:9/mcp/%[1]d",
       "headers": {"X-Tenant": "public"}
     }
   }

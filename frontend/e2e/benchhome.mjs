@@ -27,7 +27,7 @@ const mcpJSON = (p) => `{
     },
     "remote-${p}": {
       "type": "streamable-http",
-      "url": "https://tools.example.com/mcp/${p}",
+      "url": "http://127.0.0.1:9/mcp/${p}",
       "headers": {"X-Tenant": "public"}
     }
   }
