@@ -53,14 +53,14 @@ var (
 	rollbackSteps = []string{"rollback:recorded", "rollback:entry", "rollback:exchanged", "rollback:lockfile", "rollback:done"}
 )
 
-// An update and a rollback killed at each of their steps, four rounds each (40 kills):
+// An update and a rollback killed at each of their steps, twenty rounds each (200 kills):
 // the next command (here update --check) completes or undoes what was left, so that the
 // lockfile always describes the installed folder, both versions are still there (one
 // installed, the other the rollback copy, whose entry matches it) once the update got
 // as far as its first rename, no record or hidden folder is left, and a rollback then
 // works.
 func TestKilledUpdateAndRollbackLoseNothing(t *testing.T) {
-	for round := range 4 {
+	for round := range 20 {
 		for _, op := range []string{"update", "rollback"} {
 			steps := updateSteps
 			if op == "rollback" {
@@ -147,11 +147,11 @@ func checkWhole(t *testing.T, pbHome, v1, v2 string) {
 	checkNoLeftovers(t, pbHome)
 }
 
-// An install killed at each of its steps, seven rounds (21 kills): the next command leaves the
+// An install killed at each of its steps, twenty rounds (60 kills): the next command leaves the
 // plugin either installed and in the lockfile with its content, or neither, and nothing
 // else behind.
 func TestKilledInstallLosesNothing(t *testing.T) {
-	for round := range 7 {
+	for round := range 20 {
 		for _, step := range installSteps {
 			t.Run(fmt.Sprintf("%s/%d", step, round), func(t *testing.T) {
 				home, pbHome := homes(t)
