@@ -284,6 +284,46 @@ test('a new commit: Check shows "update available" with the summary; Update, the
   assert.equal(existsSync(join(fx.pbHome, 'plugins', 'hello-git', 'skills', 'bow')), false);
 });
 
+test('an update of a legacy plugin lists the code Claude Code starts itself that it adds, by name and program only', async () => {
+  const repo = join(fx.dir, 'src', 'legacy-repo');
+  mkdirSync(join(repo, '.claude-plugin'), { recursive: true });
+  writeFileSync(join(repo, '.claude-plugin', 'plugin.json'), JSON.stringify({ name: 'legacy-git', version: '1.0.0' }));
+  mkdirSync(join(repo, 'skills', 'tidy'), { recursive: true });
+  writeFileSync(join(repo, 'skills', 'tidy', 'SKILL.md'), '---\nname: tidy\ndescription: Tidies up.\n---\ntidy\n');
+  git(repo, 'init', '-q', '-b', 'main');
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-q', '-m', 'first');
+  await installFrom(repo);
+  await dialog().waitFor({ state: 'detached' });
+  await waitSelected('legacy-git');
+
+  writeFileSync(
+    join(repo, '.lsp.json'),
+    JSON.stringify({ go: { command: 'gopls', args: ['serve', '--token=PLANTED'] } }),
+  );
+  mkdirSync(join(repo, 'hooks'), { recursive: true });
+  writeFileSync(
+    join(repo, 'hooks', 'hooks.json'),
+    JSON.stringify({
+      hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'API_KEY=PLANTED ./hooks/start.sh --fast' }] }] },
+    }),
+  );
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-q', '-m', 'second');
+  await page.getByRole('button', { name: 'Check for updates' }).click();
+  await row('legacy-git').getByTestId('update-badge').waitFor();
+  await row('legacy-git').click();
+  await page
+    .locator('[data-testid="detail-installed"] [data-testid="update-state"]')
+    .and(page.locator('[data-state="available"]'))
+    .waitFor();
+  const summary = await page.getByTestId('update-summary').locator('li').allInnerTexts();
+  const itself = ' — Claude Code starts it itself; Plugboard does not manage or acknowledge it';
+  assert.ok(summary.includes('LSP server go added (.lsp.json; runs gopls)' + itself), summary.join('\n'));
+  assert.ok(summary.includes('hook SessionStart added (hooks/hooks.json; runs start.sh)' + itself), summary.join('\n'));
+  assert.ok(!summary.join('\n').includes('PLANTED'), summary.join('\n'));
+});
+
 test('Uninstall is refused while a target assigns the plugin; Uninstall anyway removes it', async () => {
   cli('assign', 'agent:coder', '--add', 'greeter', '--ack-mcp');
   await page.getByTestId('search').fill('greeter');
