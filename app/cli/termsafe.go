@@ -26,6 +26,14 @@ func newTermSafe(w io.Writer) io.Writer {
 
 func (t *termSafe) Write(p []byte) (int, error) {
 	n := len(p)
+	if !t.pending && clean(p) {
+		// The common case (11.5 MB of catalog --json has no control character): written
+		// as it is, not copied byte by byte.
+		if _, err := t.w.Write(p); err != nil {
+			return 0, err
+		}
+		return n, nil
+	}
 	out := make([]byte, 0, len(p)+8)
 	if t.pending && len(p) > 0 {
 		t.pending = false
@@ -58,4 +66,15 @@ func (t *termSafe) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// clean says whether p holds nothing Write escapes or must decide on: no C0 control but
+// newline and tab, no DEL, no 0xC2 (the first byte of a C1 control).
+func clean(p []byte) bool {
+	for _, b := range p {
+		if (b < 0x20 && b != '\n' && b != '\t') || b == 0x7f || b == 0xc2 {
+			return false
+		}
+	}
+	return true
 }

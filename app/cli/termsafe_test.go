@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,6 +69,19 @@ func TestCommandsEscapeControlCharacters(t *testing.T) {
 		}
 		if !strings.Contains(all, `\x1b`) {
 			t.Errorf("%s printed no escaped ESC: %q", strings.Join(args, " "), all)
+		}
+	}
+}
+
+// BenchmarkTermSafe: 1 MB of output with no control character, in 64 KiB writes (as
+// catalog --json writes its chunks).
+func BenchmarkTermSafe(b *testing.B) {
+	chunk := []byte(strings.Repeat(`{"name":"skill-0042","description":"Réviser le code — ünïcode"},`, 1000))[:64<<10]
+	w := newTermSafe(io.Discard)
+	b.SetBytes(int64(len(chunk)) * 16)
+	for b.Loop() {
+		for range 16 {
+			_, _ = w.Write(chunk)
 		}
 	}
 }
