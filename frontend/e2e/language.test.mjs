@@ -43,13 +43,13 @@ const selected = (page) => page.inputValue('[data-testid="settings-language"]');
 const systemLabel = (page) => page.textContent('[data-testid="settings-language"] option[value="system"]');
 const stored = (page) => page.evaluate(() => localStorage.getItem('plugboard.lang'));
 
-/** Chooses value in the Language card and waits for the reload it causes. */
+/** Chooses value in the Language card and waits for the reload it causes, which opens on Settings again. */
 async function choose(page, value) {
   const loaded = page.waitForEvent('load');
   await page.selectOption('[data-testid="settings-language"]', value);
   await loaded;
-  await waitReady(page);
-  await openSettings(page);
+  await page.waitForSelector('[data-testid="settings-language"]');
+  assert.equal(await page.getAttribute('[data-testid="tab-settings"]', 'aria-selected'), 'true', 'still on Settings');
 }
 
 test('a Chinese system locale shows the page in Chinese', async () => {

@@ -61,6 +61,14 @@ test('a SKILL.md description edited on disk shows without a page reload, with th
   });
   assert.match(await mark.innerText(), /^Reloaded · 1 change · [\d.]+ ms$/);
   assert.match(await mark.getAttribute('title'), /changed skill review:check: description changed/);
+  // It sits in the header, in the watch state's place, over nothing of the page.
+  const markBox = await mark.boundingBox();
+  const headerBox = await page.locator('body > #app > header, header').first().boundingBox();
+  assert.ok(
+    markBox.y >= headerBox.y && markBox.y + markBox.height <= headerBox.y + headerBox.height,
+    `the Reloaded mark ${JSON.stringify(markBox)} is outside the header ${JSON.stringify(headerBox)}`,
+  );
+  assert.equal(await page.locator('[data-testid="watch-state"]').isVisible(), false, 'the mark takes its place');
 
   // the Skills tab shows it too
   await page.click('[data-testid="tab-skills"]');

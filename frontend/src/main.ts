@@ -22,7 +22,7 @@ import { DevView } from './views/dev';
 import { McpView } from './views/mcp';
 import { ProblemsView } from './views/problems';
 import { PluginsView } from './views/plugins';
-import { SettingsView } from './views/settings';
+import { REOPEN_TAB_KEY, SettingsView } from './views/settings';
 import { SkillsView } from './views/skills';
 import { TimelineView } from './views/timeline';
 import { ActivityView } from './views/activity';
@@ -512,7 +512,13 @@ settings.onChange(() => {
 applyDocumentLang();
 initTheme(renderTheme);
 document.getElementById('app')?.replaceWith(app);
-switchTab('plugins');
+/** The tab a reload asked to come back to (the language switch), once; else Plugins. */
+function firstTab(): Tab {
+  const want = sessionStorage.getItem(REOPEN_TAB_KEY);
+  sessionStorage.removeItem(REOPEN_TAB_KEY);
+  return TABS.find((x) => x.id === want)?.id ?? 'plugins';
+}
+switchTab(firstTab());
 performance.mark('plugboard:shell-built');
 void firstList.then(showList);
 void start(firstCatalog);

@@ -15,6 +15,9 @@ const LANG_NAME: Record<Lang, string> = {
   'zh-CN': '简体中文',
 };
 
+/** sessionStorage key of the tab the page opens on after the language switch reloads it. */
+export const REOPEN_TAB_KEY = 'plugboard.reopen-tab';
+
 export class SettingsView {
   readonly el: HTMLElement;
   private readonly ctx: Ctx;
@@ -324,6 +327,8 @@ export class SettingsView {
     }
     this.langStatus.hidden = true;
     setChoice(choice);
+    // the reloaded page opens here again, not on Plugins
+    sessionStorage.setItem(REOPEN_TAB_KEY, 'settings');
     location.reload();
   }
 

@@ -29,7 +29,8 @@ export const en = {
   'install.ack.eachTarget':
     'MCP server {server} needs acknowledgment in each target that assigns it: a launch leaves it out until then',
   'install.modified': 'the installed folder was edited by hand: the update replaces it (Rollback brings it back)',
-  'install.native': '{what} {name} {change} ({file}; runs {runs}) — Claude Code starts it itself; Plugboard does not manage or acknowledge it',
+  'install.native':
+    '{what} {name} {change} ({file}; runs {runs}) — Claude Code starts it itself; Plugboard does not manage or acknowledge it',
   'install.native.mcp': 'MCP server',
   'install.native.hook': 'hook',
   'install.native.lsp': 'LSP server',
@@ -216,7 +217,8 @@ export const zh: Record<keyof typeof en, Msg> = {
     'MCP 服务器 {server} 需要为 {targets} 确认（在各自的“启动”卡片中）：确认之前，启动时不会包含它',
   'install.ack.eachTarget': 'MCP 服务器 {server} 需要在分配了它的每个目标中确认：确认之前，启动时不会包含它',
   'install.modified': '已安装的文件夹被手动编辑过：更新会替换它（回滚可将其恢复）',
-  'install.native': '{what} {name} {change}（{file}；运行 {runs}）— 由 Claude Code 自行启动，Plugboard 不管理也不确认它',
+  'install.native':
+    '{what} {name} {change}（{file}；运行 {runs}）— 由 Claude Code 自行启动，Plugboard 不管理也不确认它',
   'install.native.mcp': 'MCP 服务器',
   'install.native.hook': '钩子',
   'install.native.lsp': 'LSP 服务器',
