@@ -94,24 +94,33 @@ test('a stale save shows the stale message and reloads what is on disk', async (
   assert.ok(enabled.includes('codex-skill'), `reloaded skillsEnabled shows codex-skill: ${enabled}`);
 });
 
-test('a skill switched off in the Skills view is saved to skillsEnabled', async () => {
-  await page.click('[data-testid="tab-skills"]');
-  const sw = page.locator('[data-testid="skill-row"][data-id="alpha:alpha-only"] [data-testid="skill-enabled"]');
-  assert.equal(await sw.isChecked(), true);
-  await sw.click();
+test('a skill switched off in the Skills view is written at once, with no Save, and an unsaved path stays a draft', async () => {
+  // an unsaved edit of another setting first: the switch must not save it
+  await openSettings();
+  await page.fill('[data-testid="settings-path-input"]', '~/draft-only');
+  await page.click('[data-testid="settings-path-add"]');
   await page.waitForSelector('[data-testid="savebar"]:not([hidden])');
-  await page.click('[data-testid="settings-save"]');
-  await waitFor(async () => /Settings saved/.test(await page.textContent('[data-testid="settings-status"]')), {
-    message: 'saved',
+
+  await page.click('[data-testid="tab-skills"]');
+  const sw = () => page.locator('[data-testid="skill-row"][data-id="alpha:alpha-only"] [data-testid="skill-enabled"]');
+  assert.equal(await sw().isChecked(), true);
+  await sw().click();
+  await waitFor(async () => readSettings().skillsEnabled['alpha:alpha-only'] === false, {
+    message: 'the switch written to settings.json',
   });
-  assert.equal(readSettings().skillsEnabled['alpha:alpha-only'], false);
-  await waitFor(
-    async () =>
-      !(await page
-        .locator('[data-testid="skill-row"][data-id="alpha:alpha-only"] [data-testid="skill-enabled"]')
-        .isChecked()),
-    { message: 'switch stays off after the rescan' },
-  );
+  assert.ok(!JSON.stringify(readSettings()).includes('draft-only'), 'the unsaved path is not written with it');
+  await waitFor(async () => !(await sw().isChecked()), { message: 'switch stays off after the rescan' });
+
+  // the draft is still there, and only it: Discard drops the path and keeps the switch
+  assert.equal(await page.locator('[data-testid="savebar"]').isVisible(), true, 'the path is still unsaved');
+  await page.click('[data-testid="settings-discard"]');
+  await page.waitForSelector('[data-testid="savebar"]', { state: 'hidden' });
+  assert.equal(await sw().isChecked(), false);
+
+  // and on again, at once
+  await sw().click();
+  await waitFor(async () => readSettings().skillsEnabled['alpha:alpha-only'] === true, { message: 'switched on' });
+  assert.equal(await page.locator('[data-testid="savebar"]').isVisible(), false, 'nothing left to save');
 });
 
 test('the workspace control opens the fixture workspace; trusting it loads its MCP server "proj"', async () => {

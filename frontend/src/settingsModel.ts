@@ -87,6 +87,50 @@ export class SettingsModel {
     this.emit();
   }
 
+  /**
+   * Switches a skill at once, as an editor's extension switch does: the saved settings with only
+   * this entry changed are written (with the hash they were read at), and the draft keeps any other
+   * unsaved edit. Switches made in quick succession are written one after another. On `stale` the
+   * file is read again and the switch shows what it holds; on another error the switch goes back.
+   */
+  switchNow(id: string, on: boolean): Promise<void> {
+    this.setEnabled(id, on);
+    this.writes = this.writes.then(() => this.writeSwitch(id, on));
+    return this.writes;
+  }
+
+  private writes: Promise<void> = Promise.resolve();
+
+  private async writeSwitch(id: string, on: boolean): Promise<void> {
+    if (!this.saved) return;
+    const out = normalise(this.saved);
+    if (on && this.saved.skillsEnabled[id] === undefined) delete out.skillsEnabled[id];
+    else out.skillsEnabled[id] = on;
+    try {
+      const env = await api.saveSettings(out, this.hash);
+      this.saved = normalise(env.settings);
+      this.hash = env.hash;
+      this.notice = null;
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'stale') {
+        try {
+          this.accept(await api.settings());
+        } catch {
+          /* the notice below still applies */
+        }
+        this.notice = { kind: 'warn', text: t('common.settings.stale') };
+      } else {
+        if (this.draft) {
+          const was = this.saved.skillsEnabled[id];
+          if (was === undefined) delete this.draft.skillsEnabled[id];
+          else this.draft.skillsEnabled[id] = was;
+        }
+        this.notice = { kind: 'error', text: t('common.settings.notSaved', { msg: errorText(e) }) };
+      }
+    }
+    this.emit();
+  }
+
   removeEnabled(id: string): void {
     if (!this.draft) return;
     delete this.draft.skillsEnabled[id];

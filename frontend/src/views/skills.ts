@@ -224,7 +224,7 @@ export class SkillsView {
       checked: on,
     });
     toggle.addEventListener('click', (e) => e.stopPropagation());
-    toggle.addEventListener('change', () => this.ctx.settings.setEnabled(s.id, toggle.checked));
+    toggle.addEventListener('change', () => void this.ctx.settings.switchNow(s.id, toggle.checked));
     return h(
       'div',
       {
@@ -266,7 +266,7 @@ export class SkillsView {
         ? skillDetail(s, {
             ix,
             enabled: this.enabled(s),
-            setEnabled: (on) => this.ctx.settings.setEnabled(s.id, on),
+            setEnabled: (on) => void this.ctx.settings.switchNow(s.id, on),
             showPlugin: (id) => this.ctx.showPlugin(id),
             answers: this.ctx.answers,
           })
