@@ -45,6 +45,9 @@ type InstallResult struct {
 type InstalledPlugin struct {
 	ID string `json:"id"`
 	install.Entry
+	// Rollback is the previous version a rollback returns to; absent, there is none (the
+	// page's Rollback is then disabled).
+	Rollback *install.Entry `json:"rollback,omitempty"`
 }
 
 // RemovedMarketplace is a marketplace RemoveMarketplace forgot.
@@ -103,7 +106,7 @@ func (s *Service) Installed() ([]InstalledPlugin, error) {
 	}
 	out := make([]InstalledPlugin, 0, len(lf.Plugins))
 	for id, e := range lf.Plugins {
-		out = append(out, InstalledPlugin{ID: id, Entry: e})
+		out = append(out, InstalledPlugin{ID: id, Entry: e, Rollback: install.Kept(s.pbHome, id)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil

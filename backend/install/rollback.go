@@ -156,6 +156,19 @@ func readKept(keep, id string) (Entry, error) {
 	return e, nil
 }
 
+// Kept is the entry of the previous version a rollback of id returns to, or nil when there is
+// none to roll back to (or it cannot be read: Rollback then says why).
+func Kept(pbHome, id string) *Entry {
+	if checkID(id) != nil {
+		return nil
+	}
+	e, err := readKept(filepath.Join(rollbackDir(pbHome), id), id)
+	if err != nil {
+		return nil
+	}
+	return &e
+}
+
 // newRollbackCopy makes a hidden folder in state/rollback holding entry.json of kept,
 // ready for the replaced folder; it first removes the hidden folders an update that
 // died left there. The caller holds the home's install lock (so none is in use).

@@ -153,6 +153,9 @@ test('a local git repository installs at its commit', async () => {
   );
   assert.equal(lockfile()['hello-git'].commit, commit);
   assert.equal(await row('hello-git').count(), 1);
+  const rollback = card.getByRole('button', { name: 'Rollback', exact: true });
+  assert.equal(await rollback.isDisabled(), true, 'nothing to roll back to after an install');
+  assert.match(await rollback.getAttribute('title'), /^Nothing to roll back to/);
 });
 
 test('an invalid package is refused with its issues, and installs with Force', async () => {
@@ -276,12 +279,27 @@ test('a new commit: Check shows "update available" with the summary; Update, the
   assert.equal(lockfile()['hello-git'].commit, second);
   assert.ok(existsSync(join(fx.pbHome, 'plugins', 'hello-git', 'skills', 'bow', 'SKILL.md')));
 
-  await page.getByRole('button', { name: 'Rollback', exact: true }).click();
+  const rollback = page.getByRole('button', { name: 'Rollback', exact: true });
+  assert.equal(await rollback.isDisabled(), false, 'the update kept the version it replaced');
+  assert.equal(
+    await rollback.getAttribute('title'),
+    `Put back the version the last update replaced (commit ${first.slice(0, 12)})`,
+  );
+  await rollback.click();
   await page.locator('[data-testid="installed-status"]', { hasText: 'Rolled back hello-git' }).waitFor();
   await page.locator('[data-testid="installed-commit"]', { hasText: first.slice(0, 12) }).waitFor();
   await row('hello-git').locator('.pver', { hasText: '0.1.0' }).waitFor();
   assert.equal(lockfile()['hello-git'].commit, first);
   assert.equal(existsSync(join(fx.pbHome, 'plugins', 'hello-git', 'skills', 'bow')), false);
+
+  // A kept copy changed by hand is refused; the error goes once Check for updates gives a new state.
+  writeFileSync(join(fx.pbHome, 'state', 'rollback', 'hello-git', 'plugin', 'extra.txt'), 'edited\n');
+  await rollback.click();
+  const failed = page.locator('[data-testid="installed-status"] [data-kind="error"]');
+  await failed.waitFor();
+  await page.getByRole('button', { name: 'Check for updates' }).click();
+  await failed.waitFor({ state: 'detached' });
+  assert.equal(lockfile()['hello-git'].commit, first, 'the refused rollback changed nothing');
 });
 
 test('an update of a legacy plugin lists the code Claude Code starts itself that it adds, by name and program only', async () => {

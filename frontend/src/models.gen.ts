@@ -467,6 +467,25 @@ export interface Drop {
   ack?: AckServer;
 }
 
+/** Entry is how one plugin was installed. */
+export interface Entry {
+  /** URL without credentials, or an absolute path */
+  source: string;
+  /** KindGit, KindFolder or KindArchive */
+  kind: string;
+  ref?: string;
+  /** the package's folder inside the source */
+  path?: string;
+  /** git: the resolved commit */
+  commit?: string;
+  /** archive: "sha256:<hex>" of the file */
+  archive?: string;
+  /** "sha256:<ctree sum>" of the installed folder */
+  content: string;
+  /** RFC 3339, UTC */
+  installedAt: string;
+}
+
 /**
  * FileChange is one file an entry of KindFiles changed: Path relative to the Plugboard
  * home, Before and After its text (nil: there was, or is, no file).
@@ -746,6 +765,11 @@ export interface InstalledPlugin {
   content: string;
   /** RFC 3339, UTC */
   installedAt: string;
+  /**
+   * Rollback is the previous version a rollback returns to; absent, there is none (the
+   * page's Rollback is then disabled).
+   */
+  rollback?: Entry;
 }
 
 /** Issue is one problem found in one file. */

@@ -153,6 +153,8 @@ export class Installs {
       if (announce) this.notice.hidden = true;
     }
     this.changed();
+    // Check for updates (the button) is a new state: what a card said before (a failed rollback) goes
+    if (!id && announce) this.cardNotice.clear();
     try {
       const ups = (await api.checkUpdates(id)) ?? [];
       if (!id) this.updates.clear();
@@ -289,19 +291,21 @@ export class Installs {
     else parts.push(h('p', { class: 'muted small' }, this.installedError || t('install.card.reading')));
     if (e) parts.push(...this.updateState(p.id));
     const running = this.busy.get(p.id);
-    const action = (testid: string, label: string, run: () => void, aria?: string) =>
+    const action = (testid: string, label: string, run: () => void, aria?: string, off = false, title?: string) =>
       h(
         'button',
         {
           type: 'button',
           class: 'btn btn-small',
           'data-testid': testid,
-          disabled: !!running || !e,
+          disabled: !!running || !e || off,
           'aria-label': aria,
+          title,
           onclick: run,
         },
         label,
       );
+    const kept = e?.rollback;
     parts.push(
       h(
         'div',
@@ -313,7 +317,18 @@ export class Installs {
           t('install.check.buttonFor', { id: p.id }),
         ),
         action('update', t('install.card.update'), () => void this.update(p.id)),
-        action('rollback', t('install.card.rollback'), () => void this.rollback(p.id)),
+        action(
+          'rollback',
+          t('install.card.rollback'),
+          () => void this.rollback(p.id),
+          undefined,
+          !kept,
+          kept
+            ? kept.commit
+              ? t('install.card.rollbackToCommit', { commit: short(kept.commit) })
+              : t('install.card.rollbackTo')
+            : t('install.card.rollbackNone'),
+        ),
         action('uninstall', t('install.card.uninstall'), () => void this.uninstall(p.id, false)),
         running ? h('span', { class: 'muted small', 'data-testid': 'installed-busy' }, running) : null,
       ),
