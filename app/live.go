@@ -209,6 +209,29 @@ func SetFolderPicker(s *Service, pick func() (string, error)) {
 	s.mu.Unlock()
 }
 
+// SetLanguageHook has f told the page's language (SetLanguage): the desktop shell's tray
+// and notices speak it.
+func SetLanguageHook(s *Service, f func(lang string)) {
+	s.mu.Lock()
+	s.onLang = f
+	s.mu.Unlock()
+}
+
+// SetLanguage is the page telling which of its languages it shows ("en" or "zh-CN"), at
+// its start and when the user switches: the window's tray and notices follow it.
+func (s *Service) SetLanguage(lang string) (string, error) {
+	if lang != "en" && lang != "zh-CN" {
+		return "", &Error{Code: CodeInvalid, Message: fmt.Sprintf("the page speaks en or zh-CN, not %q", lang)}
+	}
+	s.mu.Lock()
+	f := s.onLang
+	s.mu.Unlock()
+	if f != nil {
+		f(lang)
+	}
+	return lang, nil
+}
+
 // Activity reports the skills launched agents invoked in the last days days (0: all
 // time) and the assigned skills never used (backend/activity), over the last scan.
 func (s *Service) Activity(days int) (activity.Report, error) {

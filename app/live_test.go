@@ -117,3 +117,28 @@ func TestLiveServiceLoop(t *testing.T) {
 		t.Errorf("PickFolder over HTTP: %v", err)
 	}
 }
+
+// The page tells its language: the desktop shell's hook hears it; another language is
+// refused with a sentence and the code invalid, and the hook hears nothing.
+func TestSetLanguage(t *testing.T) {
+	home := t.TempDir()
+	svc := NewService(home, filepath.Join(home, ".plugboard"), func(string, any) {})
+	if got, err := svc.SetLanguage("zh-CN"); err != nil || got != "zh-CN" {
+		t.Fatalf("SetLanguage with no hook = %q, %v", got, err)
+	}
+	var heard []string
+	SetLanguageHook(svc, func(lang string) { heard = append(heard, lang) })
+	for _, l := range []string{"zh-CN", "en"} {
+		if _, err := svc.SetLanguage(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := svc.SetLanguage("fr")
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeInvalid || !strings.Contains(e.Message, `not "fr"`) {
+		t.Errorf("SetLanguage(fr) = %v", err)
+	}
+	if strings.Join(heard, ",") != "zh-CN,en" {
+		t.Errorf("the hook heard %v", heard)
+	}
+}

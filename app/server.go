@@ -271,6 +271,7 @@ var pageMethods = map[string]pageMethod{
 	"Acknowledge":       twoArgs((*Page).Acknowledge),
 	"WatchState":        noArgs((*Page).WatchState),
 	"PauseWatching":     oneArg((*Page).PauseWatching),
+	"SetLanguage":       oneArg((*Page).SetLanguage),
 	"Links":             noArgs((*Page).Links),
 	"Link":              fiveArgs((*Page).Link),
 	"Unlink":            twoArgs((*Page).Unlink),

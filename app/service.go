@@ -104,6 +104,7 @@ type Service struct {
 	seq       int64                        // the number of the last announced scan
 	live      *reload.Reloader             // set by StartLive
 	pick      func() (string, error)       // the window's folder dialog; nil over HTTP
+	onLang    func(lang string)            // the desktop shell's tray and notices; nil over HTTP
 	saveAs    func(string) (string, error) // the window's save dialog; nil over HTTP
 	open      string                       // a folder the app was asked to open (open.go)
 
@@ -157,6 +158,7 @@ type pageSurface interface {
 	WatchState() (reload.State, error)
 	ClientAnswers() (ClientsState, error)
 	PauseWatching(paused bool) (reload.State, error)
+	SetLanguage(lang string) (string, error)
 	Links() ([]devlink.Result, error)
 	Link(dir, into, name string, copy, force bool) (devlink.Result, error)
 	Unlink(name, into string) (devlink.Result, error)

@@ -188,15 +188,18 @@ func (sh *shell) start(ctx context.Context, svc *app.Service, icon []byte) {
 	live, cancel := context.WithCancel(ctx)
 	notify := NewNotifier(log)
 	if app.FirstRun(sh.pbHome) {
-		// Once per Plugboard home: where the app lives while its window is open.
-		notify.Notify("Plugboard is running", "Its tray icon shows whether the catalog is ok, has issues or is reloading; the window's Settings can start it at login.")
+		// Once per Plugboard home: where the app lives while its window is open. The page
+		// has not said its language yet: the system's is the page's unless chosen.
+		txt := textFor(tray.language())
+		notify.Notify(txt.running, txt.runningBody)
 	}
+	app.SetLanguageHook(svc, tray.SetLanguage)
 	sh.mu.Lock()
 	sh.ctx, sh.cancel, sh.tray, sh.notify = ctx, cancel, tray, notify
 	sh.mu.Unlock()
 
 	app.SetFolderPicker(svc, func() (string, error) {
-		return runtime.OpenDirectoryDialog(ctx, runtime.OpenDialogOptions{Title: "Choose a plugin folder"})
+		return runtime.OpenDirectoryDialog(ctx, runtime.OpenDialogOptions{Title: textFor(tray.language()).pickFolder})
 	})
 	// The Activity tab's CSV export. Wails v2's Linux window handles no WebKitGTK download (it
 	// connects neither download-started nor decide-destination), so a download the page makes

@@ -39,6 +39,9 @@ type Tray struct {
 	running sync.WaitGroup // follow, while it may still call systray
 	end     func()         // systray's; nil when the tray never started
 	pause   *systray.MenuItem
+	items   [4]*systray.MenuItem // open, rescan, pause, quit: relabelled when the language changes
+	lang    string               // the language to speak (SetLanguage), under mu
+	shown   string               // the language the menu has, in follow's goroutine
 }
 
 // trayTitle is the item's Title: the application's name, as the spec asks.
@@ -80,7 +83,7 @@ func newTray(appIcon []byte, act TrayActions, log io.Writer) *Tray {
 		act.Pause = func(bool) {}
 	}
 	return &Tray{
-		log: log, act: act, icons: trayIcons(appIcon),
+		log: log, act: act, icons: trayIcons(appIcon), lang: systemLang(nil),
 		state: reload.State{State: reload.StateReloading},
 		kick:  make(chan struct{}, 1), done: make(chan struct{}),
 	}
@@ -94,11 +97,14 @@ func (t *Tray) run() {
 	systray.SetOnTapped(func() { go t.act.Open() }) // a left click opens the window
 	start, end := systray.RunWithExternalLoop(func() {
 		systray.SetTitle(trayTitle)
-		open := systray.AddMenuItem("Open Plugboard", "Show the Plugboard window")
-		rescan := systray.AddMenuItem("Rescan now", "Scan every plugin and skill again")
-		t.pause = systray.AddMenuItemCheckbox("Pause watching", "Stop reloading on file changes until unticked", false)
+		lang := t.language()
+		txt := textFor(lang)
+		open := systray.AddMenuItem(txt.open, txt.openTip)
+		rescan := systray.AddMenuItem(txt.rescan, txt.rescanTip)
+		t.pause = systray.AddMenuItemCheckbox(txt.pause, txt.pauseTip, false)
 		systray.AddSeparator()
-		quit := systray.AddMenuItem("Quit", "Quit Plugboard")
+		quit := systray.AddMenuItem(txt.quit, txt.quitTip)
+		t.items, t.shown = [4]*systray.MenuItem{open, rescan, t.pause, quit}, lang
 		close(ready)
 		go t.clicks(open, rescan, quit)
 	}, nil)
@@ -131,6 +137,25 @@ func (t *Tray) clicks(open, rescan, quit *systray.MenuItem) {
 			return
 		}
 	}
+}
+
+// SetLanguage has the tray speak lang ("en" or "zh-CN"), the page's language: its menu and
+// tooltip are relabelled by the tray's own goroutine, as a state is applied.
+func (t *Tray) SetLanguage(lang string) {
+	t.mu.Lock()
+	t.lang = lang
+	t.mu.Unlock()
+	select {
+	case t.kick <- struct{}{}:
+	default:
+	}
+}
+
+// language is the language the tray speaks.
+func (t *Tray) language() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lang
 }
 
 // SetState shows st. It returns at once (reload calls it from its loop): the newest
@@ -171,7 +196,16 @@ func (t *Tray) apply(st reload.State) {
 		icon = t.icons[reload.StateOK]
 	}
 	systray.SetIcon(icon)
-	systray.SetTooltip(trayTooltip(st))
+	lang := t.language()
+	systray.SetTooltip(trayTooltip(st, lang))
+	if lang != t.shown && t.items[0] != nil {
+		txt := textFor(lang)
+		for i, l := range [][2]string{{txt.open, txt.openTip}, {txt.rescan, txt.rescanTip}, {txt.pause, txt.pauseTip}, {txt.quit, txt.quitTip}} {
+			t.items[i].SetTitle(l[0])
+			t.items[i].SetTooltip(l[1])
+		}
+		t.shown = lang
+	}
 	if st.Paused != t.pause.Checked() {
 		if st.Paused {
 			t.pause.Check()
@@ -179,27 +213,6 @@ func (t *Tray) apply(st reload.State) {
 			t.pause.Uncheck()
 		}
 	}
-}
-
-// trayTooltip says the state in words, for the hover text and for screen readers.
-func trayTooltip(st reload.State) string {
-	var s string
-	switch st.State {
-	case reload.StateOK:
-		s = "Plugboard: watching, no errors"
-	case reload.StateIssues:
-		s = "Plugboard: some plugins or skills have errors"
-	case reload.StateReloading:
-		s = "Plugboard: reloading…"
-	case reload.StatePaused:
-		s = "Plugboard: watching paused"
-	default:
-		s = "Plugboard: " + st.State
-	}
-	if st.Limited && !st.Paused {
-		s += " (watch limit reached: rescanning periodically)"
-	}
-	return s
 }
 
 // Stop removes the icon. It waits for a state being applied to finish first: systray's

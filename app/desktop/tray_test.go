@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -66,6 +67,9 @@ func TestHelperProcess(t *testing.T) {
 			case "state":
 				tray.SetState(stateOf(arg))
 				say("state %s", arg)
+			case "lang":
+				tray.SetLanguage(arg)
+				say("lang %s", arg)
 			case "stop":
 				tray.Stop()
 				say("stopped")
@@ -241,6 +245,23 @@ func TestTray(t *testing.T) {
 	eventually(t, "the unticked checkbox", toggleState(menu, id["Pause watching"], 0))
 	eventually(t, "the ok look", looks(reload.StateOK, "no errors"))
 
+	// The page says it speaks Chinese: the menu and the tooltip follow, and clicks still work.
+	h.send(t, "lang zh-CN")
+	h.expect(t, "lang zh-CN")
+	eventually(t, "the Chinese menu", func() string {
+		var labels []string
+		for _, it := range menuItems(t, menu) {
+			labels = append(labels, it.label)
+		}
+		if got := strings.Join(labels, "|"); got != "打开 Plugboard|立即重新扫描|暂停监视|退出" {
+			return fmt.Sprintf("menu = %q", got)
+		}
+		return ""
+	})
+	eventually(t, "the Chinese tooltip", looks(reload.StateOK, "没有错误"))
+	click("Rescan now")
+	h.expect(t, "rescan")
+
 	click("Quit")
 	h.expect(t, "quit")
 	h.send(t, "stop")
@@ -334,16 +355,49 @@ func TestTrayIcons(t *testing.T) {
 
 func TestTrayTooltip(t *testing.T) {
 	for _, tc := range []struct {
-		st   reload.State
+		st         reload.State
+		lang, want string
+	}{
+		{reload.State{State: reload.StateOK}, "en", "Plugboard: watching, no errors"},
+		{reload.State{State: reload.StateIssues, Limited: true}, "en", "Plugboard: some plugins or skills have errors (watch limit reached: rescanning periodically)"},
+		{reload.State{State: reload.StateReloading}, "en", "Plugboard: reloading…"},
+		{reload.State{State: reload.StatePaused, Paused: true, Limited: true}, "en", "Plugboard: watching paused"},
+		{reload.State{State: reload.StateOK}, "zh-CN", "Plugboard：正在监视，没有错误"},
+		{reload.State{State: reload.StateIssues, Limited: true}, "zh-CN", "Plugboard：部分插件或技能有错误（已达到监视上限：定期重新扫描）"},
+		{reload.State{State: reload.StateOK}, "fr", "Plugboard: watching, no errors"},
+	} {
+		if got := trayTooltip(tc.st, tc.lang); got != tc.want {
+			t.Errorf("trayTooltip(%+v, %s) = %q, want %q", tc.st, tc.lang, got, tc.want)
+		}
+	}
+	// every language says everything
+	for lang, txt := range trayTexts {
+		v := reflect.ValueOf(txt)
+		for i := range v.NumField() {
+			if v.Field(i).String() == "" {
+				t.Errorf("%s has no %s", lang, v.Type().Field(i).Name)
+			}
+		}
+	}
+}
+
+// The tray's language before the page says one: the system locale's, read as the page's
+// navigator.language is.
+func TestTraySystemLanguage(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
 		want string
 	}{
-		{reload.State{State: reload.StateOK}, "Plugboard: watching, no errors"},
-		{reload.State{State: reload.StateIssues, Limited: true}, "Plugboard: some plugins or skills have errors (watch limit reached: rescanning periodically)"},
-		{reload.State{State: reload.StateReloading}, "Plugboard: reloading…"},
-		{reload.State{State: reload.StatePaused, Paused: true, Limited: true}, "Plugboard: watching paused"},
+		{map[string]string{}, "en"},
+		{map[string]string{"LANG": "zh_CN.UTF-8"}, "zh-CN"},
+		{map[string]string{"LANG": "zh_TW.UTF-8"}, "zh-CN"},
+		{map[string]string{"LANG": "en_US.UTF-8", "LC_MESSAGES": "zh_CN.UTF-8"}, "zh-CN"},
+		{map[string]string{"LANG": "zh_CN.UTF-8", "LC_ALL": "C"}, "zh-CN"},
+		{map[string]string{"LANG": "zh_CN.UTF-8", "LC_ALL": "de_DE.UTF-8"}, "en"},
+		{map[string]string{"LANGUAGE": "zh_CN:en", "LANG": "en_US.UTF-8"}, "zh-CN"},
 	} {
-		if got := trayTooltip(tc.st); got != tc.want {
-			t.Errorf("trayTooltip(%+v) = %q, want %q", tc.st, got, tc.want)
+		if got := systemLang(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("systemLang(%v) = %s, want %s", tc.env, got, tc.want)
 		}
 	}
 }

@@ -278,15 +278,15 @@ func stopApp(t *testing.T, cmd *exec.Cmd, exited chan error) {
 }
 
 // waitTrayShowsIssues waits for the tray item to show the first scan of the full home,
-// which has issues.
-func waitTrayShowsIssues(t *testing.T, item dbus.BusObject) {
+// which has issues, in English (or in the language given).
+func waitTrayShowsIssues(t *testing.T, item dbus.BusObject, lang ...string) {
 	t.Helper()
 	eventually(t, "the tray showing the first scan", func() string {
 		v, err := item.GetProperty(sniIface + ".ToolTip")
 		if err != nil {
 			return err.Error()
 		}
-		if tip := tooltipTitle(v); tip != trayTooltip(reload.State{State: reload.StateIssues}) {
+		if tip := tooltipTitle(v); tip != trayTooltip(reload.State{State: reload.StateIssues}, append(lang, "en")[0]) {
 			return fmt.Sprintf("tooltip %q", tip)
 		}
 		return ""
@@ -364,12 +364,16 @@ func TestWindowLanguage(t *testing.T) {
 	t.Setenv("DISPLAY", display)
 	bus := startBus(t)
 	home := filepath.Join(testhome.Copy(t, "full"), "home")
-	_, exited, logf := startApp(t, []string{bin}, home, display, bus,
+	cmd, exited, logf := startApp(t, []string{bin}, home, display, bus,
 		"LOCPATH="+locales, "LANG=zh_CN.UTF-8", "LC_ALL=", "LC_CTYPE=", "LC_MESSAGES=", "LANGUAGE=")
 
 	c := catalog.Load(catalog.Options{Home: home, PlugboardHome: filepath.Join(home, ".plugboard")})
 	want := fmt.Sprintf("Plugboard — %d 个插件 · %d 个技能", c.Summary.Plugins, c.Summary.Skills)
 	waitWindowTitled(t, want, exited, logf)
+	// and the tray speaks as the page does
+	conn := dial(t, bus)
+	item := conn.Object(fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", cmd.Process.Pid), "/StatusNotifierItem")
+	waitTrayShowsIssues(t, item, "zh-CN")
 }
 
 // waitWindowTitled waits up to 60 s (the first start of WebKit under Xvfb on a loaded

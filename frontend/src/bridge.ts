@@ -39,6 +39,7 @@ type Method =
   | 'WatchState'
   | 'ClientAnswers'
   | 'PauseWatching'
+  | 'SetLanguage'
   | 'Links'
   | 'Link'
   | 'Unlink'
@@ -303,6 +304,8 @@ export const api = {
   /** The agent clients installed here and what they said they load from the last scan's packages. */
   clientAnswers: () => call('ClientAnswers'),
   pauseWatching: (paused: boolean) => call('PauseWatching', paused),
+  /** Tells the backend the page's language: the window's tray and notices speak it. */
+  setLanguage: (lang: string) => call('SetLanguage', lang),
   links: () => call('Links'),
   /** into "" is home; name "" is the manifest's name, else the folder's. */
   link: (dir: string, into: LinkInto | '', name: string, copy: boolean, force: boolean) =>

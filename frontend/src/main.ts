@@ -7,7 +7,7 @@ import { ClientAnswers } from './clientAnswers';
 import './style.css';
 import { api, on, errorText } from './bridge';
 import { h, mount } from './dom';
-import { applyDocumentLang, fmtTime, type Key, t } from './i18n';
+import { applyDocumentLang, currentLang, fmtTime, type Key, t } from './i18n';
 import { icons } from './icons';
 import { CatalogFeed } from './feed';
 import { showError, showLoading } from './screens';
@@ -510,6 +510,8 @@ settings.onChange(() => {
 });
 
 applyDocumentLang();
+// the window's tray and notices speak the page's language (the page reloads when it changes)
+void api.setLanguage(currentLang()).catch(() => {});
 initTheme(renderTheme);
 document.getElementById('app')?.replaceWith(app);
 /** The tab a reload asked to come back to (the language switch), once; else Plugins. */

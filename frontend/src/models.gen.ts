@@ -1849,6 +1849,11 @@ export interface PageMethods {
    */
   SetDraftDirty(dirty: boolean): null;
   /**
+   * SetLanguage is the page telling which of its languages it shows ("en" or "zh-CN"), at
+   * its start and when the user switches: the window's tray and notices follow it.
+   */
+  SetLanguage(lang: string): string;
+  /**
    * SetLaunchAs records the choice to launch plugin id, which the specification rejects,
    * as client loads it ("claude"), or clears it (""); the history records it as target
    * launch-as:<id>. It rescans and returns the catalog.

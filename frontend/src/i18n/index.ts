@@ -70,6 +70,11 @@ export function setChoice(c: Choice): Lang {
   return lang;
 }
 
+/** The language the page speaks now. */
+export function currentLang(): Lang {
+  return lang;
+}
+
 /** <html lang> follows the language, so fonts and screen readers pick the right one. */
 export function applyDocumentLang(): void {
   try {
