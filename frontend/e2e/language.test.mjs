@@ -144,4 +144,18 @@ test('in Chinese, issue messages and codes stay as the command line prints them,
   const badges = await page.textContent('[data-testid="plugin-row"][data-id="alpha"]');
   assert.match(badges, /2 个错误/);
   assert.match(badges, /1 个警告/);
+  // the words of the format, source and severity badges are Chinese; the filters' values are not
+  assert.equal(await page.textContent('[data-testid="plugin-row"][data-id="alpha"] .badge-fmt-portable'), '通用格式');
+  assert.match(badges, /Plugboard/);
+  assert.equal(await page.textContent('[data-testid="filter-source"] option[value="cursor-cache"]'), 'Cursor 市场');
+  assert.match(
+    await page.getAttribute('[data-testid="detail"] .detail-badges .badge-fmt-portable', 'title'),
+    /Agent Plugins 1\.0 包/,
+  );
+  await page.click('[data-testid="tab-problems"]');
+  await page.waitForSelector('[data-testid="problem"]');
+  const severities = await page.$$eval('[data-testid="problem"] .problem-head .badge', (els) => [
+    ...new Set(els.map((e) => e.textContent)),
+  ]);
+  assert.deepEqual(severities.sort(), ['提示', '警告', '错误'].sort(), `severity badges: ${severities}`);
 });

@@ -20,6 +20,7 @@ import { countsBadges, stateBadge, issueGroups, issueLine, mcpSummary, typeBadge
 import type { CatalogIndex } from './search';
 import type { SettingsModel } from './settingsModel';
 import type { ClientComponent, ClientName, ClientVerdict, Issue, Plugin, PluginSkill, SkillEntry } from './types';
+import { formatLabel, formatTitle, sourceLabel } from './labels';
 
 export interface DetailDeps {
   ix: CatalogIndex;
@@ -83,8 +84,8 @@ function metadata(p: Plugin, home: string): HTMLElement {
     ...row(t('plugins.detail.meta.repository'), p.repository && h('span', { class: 'mono wrap' }, p.repository)),
     ...row(t('plugins.detail.meta.license'), p.license),
     ...row(t('plugins.detail.meta.keywords'), keywords),
-    ...row(t('plugins.detail.meta.format'), p.format),
-    ...row(t('plugins.detail.meta.source'), p.source),
+    ...row(t('plugins.detail.meta.format'), formatLabel(p.format)),
+    ...row(t('plugins.detail.meta.source'), sourceLabel(p.source)),
     ...row(t('plugins.detail.meta.manifest'), p.manifest && h('code', null, p.manifest)),
     ...row(
       t('plugins.detail.meta.path'),
@@ -367,7 +368,7 @@ function clientsSection(p: Plugin, deps: DetailDeps): HTMLElement {
     'p',
     { class: 'spec-line', 'data-testid': 'spec-verdict', 'data-valid': String(p.valid) },
     h('strong', null, t('plugins.detail.spec')),
-    badge(p.format, `fmt-${p.format}`),
+    badge(formatLabel(p.format), `fmt-${p.format}`, formatTitle(p.format)),
     p.manifest ? h('code', null, p.manifest) : h('span', { class: 'muted small' }, t('plugins.detail.noManifest')),
     stateBadge(p, true),
   );
@@ -499,8 +500,8 @@ export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
         { class: 'detail-badges' },
         p.version ? h('span', { class: 'muted mono' }, p.version) : null,
         stateBadge(p),
-        badge(p.format, `fmt-${p.format}`),
-        badge(p.source, 'neutral'),
+        badge(formatLabel(p.format), `fmt-${p.format}`, formatTitle(p.format)),
+        badge(sourceLabel(p.source), 'neutral'),
         launchesAsClaude(p, deps.ix.doc) ? badge(t('plugins.detail.launchesAsClaude'), 'info') : null,
         countsLink,
       ),

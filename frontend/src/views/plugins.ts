@@ -14,11 +14,12 @@ import type { Place, Plugin } from '../types';
 import { VList } from '../vlist';
 import type { Ctx } from './ctx';
 import { Installs } from './install';
+import { formatLabel, formatTitle, sourceLabel } from '../labels';
 
 const ROW_HEIGHT = 60;
 
-function options(label: string, values: string[]): HTMLOptionElement[] {
-  return [h('option', { value: '' }, label), ...values.map((v) => h('option', { value: v }, v))];
+function options(label: string, values: string[], word: (v: string) => string): HTMLOptionElement[] {
+  return [h('option', { value: '' }, label), ...values.map((v) => h('option', { value: v }, word(v)))];
 }
 
 export class PluginsView {
@@ -60,12 +61,16 @@ export class PluginsView {
     this.format = h(
       'select',
       { 'aria-label': t('plugins.list.format'), 'data-testid': 'filter-format' },
-      ...options(t('plugins.list.allFormats'), ['portable', 'legacy', 'cursor', 'none']),
+      ...options(t('plugins.list.allFormats'), ['portable', 'legacy', 'cursor', 'none'], formatLabel),
     );
     this.source = h(
       'select',
       { 'aria-label': t('plugins.list.source'), 'data-testid': 'filter-source' },
-      ...options(t('plugins.list.allSources'), ['plugboard', 'cursor-local', 'cursor-cache', 'plugin-path']),
+      ...options(
+        t('plugins.list.allSources'),
+        ['plugboard', 'cursor-local', 'cursor-cache', 'plugin-path'],
+        sourceLabel,
+      ),
     );
     this.issues = h('input', { type: 'checkbox', 'data-testid': 'filter-issues' });
     this.count = h('div', { class: 'count', 'data-testid': 'plugin-count', 'aria-live': 'polite' });
@@ -472,8 +477,8 @@ export class PluginsView {
         h(
           'div',
           { class: 'prow-sub' },
-          badge(p.format, `fmt-${p.format}`),
-          h('span', null, p.source),
+          badge(formatLabel(p.format), `fmt-${p.format}`, formatTitle(p.format)),
+          h('span', null, sourceLabel(p.source)),
           h('span', { 'data-testid': 'skill-count' }, t('plugins.count.skills', { n: p.skills.length })),
           p.mcp
             ? h(

@@ -8,6 +8,7 @@ import { t, type Key } from '../i18n';
 import type { Problem } from '../models.gen';
 import type { CatalogIndex } from '../search';
 import type { Ctx } from './ctx';
+import { severityLabel } from '../labels';
 
 const SOURCE_LABEL: Record<string, Key> = {
   plugin: 'problems.source.plugin',
@@ -192,7 +193,10 @@ export class ProblemsView {
         h(
           'div',
           { class: 'row problem-head' },
-          badge(p.severity, p.severity === 'error' ? 'error' : p.severity === 'warning' ? 'warning' : 'info'),
+          badge(
+            severityLabel(p.severity),
+            p.severity === 'error' ? 'error' : p.severity === 'warning' ? 'warning' : 'info',
+          ),
           h('code', { class: 'small' }, p.code),
           h('span', { class: 'grow' }),
           owner,

@@ -16,6 +16,23 @@ export const en = {
   'common.settings.saved': 'Settings saved; rescanning.',
   'common.settings.stale': 'settings changed on disk; reloaded',
   'common.settings.notSaved': 'Not saved: {msg}',
+  // a package's format, where it was found, an issue's severity: the words of the badges (the
+  // values the command line prints stay in its --json)
+  'common.format.portable': 'portable',
+  'common.format.portable.title': 'an Agent Plugins 1.0 package (plugin.json at its root)',
+  'common.format.legacy': 'legacy',
+  'common.format.legacy.title': 'a Claude Code plugin (.claude-plugin/plugin.json)',
+  'common.format.cursor': 'cursor',
+  'common.format.cursor.title': 'a Cursor plugin (.cursor-plugin/plugin.json)',
+  'common.format.none': 'none',
+  'common.format.none.title': 'no manifest was found',
+  'common.source.plugboard': 'plugboard',
+  'common.source.cursor-local': 'cursor-local',
+  'common.source.cursor-cache': 'cursor-cache',
+  'common.source.plugin-path': 'plugin-path',
+  'common.severity.error': 'error',
+  'common.severity.warning': 'warning',
+  'common.severity.info': 'info',
 } as const satisfies Record<string, Msg>;
 
 export const zh: Record<keyof typeof en, Msg> = {
@@ -31,4 +48,19 @@ export const zh: Record<keyof typeof en, Msg> = {
   'common.settings.saved': '设置已保存，正在重新扫描。',
   'common.settings.stale': '设置已在磁盘上被更改，已重新加载',
   'common.settings.notSaved': '未保存：{msg}',
+  'common.format.portable': '通用格式',
+  'common.format.portable.title': 'Agent Plugins 1.0 包（根目录有 plugin.json）',
+  'common.format.legacy': '旧版 Claude',
+  'common.format.legacy.title': 'Claude Code 插件（.claude-plugin/plugin.json）',
+  'common.format.cursor': 'Cursor',
+  'common.format.cursor.title': 'Cursor 插件（.cursor-plugin/plugin.json）',
+  'common.format.none': '无清单',
+  'common.format.none.title': '没有找到清单文件',
+  'common.source.plugboard': 'Plugboard',
+  'common.source.cursor-local': 'Cursor 本地',
+  'common.source.cursor-cache': 'Cursor 市场',
+  'common.source.plugin-path': '插件路径',
+  'common.severity.error': '错误',
+  'common.severity.warning': '警告',
+  'common.severity.info': '提示',
 };

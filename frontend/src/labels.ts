@@ -1,0 +1,29 @@
+// The words of the badges that name a package's format, where it was found and an issue's
+// severity, in the page's language. The values themselves (portable, cursor-cache, error) stay
+// as the backend and the command line's --json give them, in data attributes and filters.
+
+import { type Key, t } from './i18n';
+
+const FORMATS = ['portable', 'legacy', 'cursor', 'none'];
+const SOURCES = ['plugboard', 'cursor-local', 'cursor-cache', 'plugin-path'];
+const SEVERITIES = ['error', 'warning', 'info'];
+
+/** A format's word, or the value itself when the page has no word for it. */
+export function formatLabel(f: string): string {
+  return FORMATS.includes(f) ? t(`common.format.${f}` as Key) : f;
+}
+
+/** What a format is, for a badge's tooltip ('' when unknown). */
+export function formatTitle(f: string): string {
+  return FORMATS.includes(f) ? t(`common.format.${f}.title` as Key) : '';
+}
+
+/** Where a package was found, in words. */
+export function sourceLabel(s: string): string {
+  return SOURCES.includes(s) ? t(`common.source.${s}` as Key) : s;
+}
+
+/** An issue's severity, in words. */
+export function severityLabel(s: string): string {
+  return SEVERITIES.includes(s) ? t(`common.severity.${s}` as Key) : s;
+}
