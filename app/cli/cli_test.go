@@ -61,7 +61,7 @@ func TestInspect(t *testing.T) {
 			verdict = l
 		}
 	}
-	if !strings.Contains(verdict, "valid portable plugin good; 2 skills (1 valid)") {
+	if !strings.Contains(verdict, "valid portable plugin good, with errors; 2 skills (1 valid)") { // as the page: valid, with errors
 		t.Errorf("verdict line = %q\n%s", verdict, out)
 	}
 	// One line per client after the verdict.

@@ -154,6 +154,9 @@ func pluginLine(p *catalog.Plugin, shown string) string {
 	if p.Version != "" {
 		name += " " + p.Version
 	}
+	if p.State == catalog.StateProblems {
+		name += ", with errors" // as the page's badge says: valid, but a skill or a server is not
+	}
 	parts := []string{fmt.Sprintf("%s: %s %s plugin %s", shown, state, p.Format, name)}
 	if p.Valid {
 		parts = append(parts, fmt.Sprintf("%s (%d valid)", plural(len(p.Skills), "skill"), p.ValidSkills()))

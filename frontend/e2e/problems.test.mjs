@@ -39,6 +39,51 @@ const summary = () =>
     }).toString(),
   ).summary;
 
+/** What the command line prints for the home: its text's last line, its snapshots as JSON. */
+const cliText = (...args) =>
+  execFileSync(pluginBin(), [...args, '--home', fx.pbHome], {
+    env: { ...process.env, HOME: fx.home },
+    maxBuffer: 64 << 20,
+  }).toString();
+
+test('every surface counts the same issues: header, overview, Has issues, Problems, catalog text and --json, snapshot', async () => {
+  const doc = JSON.parse(cliText('catalog', '--json'));
+  const { errors, warnings } = doc.summary.issues;
+  assert.ok(errors > 0 && warnings > 0, 'the fixture has both');
+  const inPlugins = doc.plugins.reduce((n, p) => n + p.issueCounts.errors + p.issueCounts.warnings, 0);
+  assert.ok(errors + warnings > inPlugins, 'the fixture has issues outside its plugins (a standalone skill)');
+
+  // the command line's text
+  const text = cliText('catalog').trim().split('\n');
+  assert.equal(text.at(-1), `${errors} errors, ${warnings} warnings`);
+  // the newest snapshot the page's live catalog recorded
+  await waitFor(async () => JSON.parse(cliText('snapshots', '--json')).length > 0, { message: 'a snapshot' });
+  const newest = JSON.parse(cliText('snapshots', '--json'))[0];
+  assert.deepEqual([newest.errors, newest.warnings], [errors, warnings], JSON.stringify(newest).slice(0, 400));
+
+  // the header
+  assert.equal(await page.getByTestId('header-problems').textContent(), `${errors} errors`);
+  // the overview, shown while no plugin is selected
+  const total = await page.getByTestId('overview-issues-total').textContent();
+  assert.equal(total, `${errors} errors and ${warnings} warnings in the catalog, plugins and skills included.`);
+  // Has issues: the rows with issues, and what no row holds
+  await page.check('[data-testid="filter-issues"]');
+  const rows = await page.locator('[data-testid="plugin-row"]').evaluateAll((els) => els.map((e) => e.dataset.id));
+  const withIssues = doc.plugins.filter((p) => p.issueCounts.errors + p.issueCounts.warnings > 0).map((p) => p.id);
+  assert.deepEqual(rows.sort(), withIssues.sort());
+  const outside = page.getByTestId('issues-outside');
+  assert.equal(await outside.textContent(), `+ ${errors + warnings - inPlugins} issues outside the plugins`);
+  await outside.click();
+  await page.waitForSelector('[data-testid="problem"]');
+  const severities = await page
+    .locator('[data-testid="problem"]')
+    .evaluateAll((els) => els.map((e) => e.dataset.severity));
+  assert.equal(severities.filter((s) => s === 'error').length, errors, 'Problems: errors');
+  assert.equal(severities.filter((s) => s === 'warning').length, warnings, 'Problems: warnings');
+  await page.click('[data-testid="tab-plugins"]');
+  await page.uncheck('[data-testid="filter-issues"]');
+});
+
 test("the header's count opens the Problems view on the errors, and the counts agree", async () => {
   const cli = summary();
   const btn = page.getByTestId('header-problems');

@@ -22,6 +22,14 @@ function options(label: string, values: string[], word: (v: string) => string): 
   return [h('option', { value: '' }, label), ...values.map((v) => h('option', { value: v }, word(v)))];
 }
 
+/** The issues of the catalog no plugin holds: its standalone skills' and its own. */
+function issuesOutsidePlugins(ix: CatalogIndex): number {
+  const s = ix.doc.summary.issues;
+  let inPlugins = 0;
+  for (const p of ix.doc.plugins) inPlugins += p.issueCounts.errors + p.issueCounts.warnings;
+  return Math.max(0, s.errors + s.warnings - inPlugins);
+}
+
 export class PluginsView {
   readonly el: HTMLElement;
   private readonly ctx: Ctx;
@@ -31,6 +39,8 @@ export class PluginsView {
   private readonly source: HTMLSelectElement;
   private readonly issues: HTMLInputElement;
   private readonly count: HTMLElement;
+  /** With Has issues: the issues no plugin row holds (standalone skills, the catalog's own). */
+  private readonly outside: HTMLButtonElement;
   private readonly empty: HTMLElement;
   private readonly detail: HTMLElement;
   private readonly installs: Installs;
@@ -74,6 +84,13 @@ export class PluginsView {
     );
     this.issues = h('input', { type: 'checkbox', 'data-testid': 'filter-issues' });
     this.count = h('div', { class: 'count', 'data-testid': 'plugin-count', 'aria-live': 'polite' });
+    this.outside = h('button', {
+      type: 'button',
+      class: 'link small',
+      'data-testid': 'issues-outside',
+      hidden: true,
+      onclick: () => this.ctx.showProblems(''),
+    });
     this.list = new VList({
       rowHeight: ROW_HEIGHT,
       role: 'listbox',
@@ -109,6 +126,7 @@ export class PluginsView {
         'div',
         { class: 'row toolbar-actions' },
         this.count,
+        this.outside,
         h('span', { class: 'grow' }),
         this.installs.checkButton(),
         this.installs.button(),
@@ -177,6 +195,9 @@ export class PluginsView {
       this.visible.length === total
         ? t('plugins.list.count', { n: total })
         : t('plugins.list.countFiltered', { shown: this.visible.length, n: total });
+    const n = issuesOutsidePlugins(ix);
+    this.outside.hidden = !this.issues.checked || n === 0;
+    this.outside.textContent = t('plugins.list.issuesOutside', { n });
     const sel = this.selectedId === null ? -1 : this.visible.findIndex((i) => ix.doc.plugins[i].id === this.selectedId);
     this.list.setData(this.visible.length, sel);
     if (sel >= 0) this.list.scrollToIndex(sel);
@@ -397,8 +418,28 @@ export class PluginsView {
       ),
       h(
         'section',
-        { class: 'card' },
+        { class: 'card', 'data-testid': 'overview-issues' },
         h('h3', null, t('plugins.overview.issues')),
+        s.issues.errors + s.issues.warnings
+          ? h(
+              'p',
+              { class: 'row' },
+              h(
+                'span',
+                { 'data-testid': 'overview-issues-total' },
+                t('plugins.overview.issuesTotal', {
+                  errors: t('problems.errors', { n: s.issues.errors }),
+                  warnings: t('problems.warnings', { n: s.issues.warnings }),
+                }),
+              ),
+              h(
+                'button',
+                { type: 'button', class: 'btn btn-small', onclick: () => this.ctx.showProblems('') },
+                t('plugins.overview.showProblems'),
+              ),
+            )
+          : null,
+        h('h4', { class: 'small muted' }, t('plugins.overview.catalogWide')),
         issueGroups(ix.doc.issues, 'catalog-issues'),
       ),
       this.installedClients(),

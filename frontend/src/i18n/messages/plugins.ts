@@ -196,6 +196,10 @@ export const en = {
   'plugins.overview.errors': 'errors',
   'plugins.overview.warnings': 'warnings',
   'plugins.overview.issues': 'Catalog issues',
+  'plugins.overview.issuesTotal': '{errors} and {warnings} in the catalog, plugins and skills included.',
+  'plugins.overview.showProblems': 'Show all problems',
+  'plugins.overview.catalogWide': 'Not in any plugin or skill',
+  'plugins.list.issuesOutside': { one: '+ {n} issue outside the plugins', other: '+ {n} issues outside the plugins' },
 } as const satisfies Record<string, Msg>;
 
 export const zh: Record<keyof typeof en, Msg> = {
@@ -371,4 +375,8 @@ export const zh: Record<keyof typeof en, Msg> = {
   'plugins.overview.errors': '错误',
   'plugins.overview.warnings': '警告',
   'plugins.overview.issues': '目录问题',
+  'plugins.overview.issuesTotal': '目录中共有 {errors}和 {warnings}（含插件和技能）。',
+  'plugins.overview.showProblems': '查看所有问题',
+  'plugins.overview.catalogWide': '不属于任何插件或技能的问题',
+  'plugins.list.issuesOutside': { other: '+ 插件之外的 {n} 个问题' },
 };
