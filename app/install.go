@@ -187,9 +187,6 @@ func (s *Service) Update(name string) (UpdateResult, error) {
 // replaces becomes the one a second rollback returns to), then rescans.
 func (s *Service) Rollback(name string) (install.Result, error) {
 	res, err := install.Rollback(context.Background(), install.RollbackOptions{Home: s.home, PlugboardHome: s.pbHome, Name: name})
-	if errors.Is(err, install.ErrNoRollback) {
-		return res, &Error{Code: CodeNotFound, Message: err.Error()}
-	}
 	if err != nil {
 		return res, installError(err)
 	}
@@ -202,8 +199,7 @@ func (s *Service) Rollback(name string) (install.Result, error) {
 func updateError(err error) error {
 	var inv *install.InvalidError
 	if errors.As(err, &inv) {
-		msg, _, _ := strings.Cut(err.Error(), "\n")
-		return &Error{Code: CodeRefused, Reason: ReasonInvalidPackage, Issues: inv.Issues.NonNil(), Message: strings.TrimSuffix(msg, ":")}
+		return &Error{Code: CodeRefused, Reason: ReasonInvalidPackage, Issues: inv.Issues.NonNil(), Message: pageMessage(err.Error(), "")}
 	}
 	return installError(err)
 }
@@ -211,13 +207,16 @@ func updateError(err error) error {
 // installError is the page's error for the install and marketplace methods: a rule's
 // refusal is "refused" with its reason (and the issues or targets it is about), what is not
 // there is "not-found", anything else (a fetch that failed, a file that cannot be read) is
-// "io". The messages are backend/install's and backend/marketplace's, which name the file
-// and the fix; those of the two refusals the page overrides are its own.
+// "io". The messages are backend/install's and backend/marketplace's, which name the file,
+// with the command line's advice replaced by the page's (pageMessage); those of the two
+// refusals the page overrides are its own.
 func installError(err error) error {
 	var inv *install.InvalidError
 	var inUse *install.InUseError
 	var minv *marketplace.InvalidError
-	refused := func(reason string) *Error { return &Error{Code: CodeRefused, Reason: reason, Message: err.Error()} }
+	refused := func(reason string) *Error {
+		return &Error{Code: CodeRefused, Reason: reason, Message: pageMessage(err.Error(), reason)}
+	}
 	switch {
 	case errors.As(err, &inv):
 		n, _ := inv.Issues.Count()
@@ -227,7 +226,7 @@ func installError(err error) error {
 		return &Error{Code: CodeRefused, Reason: ReasonInUse, Targets: inUse.Targets,
 			Message: fmt.Sprintf("%s is assigned to %s; remove it from them in Assignments first, or uninstall it anyway (they will then name a plugin that is gone)", inUse.ID, strings.Join(inUse.Targets, ", "))}
 	case errors.As(err, &minv):
-		return &Error{Code: CodeRefused, Reason: ReasonMarketplace, Issues: minv.Issues.NonNil(), Message: err.Error()}
+		return &Error{Code: CodeRefused, Reason: ReasonMarketplace, Issues: minv.Issues.NonNil(), Message: pageMessage(err.Error(), ReasonMarketplace)}
 	case errors.Is(err, install.ErrExists):
 		return refused(ReasonExists)
 	case errors.Is(err, install.ErrNotPlugin):
@@ -243,12 +242,12 @@ func installError(err error) error {
 	case errors.Is(err, marketplace.ErrExists), errors.Is(err, marketplace.ErrNoMarketplace):
 		return refused(ReasonMarketplace)
 	case errors.Is(err, install.ErrNotInstalled), errors.Is(err, marketplace.ErrNotAdded),
-		errors.Is(err, marketplace.ErrUnknownPlugin), errors.Is(err, fs.ErrNotExist):
-		return &Error{Code: CodeNotFound, Message: err.Error()}
+		errors.Is(err, marketplace.ErrUnknownPlugin), errors.Is(err, fs.ErrNotExist), errors.Is(err, install.ErrNoRollback):
+		return &Error{Code: CodeNotFound, Message: pageMessage(err.Error(), CodeNotFound)}
 	case errors.Is(err, install.ErrBadArgument):
-		return &Error{Code: CodeInvalid, Message: err.Error()}
+		return &Error{Code: CodeInvalid, Message: pageMessage(err.Error(), "")}
 	}
-	return &Error{Code: CodeIO, Message: err.Error()}
+	return &Error{Code: CodeIO, Message: pageMessage(err.Error(), CodeIO)}
 }
 
 func count(n int, noun string) string {

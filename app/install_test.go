@@ -32,6 +32,11 @@ func pageErr(t *testing.T, what string, err error, code, reason string) *Error {
 	if e.Code != code || e.Reason != reason {
 		t.Fatalf("%s: code %q reason %q (%s), want %q %q", what, e.Code, e.Reason, e.Message, code, reason)
 	}
+	t.Logf("%s: %s", what, e.Message)
+	// a sentence for the page: no command line to type, no second line of detail
+	if strings.Contains(e.Message, "plugboard ") || strings.Contains(e.Message, " --") || strings.ContainsAny(e.Message, "`\n") || e.Message == "" {
+		t.Errorf("%s: the page's message hands out a command line or is not one sentence: %q", what, e.Message)
+	}
 	return e
 }
 
