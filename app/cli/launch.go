@@ -105,7 +105,11 @@ func printDrops(w io.Writer, p *runtime.Plan) {
 		if d.Name != "" {
 			name += "/" + d.Name
 		}
-		fmt.Fprintf(w, "plugboard launch: left out %s %s: %s\n", d.What, name, d.Reason)
+		hint := ""
+		if d.LaunchAs {
+			hint = " (plugboard launch-as " + d.Plugin + " claude)"
+		}
+		fmt.Fprintf(w, "plugboard launch: left out %s %s: %s%s\n", d.What, name, d.Reason, hint)
 	}
 	for _, s := range p.Suppressed {
 		fmt.Fprintf(w, "plugboard launch: no MCP server %s/%s: %s\n", s.Plugin, s.Server, s.Reason)

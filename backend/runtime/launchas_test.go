@@ -29,7 +29,7 @@ func TestLaunchAsClaudeLoadsIt(t *testing.T) {
 	testhome.WriteFile(t, filepath.Join(pb, "agents", "solo.json"), `{"name": "solo", "pluginDirs": ["plugins/claude-only"]}`)
 
 	p := build(t, request(pb, "solo"))
-	if len(p.Plugins) != 0 || len(p.Dropped) != 1 || !strings.Contains(p.Dropped[0].Reason, "launch-as claude-only claude") {
+	if len(p.Plugins) != 0 || len(p.Dropped) != 1 || !p.Dropped[0].LaunchAs || !strings.Contains(p.Dropped[0].Reason, `choose "launch as Claude loads it"`) || strings.Contains(p.Dropped[0].Reason, "plugboard ") {
 		t.Fatalf("without the choice: plugins %+v dropped %+v", p.Plugins, p.Dropped)
 	}
 

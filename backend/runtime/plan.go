@@ -141,6 +141,9 @@ type Drop struct {
 	Code string `json:"code,omitempty"`
 	// Ack is the server to acknowledge, for a server left out as not acknowledged.
 	Ack *assign.Ack `json:"ack,omitempty"`
+	// LaunchAs is true for an invalid plugin Claude would load: the plugin's "launch as
+	// Claude loads it" choice (the page's button, plugboard launch-as ID claude) takes it in.
+	LaunchAs bool `json:"launchAs,omitempty"`
 }
 
 // Env returns the environment for the agent: base with the plan's additions.
@@ -403,10 +406,11 @@ func readUnits(dirs []string, req Request, st settings.Settings, backend string,
 			continue
 		case !p.Valid && !asClaude:
 			reason := "the package is invalid: " + firstError(p.Issues)
-			if p.Clients != nil && p.Clients.Claude.Loads && backend == Claude {
-				reason += "; Claude would load it: choose \"launch as Claude loads it\" for this plugin (plugboard launch-as " + p.ID + " claude) to launch it anyway"
+			could := p.Clients != nil && p.Clients.Claude.Loads && backend == Claude
+			if could {
+				reason += "; Claude would load it: choose \"launch as Claude loads it\" for this plugin to launch it anyway"
 			}
-			drop(Drop{Plugin: p.ID, What: "plugin", Reason: reason})
+			drop(Drop{Plugin: p.ID, What: "plugin", Reason: reason, LaunchAs: could})
 			continue
 		case err != nil:
 			drop(Drop{Plugin: p.ID, What: "plugin", Reason: err.Error()})

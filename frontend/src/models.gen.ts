@@ -465,6 +465,11 @@ export interface Drop {
   code?: string;
   /** Ack is the server to acknowledge, for a server left out as not acknowledged. */
   ack?: AckServer;
+  /**
+   * LaunchAs is true for an invalid plugin Claude would load: the plugin's "launch as
+   * Claude loads it" choice (the page's button, plugboard launch-as ID claude) takes it in.
+   */
+  launchAs?: boolean;
 }
 
 /** Entry is how one plugin was installed. */
