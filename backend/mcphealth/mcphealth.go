@@ -504,6 +504,8 @@ func check(ctx context.Context, e entry, env []string, timeout time.Duration) (r
 				r.Error = "initialize answered with an error: " + answer.Message
 				if code := httpStatus(stderr.String()); code != 0 && e.origin != "" {
 					r.Error = fmt.Sprintf("HTTP %d from %s", code, e.origin)
+				} else if why := unreachable(answer.Message); why != "" && e.origin != "" {
+					r.Error = fmt.Sprintf("cannot reach %s: %s", e.origin, why)
 				}
 				outR.Close()
 				return r
@@ -673,6 +675,9 @@ func exitedError(cmd *exec.Cmd, e entry, stderr, when string) string {
 	if code := httpStatus(stderr); code != 0 && e.origin != "" {
 		return fmt.Sprintf("HTTP %d from %s", code, e.origin)
 	}
+	if why := unreachable(stderr); why != "" && e.origin != "" {
+		return fmt.Sprintf("cannot reach %s: %s", e.origin, why)
+	}
 	if ps := cmd.ProcessState; ps != nil {
 		if ps.Exited() {
 			return fmt.Sprintf("exited with status %d %s", ps.ExitCode(), when)
@@ -680,4 +685,28 @@ func exitedError(cmd *exec.Cmd, e entry, stderr, when string) string {
 		return fmt.Sprintf("ended (%s) %s", ps.String(), when)
 	}
 	return "ended " + when
+}
+
+// unreachable says in words why a remote server could not be reached, from the Go
+// network error mcp-proxy passed on ("dial tcp 127.0.0.1:9: connect: connection
+// refused"), or "" when msg is not one of these.
+func unreachable(msg string) string {
+	for _, c := range []struct{ in, says string }{
+		{"connection refused", "nothing accepts connections there (connection refused); is the server running?"},
+		{"no such host", "the host name does not resolve; check the URL"},
+		{"server misbehaving", "the host name could not be looked up; check the URL and the network"},
+		{"network is unreachable", "the network to it is unreachable; check the connection"},
+		{"no route to host", "there is no route to the host; check the connection"},
+		{"i/o timeout", "it did not answer in time (a firewall, or the server is down)"},
+		{"certificate", "its TLS certificate is not trusted here (expired, self-signed or for another name)"},
+		{"tls: ", "the TLS handshake failed; check that the URL's scheme (https or http) is the server's"},
+		{"http: server gave HTTP response to HTTPS client", "it speaks http, not https; check the URL's scheme"},
+		{"connection reset by peer", "the server closed the connection (connection reset)"},
+		{"EOF", "the server closed the connection without answering"},
+	} {
+		if strings.Contains(msg, c.in) {
+			return c.says
+		}
+	}
+	return ""
 }

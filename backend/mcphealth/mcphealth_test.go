@@ -276,7 +276,7 @@ func TestCheckEachOutcome(t *testing.T) {
 	if r := got["hang"]; r.OK || r.Error != "did not answer initialize within 3s" {
 		t.Errorf("hang = %+v", r)
 	}
-	if r := got["gone"]; r.OK || !strings.Contains(r.Error, "connection refused") {
+	if r := got["gone"]; r.OK || !strings.HasPrefix(r.Error, "cannot reach http://127.0.0.1:") || !strings.HasSuffix(r.Error, "nothing accepts connections there (connection refused); is the server running?") {
 		t.Errorf("gone = %+v", r)
 	}
 	if r := got["marker"]; r.OK || !r.NotAcknowledged || r.Plugin != "fresh" || r.Ack != "plugboard ack agent:coder fresh/marker" || r.AckTarget != "agent:coder" ||
@@ -523,6 +523,24 @@ func TestCheckStartsNothingOnceCancelled(t *testing.T) {
 		}
 		if r.OK || r.Error != want {
 			t.Errorf("%s = ok %v, %q; want %q", r.Name, r.OK, r.Error, want)
+		}
+	}
+}
+
+// TestUnreachableInWords: the Go network errors mcp-proxy passes on become a sentence a
+// person can act on; anything else is left as it is ("").
+func TestUnreachableInWords(t *testing.T) {
+	for msg, want := range map[string]string{
+		`Post "https://127.0.0.1:9/mcp": dial tcp 127.0.0.1:9: connect: connection refused`: "nothing accepts connections there (connection refused); is the server running?",
+		`dial tcp: lookup mcp.invalid: no such host`:                                        "the host name does not resolve; check the URL",
+		`dial tcp 10.0.0.1:443: i/o timeout`:                                                "it did not answer in time (a firewall, or the server is down)",
+		`tls: failed to verify certificate: x509: certificate signed by unknown authority`:  "its TLS certificate is not trusted here (expired, self-signed or for another name)",
+		`http: server gave HTTP response to HTTPS client`:                                   "it speaks http, not https; check the URL's scheme",
+		`remote error: tls: handshake failure`:                                              "the TLS handshake failed; check that the URL's scheme (https or http) is the server's",
+		`method not found`:                                                                  "",
+	} {
+		if got := unreachable(msg); got != want {
+			t.Errorf("unreachable(%q) = %q, want %q", msg, got, want)
 		}
 	}
 }
