@@ -42,6 +42,12 @@ for (const locale of ['en-US', 'zh-CN']) {
         .map((el) => `${el.dataset.testid}: ${el.textContent} (${el.scrollWidth} > ${el.clientWidth})`),
     );
     assert.deepEqual(cut, [], 'cut short in the header');
+    // a plugin row's short name is shown whole beside its state and client verdicts
+    await page.click('[data-testid="tab-plugins"]');
+    const names = await page.$$eval('[data-testid="plugin-row"] .pname', (els) =>
+      els.filter((e) => e.textContent.length <= 12 && e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent),
+    );
+    assert.deepEqual(names, [], 'plugin names cut short in the list');
     await page.context().close();
   });
 }

@@ -1,6 +1,7 @@
 // npm run screenshots: starts `$PLUGBOARD_BIN serve` on a copy of the fixture home and writes the
-// page's screenshots to docs/screenshots/ (plugins light and dark, skills, MCP, settings), then on a
-// copy of testdata/assign/home the Assignments tab and the MCP acknowledgment dialog, and on a copy
+// page's screenshots to docs/screenshots/ (plugins light and dark, skills, MCP, settings, problems),
+// then on a copy of testdata/assign/home the Assignments tab, the New agent dialog and the MCP
+// acknowledgment dialog, and on a copy
 // of testdata/runtime/home a launch with its Context card, local development and what changed, and
 // the welcome view of an empty home; the Plugins page, Settings and the welcome view again for a
 // system in Simplified Chinese (plugins-zh, settings-zh, welcome-zh). Only `serve` is needed
@@ -68,6 +69,10 @@ try {
     await page.click('[data-testid="workspace-open"]');
     await page.waitForSelector('[data-testid="workspace-state"]:text-matches("^Open:")');
     await shot(page, 'settings.png');
+    // every problem of the catalog, from the header's count
+    await page.click('[data-testid="header-problems"]');
+    await page.waitForSelector('[data-testid="problem"]');
+    await shot(page, 'problems.png');
     await page.close();
   }
   // the same page for a system in Simplified Chinese
@@ -92,6 +97,18 @@ try {
     await page.waitForSelector('[data-testid="history-entry"]');
     await page.check('[data-testid="assign-check"][data-id="legacy-one"]');
     await shot(page, 'assignments.png');
+    // a new agent, started from another's set
+    await page.click('[data-testid="new-agent"]');
+    await page.waitForSelector('[data-testid="agent-dialog"]');
+    await page.fill('[data-testid="agent-name"]', 'reviewer');
+    await page.selectOption('[data-testid="agent-from"]', { index: 1 });
+    await page.mouse.move(5, 795);
+    await page.waitForTimeout(150);
+    const nfile = join(out, 'new-agent.png');
+    await page.screenshot({ path: nfile });
+    written.push(nfile);
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('[data-testid="agent-dialog"]', { state: 'detached' });
     await page.click('[data-testid="assign-reset"]');
     await page.click('[data-testid="target"][data-id="agent:bare"]');
     await page.check('[data-testid="assign-check"][data-id="tools"]');

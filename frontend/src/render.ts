@@ -68,13 +68,17 @@ export function issueGroups(issues: Issue[], testid = 'issues'): HTMLElement {
  * A plugin's one state (Go's Plugin.state): valid, valid with problems (a skill, server or the manifest
  * has an error: it loads with less than it declares) or invalid. Every surface shows this badge.
  */
-export function stateBadge(p: { state: string }, upper = false): HTMLElement {
+export function stateBadge(p: { state: string }, upper = false, short = false): HTMLElement {
   const state = p.state;
   const el =
     state === 'invalid'
       ? badge(t(upper ? 'plugins.state.invalidUpper' : 'plugins.state.invalid'), 'error')
       : state === 'problems'
-        ? badge(t('plugins.state.problems'), 'warning', t('plugins.state.problemsTitle'))
+        ? badge(
+            t(short ? 'plugins.state.problemsShort' : 'plugins.state.problems'),
+            'warning',
+            t('plugins.state.problemsTitle'),
+          )
         : badge(t('plugins.state.valid'), 'ok');
   el.dataset.state = state;
   el.dataset.testid = 'plugin-state';

@@ -510,7 +510,7 @@ export class PluginsView {
             )
           : null,
         this.installs.rowBadge(p),
-        stateBadge(p),
+        stateBadge(p, false, true), // a list row has little room: 'with errors'
       ),
       h(
         'div',

@@ -14,6 +14,7 @@ export const en = {
   'plugins.state.invalid': 'invalid',
   'plugins.state.invalidUpper': 'INVALID',
   'plugins.state.problems': 'valid, with errors',
+  'plugins.state.problemsShort': 'with errors',
   'plugins.state.problemsTitle':
     'The package is valid, but a skill, an MCP server or its manifest has an error: it loads with less than it declares',
   'plugins.detail.toIssues': 'Go to the issues',
@@ -210,6 +211,7 @@ export const zh: Record<keyof typeof en, Msg> = {
   'plugins.state.invalid': '无效',
   'plugins.state.invalidUpper': '无效',
   'plugins.state.problems': '有效，但有错误',
+  'plugins.state.problemsShort': '有错误',
   'plugins.state.problemsTitle': '该包有效，但某个技能、MCP 服务器或清单有错误：它加载的内容少于声明的内容',
   'plugins.detail.toIssues': '转到问题',
   'plugins.detail.noSkillsInvalid': {
