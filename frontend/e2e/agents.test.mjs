@@ -136,3 +136,35 @@ test('a malformed agent file is shown with its issue, not dropped', async () => 
     'assign.file-invalid',
   );
 });
+
+test('a new agent can start from the plugins of another', async () => {
+  await page.click('[data-testid="new-agent"]');
+  await page.waitForSelector('[data-testid="agent-dialog"]');
+  await page.fill('[data-testid="agent-name"]', 'copycat');
+  await page.selectOption('[data-testid="agent-from"]', 'builder');
+  await page.click('[data-testid="agent-create"]');
+  await page.waitForSelector('[data-testid="assign-target"][data-id="agent:copycat"]');
+  assert.deepEqual(JSON.parse(readFileSync(agentFile('copycat'), 'utf8')), {
+    name: 'copycat',
+    pluginDirs: JSON.parse(readFileSync(agentFile('builder'), 'utf8')).pluginDirs,
+  });
+  assert.ok(
+    await page.locator('[data-testid="assign-check"][data-id="notes"]').isChecked(),
+    "builder's plugin is checked",
+  );
+});
+
+test('a malformed template file is shown with its issue, not dropped', async () => {
+  writeFileSync(join(fx.pbHome, 'templates', 'broken.json'), '{"name": "broken", "slots": [');
+  await page.reload();
+  await waitReady(page);
+  await page.click('[data-testid="tab-assign"]');
+  await waitFor(
+    async () => (await page.locator('[data-testid="target-file-issues"]').textContent()).includes('broken.json'),
+    { message: 'the template among the file issues' },
+  );
+  const codes = await page
+    .locator('[data-testid="target-file-issues"] [data-testid="issue"]')
+    .evaluateAll((els) => els.map((e) => e.dataset.code));
+  assert.ok(codes.includes('assign.file-invalid'), codes.join());
+});

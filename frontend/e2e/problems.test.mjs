@@ -118,9 +118,30 @@ test('a code filter narrows the list to that code', async () => {
   );
 });
 
+test('a source filter narrows the list to the problems of plugins, of standalone skills, or of the catalog', async () => {
+  await page.selectOption('[data-testid="problems-code"]', '');
+  await page.selectOption('[data-testid="problems-severity"]', '');
+  const all = await page.locator('[data-testid="problem"]').evaluateAll((els) => els.map((e) => e.dataset.source));
+  const seen = {};
+  for (const source of ['plugin', 'skill', 'catalog']) {
+    await page.selectOption('[data-testid="problems-source"]', source);
+    const sources = await page
+      .locator('[data-testid="problem"]')
+      .evaluateAll((els) => els.map((e) => e.dataset.source));
+    assert.ok(
+      sources.every((s) => s === source),
+      `${source}: ${sources}`,
+    );
+    seen[source] = sources.length;
+  }
+  assert.ok(seen.plugin > 0 && seen.skill > 0, JSON.stringify(seen));
+  assert.equal(seen.plugin + seen.skill + seen.catalog, all.length, 'the three sources make up the whole list');
+  await page.selectOption('[data-testid="problems-source"]', '');
+});
+
 test('Open file starts the editor at the line', async () => {
   rmSync(record, { force: true });
-  const row = page.locator('[data-testid="problem"]').first();
+  const row = page.locator('[data-testid="problem"]:has([data-testid="problem-open"])').first();
   const where = await row.getByTestId('problem-where').textContent();
   const [, file, line] = /^(.*):(\d+)$/.exec(where);
   await row.getByTestId('problem-open').click();
@@ -130,7 +151,7 @@ test('Open file starts the editor at the line', async () => {
 });
 
 test('a row leads to its plugin', async () => {
-  const row = page.locator('[data-testid="problem"]').first();
+  const row = page.locator('[data-testid="problem"]:has([data-testid="problem-plugin"])').first();
   const id = (await row.getByTestId('problem-plugin').textContent()).replace(/^Plugin /, '');
   await row.getByTestId('problem-plugin').click();
   await page.waitForSelector(`article[data-id="${id}"]`);
