@@ -143,13 +143,13 @@ func launchError(err error) error {
 		for i, c := range ce.Collisions {
 			names[i] = c.Name
 		}
-		return &Error{Code: CodeRefused, Message: err.Error(), Names: names, Collisions: ce.Collisions}
+		return &Error{Code: CodeRefused, Message: pageMessage(err.Error(), ""), Names: names, Collisions: ce.Collisions}
 	case errors.Is(err, argerr.ErrBadArgument): // an unknown backend asked for
-		return &Error{Code: CodeInvalid, Message: err.Error()}
+		return &Error{Code: CodeInvalid, Message: pageMessage(err.Error(), "")}
 	case errors.Is(err, runtime.ErrTarget):
-		return &Error{Code: CodeNotFound, Message: err.Error()}
+		return &Error{Code: CodeNotFound, Message: pageMessage(err.Error(), "")}
 	default:
-		return &Error{Code: CodeIO, Message: err.Error()}
+		return &Error{Code: CodeIO, Message: pageMessage(err.Error(), "")}
 	}
 }
 

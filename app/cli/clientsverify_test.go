@@ -71,3 +71,34 @@ func TestClientsVerifyNoClient(t *testing.T) {
 		t.Errorf("clients --home = %d, %q", code, errOut)
 	}
 }
+
+// A client that behaves otherwise than the model of the version it reports: here the real
+// claude 2.1.197 behind a `claude` that says it is 2.1.328, as a release that changed
+// what it loads without the model knowing would. 2.1.328 skips a --plugin-dir folder with
+// no manifest and no component, 2.1.197 loads it with no skill: verify prints the package
+// with both answers and exits 1.
+func TestClientsVerifyDiffers(t *testing.T) {
+	env := verifyHome(t)
+	old := testhome.AgentBin(t, testhome.ClaudeVersions[0].Bin)
+	write(t, filepath.Join(env["PATH"], "claude.sh"), "#!/bin/sh\nif [ \"$1\" = --version ]; then echo '2.1.328 (Claude Code)'; exit 0; fi\nexec '"+old+"' \"$@\"\n")
+	if err := os.Remove(filepath.Join(env["PATH"], "claude")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(env["PATH"], "claude.sh"), filepath.Join(env["PATH"], "claude")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(env["PATH"], "claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, env, "clients", "verify")
+	if code != ExitInvalid {
+		t.Fatalf("verify = %d, want %d\n%s\nstderr %s", code, ExitInvalid, out, errOut)
+	}
+	if !strings.Contains(out, "DIFFERS empty (~/.plugboard/plugins/empty), claude 2.1.328 against model of claude 2.1.328, claude 2.1.328 installed:\n  the model says it does not load") ||
+		!strings.Contains(out, "; claude 2.1.197 here loads it as empty with 0 skills\n") {
+		t.Errorf("no DIFFERS line for empty:\n%s", out)
+	}
+	if !strings.HasSuffix(out, "claude 2.1.328: 2 packages and 1 standalone skill, 2 agree, 1 differ, 0 could not be asked (0 answers from the database)\n") {
+		t.Errorf("the tally:\n%s", out)
+	}
+}
