@@ -52,6 +52,8 @@ type Answer struct {
 	// Warnings are what the client said of the package while loading it (2.1.328:
 	// plugin_warnings), for the reason of a difference.
 	Warnings []string `json:"warnings,omitempty"`
+	// Hidden are the skills the client loads but keeps out of the model's prompt (codex).
+	Hidden []string `json:"hidden,omitempty"`
 }
 
 // Result is one package's answer beside the model's verdict.
@@ -174,7 +176,7 @@ func (a *Asker) Ask(ctx context.Context, c Client, cat *catalog.Catalog, progres
 				continue // an error, finished above
 			}
 			pl := &cat.Plugins[i]
-			ans := &Answer{Client: c.Name, Version: in.Version, Loads: in.Loads, Plugin: in.Plugin, Skills: nonNil(in.Skills), Agents: nonNil(in.Agents), Warnings: in.Warnings}
+			ans := &Answer{Client: c.Name, Version: in.Version, Loads: in.Loads, Plugin: in.Plugin, Skills: nonNil(in.Skills), Agents: nonNil(in.Agents), Warnings: in.Warnings, Hidden: in.Hidden}
 			if ans.Version == "" {
 				ans.Version = c.Version
 			}
@@ -262,12 +264,16 @@ func (a *Asker) ask(ctx context.Context, run func(context.Context) (oracle.Init,
 	return run(ctx)
 }
 
+// answerFormat prefixes the digest an answer is kept under: an answer kept in an older
+// form (before Hidden) is not read back, the package is asked again.
+const answerFormat = "a2:"
+
 // stored is the answer kept for content digest, if any.
 func (a *Asker) stored(ctx context.Context, c Client, digest string) (*Answer, bool) {
 	if a.Store == nil {
 		return nil, false
 	}
-	b, _, ok, err := a.Store.ClientAnswer(ctx, c.Name, c.Version, digest)
+	b, _, ok, err := a.Store.ClientAnswer(ctx, c.Name, c.Version, answerFormat+digest)
 	if err != nil || !ok {
 		return nil, false
 	}
@@ -284,7 +290,7 @@ func (a *Asker) keep(ctx context.Context, c Client, digest string, ans *Answer) 
 		return
 	}
 	if b, err := json.Marshal(ans); err == nil {
-		_ = a.Store.PutClientAnswer(ctx, c.Name, c.Version, digest, b, time.Now())
+		_ = a.Store.PutClientAnswer(ctx, c.Name, c.Version, answerFormat+digest, b, time.Now())
 	}
 }
 
@@ -377,6 +383,9 @@ func compareVerdict(v clients.Verdict, a *Answer) []string {
 	}
 	if only, extra := setDiff(agents, a.Agents); len(only)+len(extra) > 0 {
 		out = append(out, fmt.Sprintf("agents: %s", listDiff(only, extra, who)))
+	}
+	if only, extra := setDiff(v.NotInPrompt(), a.Hidden); len(only)+len(extra) > 0 {
+		out = append(out, fmt.Sprintf("kept out of the model's prompt: %s", listDiff(only, extra, who)))
 	}
 	return out
 }

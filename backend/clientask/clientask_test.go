@@ -203,6 +203,10 @@ func TestAskCodex(t *testing.T) {
 	testhome.WriteFile(t, filepath.Join(plugins, "twin", ".claude-plugin", "plugin.json"), `{"name": "tools"}`)
 	testhome.WriteFile(t, filepath.Join(plugins, "twin", "skills", "bye", "SKILL.md"), "---\nname: bye\ndescription: Says bye.\n---\n")
 	testhome.WriteFile(t, filepath.Join(plugins, "broken", ".claude-plugin", "plugin.json"), `{"name": "broken", "version": 2}`)
+	// a skill codex loads but keeps out of the model's prompt: asked alone, kept in the answer
+	testhome.WriteFile(t, filepath.Join(plugins, "quiet", ".claude-plugin", "plugin.json"), `{"name": "quiet"}`)
+	testhome.WriteFile(t, filepath.Join(plugins, "quiet", "skills", "shy", "SKILL.md"), "---\nname: shy\ndescription: Speaks when asked.\n---\n")
+	testhome.WriteFile(t, filepath.Join(plugins, "quiet", "skills", "shy", "agents", "openai.yaml"), "policy:\n  allow_implicit_invocation: false\n")
 	st, _, err := store.Open(context.Background(), pb)
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +221,7 @@ func TestAskCodex(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := byPlugin(rs)
-		for id, want := range map[string]string{"tools": "tools:hello,tools:source-command-ship", "portable": "portable:greet", "twin": "tools:bye", "broken": ""} {
+		for id, want := range map[string]string{"tools": "tools:hello,tools:source-command-ship", "portable": "portable:greet", "twin": "tools:bye", "broken": "", "quiet": "quiet:shy"} {
 			r := got[id]
 			if r.Error != "" || r.Answer == nil || strings.Join(r.Answer.Skills, ",") != want || r.Answer.Loads != (id != "broken") || len(r.Differs) != 0 || r.Cached != (round == 1) {
 				t.Errorf("round %d, %s: %+v %+v, want %q agreeing", round, id, r, r.Answer, want)
@@ -226,10 +230,20 @@ func TestAskCodex(t *testing.T) {
 		if w := got["broken"].Answer; w == nil || len(w.Warnings) != 1 || !strings.Contains(w.Warnings[0], "plugin version") {
 			t.Errorf("broken: codex's reason is not kept: %+v", w)
 		}
+		if q := got["quiet"].Answer; q == nil || strings.Join(q.Hidden, ",") != "quiet:shy" {
+			t.Errorf("round %d, quiet: codex keeps shy out of the prompt, the answer says %+v", round, q)
+		}
+		// the model and codex agree on it; an answer that said otherwise would differ
+		other := *got["quiet"].Answer
+		other.Hidden = nil
+		if d := Compare(catPlugin(cat, "quiet"), &other); len(d) != 1 || !strings.HasPrefix(d[0], "kept out of the model's prompt: the model lists quiet:shy, which codex 0.169.0 here does not") {
+			t.Errorf("quiet with nothing hidden: differs %q", d)
+		}
 		// two packages named tools: one run (app-server and prompt-input) for three of
-		// them, one for the second tools
-		if n := runs(t, log); n != 4 {
-			t.Errorf("round %d: codex ran %d times, want 4 (two packages' runs of 2)", round, n)
+		// them, one for the second tools; quiet, with a skill out of the prompt, alone
+		// (the second round asks nothing: the count stays)
+		if n := runs(t, log); n != 6 {
+			t.Errorf("round %d: codex ran %d times, want 6 (three runs of 2)", round, n)
 		}
 	}
 }
@@ -288,4 +302,14 @@ func TestAskSkills(t *testing.T) {
 			}
 		}
 	}
+}
+
+// catPlugin is the catalog's plugin id.
+func catPlugin(cat *catalog.Catalog, id string) *catalog.Plugin {
+	for i := range cat.Plugins {
+		if cat.Plugins[i].ID == id {
+			return &cat.Plugins[i]
+		}
+	}
+	return nil
 }

@@ -146,7 +146,7 @@ func codexOne(ctx context.Context, bin, dir string) (oracle.Init, error) {
 // codexInit is codex's answer as an oracle.Init: the plugin's name and skills; why it
 // was refused, and which skill files it refused, are the answer's warnings.
 func codexInit(l oracle.CodexLoad) oracle.Init {
-	in := oracle.Init{Loads: l.Loads, Plugin: l.Plugin, Skills: l.Skills, Agents: []string{}, Version: l.Version}
+	in := oracle.Init{Loads: l.Loads, Plugin: l.Plugin, Skills: l.Skills, Agents: []string{}, Version: l.Version, Hidden: l.Hidden}
 	if in.Skills == nil {
 		in.Skills = []string{}
 	}

@@ -461,6 +461,25 @@ func codexAddSkill(p codexPlugin, s codexFound, v *Verdict, r *files) {
 	}
 }
 
+// NotInPrompt are the skills of v the client loads but keeps out of the model's prompt
+// (Codex: agents/openai.yaml policy.allow_implicit_invocation: false), sorted.
+func (v Verdict) NotInPrompt() []string {
+	out := []string{}
+	for _, i := range v.Issues {
+		if i.Code != CodeCodexNotInPrompt || i.Pointer != "/policy/allow_implicit_invocation" {
+			continue
+		}
+		dir := path.Dir(path.Dir(i.Path)) // <skill>/agents/openai.yaml
+		for _, s := range v.LoadedSkills() {
+			if s.Dir == dir {
+				out = append(out, s.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // codexNoteSkill notes what the prompt does to a loaded skill's description.
 func codexNoteSkill(v *Verdict, file, name, desc string) {
 	if n := utf8.RuneCountInString(desc); n > 1024 {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -88,18 +87,7 @@ func codexModelSays(v Verdict) oracle.CodexLoad {
 		}
 	}
 	sort.Slice(got.Refused, func(i, j int) bool { return got.Refused[i].Path < got.Refused[j].Path })
-	for _, i := range v.Issues {
-		if i.Code != CodeCodexNotInPrompt || i.Pointer != "/policy/allow_implicit_invocation" {
-			continue
-		}
-		dir := path.Dir(path.Dir(i.Path)) // <skill>/agents/openai.yaml
-		for _, s := range v.LoadedSkills() {
-			if s.Dir == dir {
-				got.Hidden = append(got.Hidden, s.Name)
-			}
-		}
-	}
-	sort.Strings(got.Hidden)
+	got.Hidden = v.NotInPrompt()
 	return got
 }
 

@@ -41,6 +41,9 @@ type Init struct {
 	// Warnings are the messages the client gave about the plugins while loading them
 	// (2.1.328: plugin_warnings; 2.1.197 gives none).
 	Warnings []string `json:"warnings,omitempty"`
+	// Hidden are the skills of Skills the client keeps out of the model's prompt (Codex:
+	// what `codex debug prompt-input` leaves out).
+	Hidden []string `json:"hidden,omitempty"`
 
 	all []string // every skill, built-in ones too
 }
