@@ -90,6 +90,12 @@ func (s *Service) askClients(c *catalog.Catalog) {
 		}
 	}
 	s.clients.bg.Ask(context.Background(), clientask.Askable(found), c, clientask.Hooks{
+		// the asking is shown at once, before the first package's answer
+		Start: func(cl clientask.Client) {
+			p := clientask.Progress{Client: cl.Name, Version: cl.Version, Total: len(c.Plugins)}
+			update(func(st *ClientsState) { st.Asking = &p })
+			s.emit(EventClientsProgress, p)
+		},
 		Progress: func(p clientask.Progress) {
 			update(func(st *ClientsState) { st.Asking = &p })
 			s.emit(EventClientsProgress, p)
