@@ -312,6 +312,8 @@ export interface ClientAnswer {
    * plugin_warnings), for the reason of a difference.
    */
   warnings?: string[];
+  /** Hidden are the skills the client loads but keeps out of the model's prompt (codex). */
+  hidden?: string[];
 }
 
 /** Result is one package's answer beside the model's verdict. */

@@ -5,7 +5,8 @@
 //
 // Each DIR is one plugin folder; -list reads more, one per line (a corpus you collected:
 // it stays outside the repository). -skills FILE checks standalone skill folders
-// instead, placed in a private ~/.claude/skills in batches of unique names. The exit
+// instead, placed in a private ~/.claude/skills in batches of unique names (with -pi BIN,
+// given to that PI with --skill). The exit
 // status is 1 when any folder differs.
 package main
 
@@ -30,8 +31,12 @@ func main() {
 	list := flag.String("list", "", "a file of plugin folders, one per line")
 	skillsFile := flag.String("skills", "", "a file of standalone skill folders, one per line")
 	cacheFile := flag.String("cache", "", "a JSON file of the real claude's answers: read first, written as it goes (a model change needs no new runs)")
+	pi := flag.String("pi", "", "with -skills: give the skill folders to this PI (--skill) instead of claude")
 	flag.Parse()
 	dirs := append(flag.Args(), readList(*list)...)
+	if *skillsFile != "" && *pi != "" {
+		os.Exit(checkSkillsPI(*pi, readList(*skillsFile)))
+	}
 	if *skillsFile != "" {
 		os.Exit(checkSkills(*bin, readList(*skillsFile)))
 	}
@@ -116,20 +121,7 @@ func readList(file string) []string {
 // checkSkills compares what Plugboard says Claude lists of each standalone skill folder
 // with what the real claude lists when the folders sit in ~/.claude/skills.
 func checkSkills(bin string, dirs []string) int {
-	var batches [][]string
-	for _, d := range dirs {
-		placed := false
-		for i := range batches {
-			if !slices.ContainsFunc(batches[i], func(o string) bool { return filepath.Base(o) == filepath.Base(d) }) && len(batches[i]) < 400 {
-				batches[i] = append(batches[i], d)
-				placed = true
-				break
-			}
-		}
-		if !placed {
-			batches = append(batches, []string{d})
-		}
-	}
+	batches := uniqueBatches(dirs)
 	differ, unclear := 0, 0
 	for _, b := range batches {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -157,6 +149,59 @@ func checkSkills(bin string, dirs []string) int {
 		}
 	}
 	fmt.Printf("%d skill folders in %d batches, %d agree, %d differ, %d not checkable (named like a built-in skill)\n", len(dirs), len(batches), len(dirs)-differ-unclear, differ, unclear)
+	if differ > 0 {
+		return 1
+	}
+	return 0
+}
+
+// uniqueBatches splits dirs into batches of at most 400 with no two folders of one name
+// (a client keeps one skill of a name).
+func uniqueBatches(dirs []string) [][]string {
+	var batches [][]string
+	for _, d := range dirs {
+		placed := false
+		for i := range batches {
+			if !slices.ContainsFunc(batches[i], func(o string) bool { return filepath.Base(o) == filepath.Base(d) }) && len(batches[i]) < 400 {
+				batches[i] = append(batches[i], d)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			batches = append(batches, []string{d})
+		}
+	}
+	return batches
+}
+
+// checkSkillsPI gives the standalone skill folders dirs to the PI at bin (--skill, in
+// batches of unique names) and compares the skills it lists from each folder with the PI
+// model's verdict (clients.JudgeSkill).
+func checkSkillsPI(bin string, dirs []string) int {
+	batches := uniqueBatches(dirs)
+	differ, listed := 0, 0
+	for _, b := range batches {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		got, err := oracle.PIEach(ctx, bin, b)
+		cancel()
+		if err != nil {
+			fmt.Printf("ERROR batch of %d: %v\n", len(b), err)
+			return 2
+		}
+		for _, names := range got {
+			listed += len(names)
+		}
+		for _, d := range b {
+			abs, _ := filepath.Abs(d)
+			v := clients.JudgeSkill(d).PI
+			if names := got[abs]; !slices.Equal(v.Skills, names) && !(len(v.Skills) == 0 && len(names) == 0) {
+				differ++
+				fmt.Printf("DIFF %s\n  model lists %v (%v), pi %v\n", d, v.Skills, v.Dropped, names)
+			}
+		}
+	}
+	fmt.Printf("%d skill folders in %d batches, %d skills listed by pi, %d agree, %d differ\n", len(dirs), len(batches), listed, len(dirs)-differ, differ)
 	if differ > 0 {
 		return 1
 	}
