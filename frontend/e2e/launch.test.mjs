@@ -134,7 +134,7 @@ test('read-only targets: a defaults slot launches; the __active__ slot cannot, a
   assert.equal(await page.locator('[data-testid="launch-command"]').count(), 0, 'the last outcome is not shown');
 });
 
-test('a missing client is said before any terminal opens, with its install command to copy', async () => {
+test('a missing client is said before any terminal opens, and by Try, with its install command to copy', async () => {
   const other = await startServe({
     ...fx,
     env: { TERMINAL: stand, ...noBins, PLUGBOARD_CLAUDE_BIN: join(fx.dir, 'no-such-claude') },
@@ -154,6 +154,12 @@ test('a missing client is said before any terminal opens, with its install comma
     );
     assert.equal(await p.textContent('[data-testid="launch-hint"]'), 'npm install -g @anthropic-ai/claude-code');
     assert.equal(existsSync(record), false, 'no terminal was opened');
+    // Try says it the same way, with the same command to copy
+    await p.fill('[data-testid="try-prompt"]', 'hello');
+    await p.click('[data-testid="try-button"]');
+    await p.waitForSelector('[data-testid="try-error"][data-code="client-missing"]');
+    assert.match(await p.textContent('[data-testid="try-error"]'), /Claude Code \(.*no-such-claude\) is not installed/);
+    assert.equal(await p.textContent('[data-testid="try-hint"]'), 'npm install -g @anthropic-ai/claude-code');
   } finally {
     await p.context().close();
     await other.stop();

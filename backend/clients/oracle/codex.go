@@ -647,7 +647,10 @@ func sortedSkills(skills []codexSkill, prompt map[string]bool) (names, hidden []
 // starts.
 func (h *codexHome) prompt(ctx context.Context, servers []string) (map[string]bool, error) {
 	if len(servers) > 0 {
-		// In the config file, not with -c: -c splits its path at every dot.
+		// In the config file, not with -c: -c splits its path at every dot. Once a name:
+		// two packages of one run may each have a server "github", and a second table of
+		// one name is a TOML error codex refuses the whole file for.
+		servers = slices.Compact(slices.Sorted(slices.Values(servers)))
 		var b strings.Builder
 		for _, s := range servers {
 			b.WriteString("\n[mcp_servers." + tomlKey(s) + "]\ncommand = \"false\"\nenabled = false\n")

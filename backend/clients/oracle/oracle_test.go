@@ -298,3 +298,52 @@ func TestRunEndsItsChildren(t *testing.T) {
 		t.Errorf("left behind: %s", e.Name())
 	}
 }
+
+// Asked about many packages in one run (as clientask asks: ClaudeEach, CodexEach, PIEach
+// with the packages' skill folders), each real client still starts no process of any of
+// them and reaches nothing but loopback: two hostile packages in one run, traced.
+func TestNothingRunsWhenAskedMany(t *testing.T) {
+	for _, c := range []struct{ name, bin string }{{"claude", testhome.ClaudeNewest}, {"codex", ".bin/codex"}, {"pi", ".bin/pi"}} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := newTraced(t, testhome.AgentBin(t, c.bin), c.name)
+			second := filepath.Join(filepath.Dir(tr.pkg), "hostile-two")
+			if err := os.CopyFS(second, os.DirFS(tr.pkg)); err != nil {
+				t.Fatal(err)
+			}
+			testhome.WriteFile(t, filepath.Join(second, ".claude-plugin", "plugin.json"), `{"name": "hostile-two"}`)
+			if err := os.Rename(filepath.Join(second, "skills", "s"), filepath.Join(second, "skills", "t")); err != nil {
+				t.Fatal(err)
+			}
+			testhome.WriteFile(t, filepath.Join(second, "skills", "t", "SKILL.md"), "---\nname: t\ndescription: Another skill.\n---\nBody\n")
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			var got string
+			switch c.name {
+			case "claude":
+				each, err := ClaudeEach(ctx, tr.wrapper, []string{tr.pkg, second})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = strings.Join(each[tr.pkg].Skills, ",") + " " + strings.Join(each[second].Skills, ",")
+			case "codex":
+				each, err := CodexEach(ctx, tr.wrapper, []string{tr.pkg, second})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = strings.Join(each[tr.pkg].Skills, ",") + " " + strings.Join(each[second].Skills, ",")
+			case "pi":
+				each, err := PIEach(ctx, tr.wrapper, []string{filepath.Join(tr.pkg, "skills", "s"), filepath.Join(second, "skills", "t")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = strings.Join(each[filepath.Join(tr.pkg, "skills", "s")], ",") + " " + strings.Join(each[filepath.Join(second, "skills", "t")], ",")
+			}
+			want := map[string]string{"claude": "hostile:s hostile-two:t", "codex": "hostile:s hostile-two:t", "pi": "s t"}[c.name]
+			if got != want {
+				t.Errorf("the answers = %q, want %q", got, want)
+			}
+			tr.pkg = filepath.Dir(tr.pkg) // both packages' folder: nothing under it may run
+			tr.check(t)
+		})
+	}
+}

@@ -8,7 +8,7 @@ import { ApiError, api, errorText } from '../bridge';
 import { h } from '../dom';
 import { fmtNumber, t } from '../i18n';
 import type { TryResult } from '../types';
-import { dropReason } from './launch';
+import { codeBlock, dropReason } from './launch';
 import { backendSelect, labelOwnBackend, type LaunchSubject, subjectKey } from './subject';
 
 export class TryPanel {
@@ -20,7 +20,7 @@ export class TryPanel {
   private subject: LaunchSubject | null = null;
   private busy = false;
   /** The outcome shown, for the subject it belongs to. */
-  private outcome: { key: string; res?: TryResult; error?: string } | null = null;
+  private outcome: { key: string; res?: TryResult; error?: string; code?: string; hint?: string } | null = null;
 
   constructor(idPrefix: string) {
     this.prompt = h('textarea', {
@@ -74,7 +74,7 @@ export class TryPanel {
       this.outcome = { key, res };
     } catch (e) {
       const err = e instanceof ApiError ? e : new ApiError('transport', errorText(e));
-      this.outcome = { key, error: err.message };
+      this.outcome = { key, error: err.message, code: err.code, hint: err.body?.hint };
     } finally {
       this.busy = false;
       this.render();
@@ -109,7 +109,17 @@ export class TryPanel {
       return;
     }
     if (o.error !== undefined) {
-      this.result.replaceChildren(h('p', { class: 'notice notice-error', 'data-testid': 'try-error' }, o.error));
+      // a missing client is said as Launch says it, with the install command to copy
+      const said = h(
+        'p',
+        { class: 'notice notice-error', 'data-testid': 'try-error', 'data-code': o.code ?? '' },
+        o.code === 'client-missing' ? t('launch.clientMissing', { msg: o.error }) : o.error,
+      );
+      this.result.replaceChildren(
+        ...(o.code === 'client-missing' && o.hint
+          ? [said, codeBlock(o.hint, 'try-hint', t('launch.copy.install'))]
+          : [said]),
+      );
       return;
     }
     const r = o.res!;

@@ -121,7 +121,7 @@ func readList(file string) []string {
 // checkSkills compares what Plugboard says Claude lists of each standalone skill folder
 // with what the real claude lists when the folders sit in ~/.claude/skills.
 func checkSkills(bin string, dirs []string) int {
-	batches := uniqueBatches(dirs)
+	batches := uniqueBatches(dirs, filepath.Base) // claude names a user skill by its folder
 	differ, unclear := 0, 0
 	for _, b := range batches {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -156,20 +156,24 @@ func checkSkills(bin string, dirs []string) int {
 }
 
 // uniqueBatches splits dirs into batches of at most 400 with no two folders of one name
-// (a client keeps one skill of a name).
-func uniqueBatches(dirs []string) [][]string {
+// (a client keeps one skill of a name), the name a folder's skill gets being name(dir).
+func uniqueBatches(dirs []string, name func(string) string) [][]string {
 	var batches [][]string
+	var names []map[string]bool
 	for _, d := range dirs {
+		n := name(d)
 		placed := false
 		for i := range batches {
-			if !slices.ContainsFunc(batches[i], func(o string) bool { return filepath.Base(o) == filepath.Base(d) }) && len(batches[i]) < 400 {
+			if !names[i][n] && len(batches[i]) < 400 {
 				batches[i] = append(batches[i], d)
+				names[i][n] = true
 				placed = true
 				break
 			}
 		}
 		if !placed {
 			batches = append(batches, []string{d})
+			names = append(names, map[string]bool{n: true})
 		}
 	}
 	return batches
@@ -179,7 +183,13 @@ func uniqueBatches(dirs []string) [][]string {
 // batches of unique names) and compares the skills it lists from each folder with the PI
 // model's verdict (clients.JudgeSkill).
 func checkSkillsPI(bin string, dirs []string) int {
-	batches := uniqueBatches(dirs)
+	// PI names a skill by its frontmatter's name: the model's name, or the folder's
+	batches := uniqueBatches(dirs, func(d string) string {
+		if v := clients.JudgeSkill(d).PI; len(v.Skills) == 1 {
+			return v.Skills[0]
+		}
+		return filepath.Base(d)
+	})
 	differ, listed := 0, 0
 	for _, b := range batches {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
