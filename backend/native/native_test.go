@@ -2,21 +2,16 @@ package native
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/plugboard/plugboard/backend/testhome"
 )
 
 func write(t *testing.T, dir, rel, body string) {
 	t.Helper()
-	p := filepath.Join(dir, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testhome.WriteFile(t, filepath.Join(dir, rel), body)
 }
 
 // TestListNamesWhatClaudeStarts: each default file Claude Code reads (.mcp.json,

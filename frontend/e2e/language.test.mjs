@@ -5,6 +5,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { launchBrowser, makeFixture, newPage, startServe, waitReady } from './harness.mjs';
 
 let fx, srv, browser;
@@ -158,4 +160,29 @@ test('in Chinese, issue messages and codes stay as the command line prints them,
     ...new Set(els.map((e) => e.textContent)),
   ]);
   assert.deepEqual(severities.sort(), ['提示', '警告', '错误'].sort(), `severity badges: ${severities}`);
+});
+
+test('in Chinese, the progress of an install is in Chinese, with its paths as they are', async () => {
+  const src = join(fx.dir, 'zh-src', 'hola');
+  mkdirSync(join(src, 'skills', 'hola'), { recursive: true });
+  writeFileSync(
+    join(src, 'plugin.json'),
+    JSON.stringify({
+      $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+      name: 'hola',
+      version: '1.0.0',
+      description: 'Says hola.',
+    }),
+  );
+  writeFileSync(join(src, 'skills', 'hola', 'SKILL.md'), '---\nname: hola\ndescription: Says hola.\n---\nHola.\n');
+  const page = await open('zh-CN');
+  await page.click('[data-testid="install-open"]');
+  await page.fill('[data-testid="install-source"]', src);
+  await page.click('[data-testid="install-submit"]');
+  const lines = page.locator('[data-testid="detail-installed"] .progress-lines li');
+  await lines.first().waitFor();
+  const text = await lines.allInnerTexts();
+  assert.ok(text.includes(`正在复制 ${src} …`), text.join('\n'));
+  assert.ok(text.includes('正在验证 hola …'), text.join('\n'));
+  assert.ok(text.includes(`已将 ${src} 安装为 plugins/hola`), text.join('\n'));
 });

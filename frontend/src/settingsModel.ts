@@ -113,12 +113,7 @@ export class SettingsModel {
       this.notice = null;
     } catch (e) {
       if (e instanceof ApiError && e.code === 'stale') {
-        try {
-          this.accept(await api.settings());
-        } catch {
-          /* the notice below still applies */
-        }
-        this.notice = { kind: 'warn', text: t('common.settings.stale') };
+        await this.readAfterStale();
       } else {
         if (this.draft) {
           const was = this.saved.skillsEnabled[id];
@@ -186,6 +181,16 @@ export class SettingsModel {
     this.emit();
   }
 
+  /** A write was refused as stale: what is on disk is read again, and the notice says so. */
+  private async readAfterStale(): Promise<void> {
+    try {
+      this.accept(await api.settings());
+    } catch {
+      /* the notice below still applies */
+    }
+    this.notice = { kind: 'warn', text: t('common.settings.stale') };
+  }
+
   /** Saves the draft. On `stale`, reloads what is on disk and says so; other errors keep the draft. */
   async save(): Promise<void> {
     if (!this.draft || this.busy) return;
@@ -201,12 +206,7 @@ export class SettingsModel {
       this.notice = { kind: 'ok', text: t('common.settings.saved') };
     } catch (e) {
       if (e instanceof ApiError && e.code === 'stale') {
-        try {
-          this.accept(await api.settings());
-        } catch {
-          /* the notice below still applies */
-        }
-        this.notice = { kind: 'warn', text: t('common.settings.stale') };
+        await this.readAfterStale();
       } else {
         this.notice = { kind: 'error', text: t('common.settings.notSaved', { msg: errorText(e) }) };
       }

@@ -29,6 +29,7 @@ import type {
   PluginUpdate,
 } from '../types';
 import type { Ctx } from './ctx';
+import { progressLine } from '../progress';
 
 interface Notice {
   kind: 'ok' | 'error' | 'info';
@@ -334,7 +335,9 @@ export class Installs {
       ),
     );
     if (this.live?.id === p.id && this.live.lines.length)
-      parts.push(h('ol', { class: 'progress-lines mono' }, ...this.live.lines.map((l) => h('li', null, l))));
+      parts.push(
+        h('ol', { class: 'progress-lines mono' }, ...this.live.lines.map((l) => h('li', null, progressLine(l)))),
+      );
     const n = this.cardNotice.get(p.id);
     if (n) {
       parts.push(
@@ -370,7 +373,7 @@ export class Installs {
                 'details',
                 { class: 'small' },
                 h('summary', null, t('install.progress')),
-                h('ol', { class: 'progress-lines mono' }, ...n.progress.map((l) => h('li', null, l))),
+                h('ol', { class: 'progress-lines mono' }, ...n.progress.map((l) => h('li', null, progressLine(l)))),
               )
             : null,
         ),
@@ -427,7 +430,7 @@ export class Installs {
           'details',
           { class: 'small' },
           h('summary', null, t('install.progress')),
-          h('ol', { class: 'progress-lines mono' }, ...r.progress.map((l) => h('li', null, l))),
+          h('ol', { class: 'progress-lines mono' }, ...r.progress.map((l) => h('li', null, progressLine(l)))),
         ),
       );
     return out;
@@ -850,7 +853,7 @@ class InstallDialog {
               'data-testid': 'install-progress',
               'aria-label': t('install.progress'),
             },
-            ...this.lines.map((l) => h('li', null, l)),
+            ...this.lines.map((l) => h('li', null, progressLine(l))),
             this.busy ? h('li', { class: 'muted' }, '…') : null,
           )
         : null,
