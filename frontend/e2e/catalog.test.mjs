@@ -79,7 +79,7 @@ test('the list shows every plugin of the fixture home', async () => {
   // each row carries format, validity, skill count, MCP indicator and issue counts
   const alpha = page.locator('[data-testid="plugin-row"][data-id="alpha"]');
   const text = await alpha.innerText();
-  for (const want of ['alpha', '1.0.0', 'portable', 'valid', '3 skills', '2 MCP', '2 errors', '1 warning']) {
+  for (const want of ['alpha', '1.0.0', 'portable', 'with errors', '3 skills', '2 MCP', '2 errors', '1 warning']) {
     assert.ok(text.includes(want), `alpha row lacks ${want}: ${text}`);
   }
   assert.match(await page.locator('[data-testid="plugin-row"][data-id="broken"]').innerText(), /invalid/);

@@ -180,8 +180,8 @@ test('in Chinese, the progress of an install is in Chinese, with its paths as th
   await page.fill('[data-testid="install-source"]', src);
   await page.click('[data-testid="install-submit"]');
   const lines = page.locator('[data-testid="detail-installed"] .progress-lines li');
-  await lines.first().waitFor();
-  const text = await lines.allInnerTexts();
+  await lines.first().waitFor({ state: 'attached' }); // in the card's folded Progress
+  const text = await lines.allTextContents();
   assert.ok(text.includes(`正在复制 ${src} …`), text.join('\n'));
   assert.ok(text.includes('正在验证 hola …'), text.join('\n'));
   assert.ok(text.includes(`已将 ${src} 安装为 plugins/hola`), text.join('\n'));
