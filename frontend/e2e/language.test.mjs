@@ -143,6 +143,8 @@ test('in Chinese, issue messages and codes stay as the command line prints them,
   );
   assert.ok(issues.length > 0, 'alpha has issues');
   for (const line of issues) assert.match(line, /: (error|warning): .+ \[[a-z-]+\.[a-z-]+\]$/, line);
+  const judged = await page.locator('[data-testid="detail"] [data-testid="client-judged-by"]').first().innerText();
+  assert.match(judged, /^按 \S+( \S+)? 的模型判断，本机(未安装|安装了) /, 'what a verdict was judged by, in Chinese');
   const badges = await page.textContent('[data-testid="plugin-row"][data-id="alpha"]');
   assert.match(badges, /2 个错误/);
   assert.match(badges, /1 个警告/);
@@ -185,4 +187,12 @@ test('in Chinese, the progress of an install is in Chinese, with its paths as th
   assert.ok(text.includes(`正在复制 ${src} …`), text.join('\n'));
   assert.ok(text.includes('正在验证 hola …'), text.join('\n'));
   assert.ok(text.includes(`已将 ${src} 安装为 plugins/hola`), text.join('\n'));
+
+  // the same again: the refusal leads with the page's own sentence, the backend's text as its detail
+  await page.click('[data-testid="install-open"]');
+  await page.fill('[data-testid="install-source"]', src);
+  await page.click('[data-testid="install-submit"]');
+  const refusal = page.locator('[data-testid="install-dialog"] .notice[data-kind="error"]');
+  await refusal.waitFor();
+  assert.match(await refusal.textContent(), /^未安装：已安装同一 id 的插件（hola is already installed /);
 });

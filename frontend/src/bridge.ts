@@ -10,7 +10,7 @@
 
 import type { PageMethods } from './models.gen';
 import type { AckRef, ApiErrorBody, AssignChange, EventMap, LinkInto, Settings } from './types';
-import { t } from './i18n';
+import { currentLang, type Key, t } from './i18n';
 
 type Method =
   | 'Catalog'
@@ -156,8 +156,34 @@ let cachedToken: string | undefined;
 
 /** The message of anything thrown, for a line in the page. */
 export function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+  const msg = e instanceof Error ? e.message : String(e);
+  if (!(e instanceof ApiError) || currentLang() === 'en') return msg;
+  // In another language the page's own sentence for the reason (or the code) leads; the
+  // backend's English text, which names the files and the cause, follows as its detail.
+  const key = [`bridge.reason.${e.body?.reason ?? ''}`, `bridge.code.${e.code}`].find((k) => k in SAID);
+  return key ? t('bridge.detail', { said: t(key as Key), msg }) : msg;
 }
+
+/** The reasons and codes the page says in its own words (the keys of bridge.reason.* and bridge.code.*). */
+const SAID: Record<string, true> = Object.fromEntries(
+  [
+    'reason.exists',
+    'reason.not-plugin',
+    'reason.rule',
+    'reason.tampered',
+    'reason.not-ours',
+    'reason.not-installable',
+    'reason.marketplace',
+    'reason.invalid-package',
+    'reason.in-use',
+    'code.not-found',
+    'code.invalid',
+    'code.io',
+    'code.stale',
+    'code.refused',
+    'code.unsupported',
+  ].map((k) => [`bridge.${k}`, true]),
+);
 
 function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;

@@ -27,3 +27,18 @@ export function sourceLabel(s: string): string {
 export function severityLabel(s: string): string {
   return SEVERITIES.includes(s) ? t(`common.severity.${s}` as Key) : s;
 }
+
+/**
+ * What a client verdict was judged by (Verdict.judgedBy, "model of claude 2.1.328, claude
+ * 2.1.328 installed"), in the page's language; another shape is shown as the backend wrote it.
+ */
+export function judgedByLabel(s: string): string {
+  const m = /^model of (\S+)(?: (\S+))?, (\S+) (not installed|installed \(version not known\)|(\S+) installed)$/.exec(
+    s,
+  );
+  if (!m) return s;
+  const model = m[2] ? `${m[1]} ${m[2]}` : m[1];
+  if (m[4] === 'not installed') return t('common.judgedBy.notInstalled', { model, client: m[3] });
+  if (m[5] === undefined) return t('common.judgedBy.unknownVersion', { model, client: m[3] });
+  return t('common.judgedBy.installed', { model, client: m[3], version: m[5] });
+}

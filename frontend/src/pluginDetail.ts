@@ -20,7 +20,7 @@ import { countsBadges, stateBadge, issueGroups, issueLine, mcpSummary, typeBadge
 import type { CatalogIndex } from './search';
 import type { SettingsModel } from './settingsModel';
 import type { ClientComponent, ClientName, ClientVerdict, Issue, Plugin, PluginSkill, SkillEntry } from './types';
-import { formatLabel, formatTitle, sourceLabel } from './labels';
+import { formatLabel, formatTitle, judgedByLabel, sourceLabel } from './labels';
 
 export interface DetailDeps {
   ix: CatalogIndex;
@@ -287,7 +287,7 @@ function clientItem(c: ClientName, v: ClientVerdict, asked: HTMLElement | null):
         : null,
     ),
     h('p', { class: 'client-why', 'data-testid': 'client-why' }, v.why),
-    v.judgedBy ? h('p', { class: 'muted small', 'data-testid': 'client-judged-by' }, v.judgedBy) : null,
+    v.judgedBy ? h('p', { class: 'muted small', 'data-testid': 'client-judged-by' }, judgedByLabel(v.judgedBy)) : null,
     asked,
     n > 0 && n <= 40
       ? h('div', { class: 'names' }, ...v.skills.map((name) => h('code', { class: 'name-chip' }, name)))

@@ -33,6 +33,9 @@ export const en = {
   'common.severity.error': 'error',
   'common.severity.warning': 'warning',
   'common.severity.info': 'info',
+  'common.judgedBy.installed': 'model of {model}, {client} {version} installed',
+  'common.judgedBy.notInstalled': 'model of {model}, {client} not installed',
+  'common.judgedBy.unknownVersion': 'model of {model}, {client} installed (version not known)',
 } as const satisfies Record<string, Msg>;
 
 export const zh: Record<keyof typeof en, Msg> = {
@@ -63,4 +66,7 @@ export const zh: Record<keyof typeof en, Msg> = {
   'common.severity.error': '错误',
   'common.severity.warning': '警告',
   'common.severity.info': '提示',
+  'common.judgedBy.installed': '按 {model} 的模型判断，本机安装了 {client} {version}',
+  'common.judgedBy.notInstalled': '按 {model} 的模型判断，本机未安装 {client}',
+  'common.judgedBy.unknownVersion': '按 {model} 的模型判断，本机安装了 {client}（版本未知）',
 };
