@@ -89,17 +89,16 @@ func (s *Service) askClients(c *catalog.Catalog) {
 			f(&s.clients.state)
 		}
 	}
+	progress := func(p clientask.Progress) {
+		update(func(st *ClientsState) { st.Asking = &p })
+		s.emit(EventClientsProgress, p)
+	}
 	s.clients.bg.Ask(context.Background(), clientask.Askable(found), c, clientask.Hooks{
 		// the asking is shown at once, before the first package's answer
 		Start: func(cl clientask.Client) {
-			p := clientask.Progress{Client: cl.Name, Version: cl.Version, Total: len(c.Plugins)}
-			update(func(st *ClientsState) { st.Asking = &p })
-			s.emit(EventClientsProgress, p)
+			progress(clientask.Progress{Client: cl.Name, Version: cl.Version, Total: len(c.Plugins)})
 		},
-		Progress: func(p clientask.Progress) {
-			update(func(st *ClientsState) { st.Asking = &p })
-			s.emit(EventClientsProgress, p)
-		},
+		Progress: progress,
 		Answered: func(_ clientask.Client, res []clientask.Result, err error) {
 			update(func(st *ClientsState) {
 				st.Answers = append(st.Answers, res...)

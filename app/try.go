@@ -3,9 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"io/fs"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -43,30 +40,15 @@ func (s *Service) Try(target, dir, backend, prompt string) (*try.Result, error) 
 	if strings.TrimSpace(prompt) == "" {
 		return nil, &Error{Code: CodeInvalid, Message: "write the prompt to try"}
 	}
-	// A missing client is said before anything starts, as Launch says it.
-	if plan, err := runtime.Build(req); err == nil {
-		if err := clientReady(plan.Backend, plan.Argv); err != nil {
-			return nil, err
-		}
-	}
 	r, err := s.tries.runner(req)
 	if err != nil {
 		return nil, &Error{Code: CodeIO, Message: err.Error()}
 	}
 	res, err := r.Try(context.Background(), prompt)
-	// The client is not there: not on PATH, or a path named for it (PLUGBOARD_CLAUDE_BIN)
-	// that does not exist.
-	var missing *exec.Error
-	bin := ""
-	if errors.As(err, &missing) && (errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist)) {
-		bin = missing.Name
-	}
-	if bin != "" {
-		backend := req.Backend
-		if backend == "" {
-			backend = filepath.Base(bin) // the agent's own: named by its client
-		}
-		return res, clientMissing(backend, bin)
+	// A missing client is said before anything starts, as Launch says it.
+	var missing *try.MissingClientError
+	if errors.As(err, &missing) {
+		return res, clientMissing(missing.Backend, missing.Bin)
 	}
 	if err != nil {
 		return res, launchError(err)

@@ -98,12 +98,12 @@ func (t *Tray) run() {
 	start, end := systray.RunWithExternalLoop(func() {
 		systray.SetTitle(trayTitle)
 		lang := t.language()
-		txt := textFor(lang)
-		open := systray.AddMenuItem(txt.open, txt.openTip)
-		rescan := systray.AddMenuItem(txt.rescan, txt.rescanTip)
-		t.pause = systray.AddMenuItemCheckbox(txt.pause, txt.pauseTip, false)
+		m := textFor(lang).menu()
+		open := systray.AddMenuItem(m[0][0], m[0][1])
+		rescan := systray.AddMenuItem(m[1][0], m[1][1])
+		t.pause = systray.AddMenuItemCheckbox(m[2][0], m[2][1], false)
 		systray.AddSeparator()
-		quit := systray.AddMenuItem(txt.quit, txt.quitTip)
+		quit := systray.AddMenuItem(m[3][0], m[3][1])
 		t.items, t.shown = [4]*systray.MenuItem{open, rescan, t.pause, quit}, lang
 		close(ready)
 		go t.clicks(open, rescan, quit)
@@ -199,8 +199,7 @@ func (t *Tray) apply(st reload.State) {
 	lang := t.language()
 	systray.SetTooltip(trayTooltip(st, lang))
 	if lang != t.shown && t.items[0] != nil {
-		txt := textFor(lang)
-		for i, l := range [][2]string{{txt.open, txt.openTip}, {txt.rescan, txt.rescanTip}, {txt.pause, txt.pauseTip}, {txt.quit, txt.quitTip}} {
+		for i, l := range textFor(lang).menu() {
 			t.items[i].SetTitle(l[0])
 			t.items[i].SetTooltip(l[1])
 		}

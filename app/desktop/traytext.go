@@ -44,6 +44,12 @@ var trayTexts = map[string]trayText{
 	},
 }
 
+// menu is the label and tooltip of each menu item, in the order Tray.items holds them:
+// open, rescan, pause, quit.
+func (t trayText) menu() [4][2]string {
+	return [4][2]string{{t.open, t.openTip}, {t.rescan, t.rescanTip}, {t.pause, t.pauseTip}, {t.quit, t.quitTip}}
+}
+
 // textFor is the tray's text in lang ("en" or "zh-CN"); any other language is English.
 func textFor(lang string) trayText {
 	if t, ok := trayTexts[lang]; ok {

@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -98,6 +99,20 @@ type ToolCall struct {
 	Failed bool   `json:"failed"`
 }
 
+// MissingClientError is a try's error when its agent client is not there: Bin, the
+// plan's executable, is not on PATH or names a file that does not exist. It is told
+// before any process starts.
+type MissingClientError struct {
+	Backend, Bin string
+	Err          error
+}
+
+func (e *MissingClientError) Error() string {
+	return fmt.Sprintf("the %s client %s cannot be started: %v", e.Backend, e.Bin, e.Err)
+}
+
+func (e *MissingClientError) Unwrap() error { return e.Err }
+
 // Try runs prompt as one turn of the agent and reports what it invoked.
 func (r *Runner) Try(ctx context.Context, prompt string) (*Result, error) {
 	if strings.TrimSpace(prompt) == "" {
@@ -115,6 +130,9 @@ func (r *Runner) Try(ctx context.Context, prompt string) (*Result, error) {
 	plan, err := runtime.Build(r.opts.Request)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := exec.LookPath(plan.Argv[0]); err != nil {
+		return nil, &MissingClientError{Backend: plan.Backend, Bin: plan.Argv[0], Err: err}
 	}
 	plan.SetEnv(runtime.ActivityRunEnv, r.run)
 	if plan.Backend == runtime.Claude {

@@ -2,10 +2,12 @@
 // severity, in the page's language. The values themselves (portable, cursor-cache, error) stay
 // as the backend and the command line's --json give them, in data attributes and filters.
 
+import { badge } from './dom';
 import { type Key, t } from './i18n';
 
-const FORMATS = ['portable', 'legacy', 'cursor', 'none'];
-const SOURCES = ['plugboard', 'cursor-local', 'cursor-cache', 'plugin-path'];
+/** The formats and the sources a package can have, in the order the filters list them. */
+export const FORMATS = ['portable', 'legacy', 'cursor', 'none'];
+export const SOURCES = ['plugboard', 'cursor-local', 'cursor-cache', 'plugin-path'];
 const SEVERITIES = ['error', 'warning', 'info'];
 
 /** A format's word, or the value itself when the page has no word for it. */
@@ -16,6 +18,11 @@ export function formatLabel(f: string): string {
 /** What a format is, for a badge's tooltip ('' when unknown). */
 export function formatTitle(f: string): string {
   return FORMATS.includes(f) ? t(`common.format.${f}.title` as Key) : '';
+}
+
+/** A package's format as a badge: its word, what it is in the tooltip, its value in the class. */
+export function formatBadge(f: string): HTMLSpanElement {
+  return badge(formatLabel(f), `fmt-${f}`, formatTitle(f));
 }
 
 /** Where a package was found, in words. */

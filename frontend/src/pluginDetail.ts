@@ -20,7 +20,7 @@ import { countsBadges, stateBadge, issueGroups, issueLine, mcpSummary, typeBadge
 import type { CatalogIndex } from './search';
 import type { SettingsModel } from './settingsModel';
 import type { ClientComponent, ClientName, ClientVerdict, Issue, Plugin, PluginSkill, SkillEntry } from './types';
-import { formatLabel, formatTitle, judgedByLabel, sourceLabel } from './labels';
+import { formatBadge, formatLabel, judgedByLabel, sourceLabel } from './labels';
 
 export interface DetailDeps {
   ix: CatalogIndex;
@@ -368,7 +368,7 @@ function clientsSection(p: Plugin, deps: DetailDeps): HTMLElement {
     'p',
     { class: 'spec-line', 'data-testid': 'spec-verdict', 'data-valid': String(p.valid) },
     h('strong', null, t('plugins.detail.spec')),
-    badge(formatLabel(p.format), `fmt-${p.format}`, formatTitle(p.format)),
+    formatBadge(p.format),
     p.manifest ? h('code', null, p.manifest) : h('span', { class: 'muted small' }, t('plugins.detail.noManifest')),
     stateBadge(p, true),
   );
@@ -500,7 +500,7 @@ export function pluginDetail(p: Plugin, deps: DetailDeps): HTMLElement {
         { class: 'detail-badges' },
         p.version ? h('span', { class: 'muted mono' }, p.version) : null,
         stateBadge(p),
-        badge(formatLabel(p.format), `fmt-${p.format}`, formatTitle(p.format)),
+        formatBadge(p.format),
         badge(sourceLabel(p.source), 'neutral'),
         launchesAsClaude(p, deps.ix.doc) ? badge(t('plugins.detail.launchesAsClaude'), 'info') : null,
         countsLink,

@@ -14,7 +14,7 @@ import type { Place, Plugin } from '../types';
 import { VList } from '../vlist';
 import type { Ctx } from './ctx';
 import { Installs } from './install';
-import { formatLabel, formatTitle, sourceLabel } from '../labels';
+import { FORMATS, formatBadge, formatLabel, SOURCES, sourceLabel } from '../labels';
 
 const ROW_HEIGHT = 60;
 
@@ -71,16 +71,12 @@ export class PluginsView {
     this.format = h(
       'select',
       { 'aria-label': t('plugins.list.format'), 'data-testid': 'filter-format' },
-      ...options(t('plugins.list.allFormats'), ['portable', 'legacy', 'cursor', 'none'], formatLabel),
+      ...options(t('plugins.list.allFormats'), FORMATS, formatLabel),
     );
     this.source = h(
       'select',
       { 'aria-label': t('plugins.list.source'), 'data-testid': 'filter-source' },
-      ...options(
-        t('plugins.list.allSources'),
-        ['plugboard', 'cursor-local', 'cursor-cache', 'plugin-path'],
-        sourceLabel,
-      ),
+      ...options(t('plugins.list.allSources'), SOURCES, sourceLabel),
     );
     this.issues = h('input', { type: 'checkbox', 'data-testid': 'filter-issues' });
     this.count = h('div', { class: 'count', 'data-testid': 'plugin-count', 'aria-live': 'polite' });
@@ -518,7 +514,7 @@ export class PluginsView {
         h(
           'div',
           { class: 'prow-sub' },
-          badge(formatLabel(p.format), `fmt-${p.format}`, formatTitle(p.format)),
+          formatBadge(p.format),
           h('span', null, sourceLabel(p.source)),
           h('span', { 'data-testid': 'skill-count' }, t('plugins.count.skills', { n: p.skills.length })),
           p.mcp
