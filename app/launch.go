@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -95,7 +97,61 @@ const CodeClientMissing = "client-missing"
 // CodeClientMissing (the packages build/agents pins).
 var clientInstall = map[string]struct{ name, install string }{
 	runtime.Claude: {"Claude Code", "npm install -g @anthropic-ai/claude-code"},
-	runtime.PI:     {"PI", "npm install -g @mariozechner/pi-coding-agent"},
+	runtime.PI:      {"PI", "npm install -g @mariozechner/pi-coding-agent"},
+	runtime.Codex:   {"Codex", "npm install -g @openai/codex"},
+	runtime.Copilot: {"GitHub Copilot CLI", "npm install -g @github/copilot"},
+}
+
+// Backend is one backend the launch card offers: its name, the client's name for
+// people, and whether its executable is found (PLUGBOARD_<NAME>_BIN, else its name on
+// the PATH Plugboard was started with).
+type Backend struct {
+	Name      string `json:"name"`
+	Client    string `json:"client"`
+	Installed bool   `json:"installed"`
+	Path      string `json:"path,omitempty"`
+	// Install is the command that installs the client, for one that is not found.
+	Install string `json:"install,omitempty"`
+}
+
+// Backends lists the backends a launch knows, in runtime.Backends order, each with
+// whether its client is installed here, so that the page offers what can start.
+func (s *Service) Backends() ([]Backend, error) {
+	var req runtime.Request
+	req.FromEnv(s.getenv)
+	out := make([]Backend, 0, len(runtime.Backends))
+	for _, b := range runtime.Backends {
+		c := clientInstall[b]
+		bin := req.Bins[b]
+		if bin == "" {
+			bin = b
+		}
+		e := Backend{Name: b, Client: c.name}
+		if p, err := lookPathIn(bin, s.getenv("PATH")); err == nil {
+			e.Installed, e.Path = true, p
+		} else {
+			e.Install = c.install
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// lookPathIn finds bin as exec.LookPath does, on the PATH value path (the app's
+// environment, which tests give their own).
+func lookPathIn(bin, path string) (string, error) {
+	if strings.Contains(bin, "/") {
+		return exec.LookPath(bin)
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		if p, err := exec.LookPath(filepath.Join(dir, bin)); err == nil {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }
 
 // clientReady says, before a terminal opens or a try starts, that the client bin of

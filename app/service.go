@@ -154,6 +154,7 @@ type pageSurface interface {
 	Problems() ([]catalog.Problem, error)
 	OpenFile(file string, line int) (OpenedFile, error)
 	Launch(target, backend string, requireAck bool) (LaunchResult, error)
+	Backends() ([]Backend, error)
 	Acknowledge(target string, servers []runtime.AckRef) (AckResult, error)
 	WatchState() (reload.State, error)
 	ClientAnswers() (ClientsState, error)

@@ -139,6 +139,8 @@ func buildE2EHome(t *testing.T, remoteURL string) e2eHome {
 	dirs := fmt.Sprintf(`["plugins/%s", "plugins/%s"]`, e2eKit, e2eOld)
 	testhome.WriteFile(t, filepath.Join(h.pb, "agents", "e2e-claude.json"), `{"name": "e2e-claude", "pluginDirs": `+dirs+`}`+"\n")
 	testhome.WriteFile(t, filepath.Join(h.pb, "agents", "e2e-pi.json"), `{"name": "e2e-pi", "backend": "pi", "pluginDirs": `+dirs+`}`+"\n")
+	testhome.WriteFile(t, filepath.Join(h.pb, "agents", "e2e-codex.json"), `{"name": "e2e-codex", "backend": "codex", "pluginDirs": `+dirs+`}`+"\n")
+	testhome.WriteFile(t, filepath.Join(h.pb, "agents", "e2e-copilot.json"), `{"name": "e2e-copilot", "backend": "copilot", "pluginDirs": `+dirs+`}`+"\n")
 	return h
 }
 
@@ -472,7 +474,7 @@ func launchE2E(t *testing.T, target, bin string, pbEnv []string, script func(e2e
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	// HOME is the one dryRun gave plugboard (the parent of PLUGBOARD_HOME), so the
 	// launch builds the same plan; no credentials but the model's dummy key.
-	cmd.Env = append(append([]string{"HOME=" + r.h.root, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "E2E_CURSOR_RECORD=" + r.h.record}, pbEnv...), r.model.ClaudeEnv()...)
+	cmd.Env = append(append([]string{"HOME=" + r.h.root, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "E2E_CURSOR_RECORD=" + r.h.record}, pbEnv...), slices.Concat(r.model.ClaudeEnv(), r.model.CopilotEnv())...)
 	cmd.Dir = t.TempDir()
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

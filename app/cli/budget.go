@@ -13,10 +13,10 @@ import (
 // runBudget prints what a launch of the target would put in front of the model for its
 // skills (backend/budget): a dry-run plan, nothing written.
 func runBudget(f *flags) body {
-	backend := f.fs.String("backend", "", "claude or pi (default: the agent file's \"backend\", else claude)")
+	backend := f.fs.String("backend", "", "claude, pi, codex or copilot (default: the agent file's \"backend\", else claude)")
 	return func(env Env, pos []string) int {
 		if len(pos) != 1 {
-			fmt.Fprintln(env.Stderr, "usage: plugboard budget [--json] [--backend claude|pi] [--home DIR] TARGET")
+			fmt.Fprintln(env.Stderr, "usage: plugboard budget [--json] [--backend claude|pi|codex|copilot] [--home DIR] TARGET")
 			return ExitUsage
 		}
 		home, pbHome, err := homes(env, f)

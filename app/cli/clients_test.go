@@ -71,7 +71,7 @@ func dryRun(t *testing.T, pb string, env []string, args ...string) runtime.Plan 
 	}
 	launch := exec.Command(testBinary(t), append([]string{"launch", "--home", pb}, args...)...)
 	launch.Env = append(append([]string{"HOME=" + filepath.Dir(pb), "PATH=" + os.Getenv("PATH")}, env...),
-		"PLUGBOARD_CLAUDE_BIN=/bin/true", "PLUGBOARD_PI_BIN=/bin/true")
+		"PLUGBOARD_CLAUDE_BIN=/bin/true", "PLUGBOARD_PI_BIN=/bin/true", "PLUGBOARD_CODEX_BIN=/bin/true", "PLUGBOARD_COPILOT_BIN=/bin/true")
 	if out, err := launch.CombinedOutput(); err != nil {
 		t.Fatalf("launch with /bin/true for the agent: %v\n%s", err, out)
 	}

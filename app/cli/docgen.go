@@ -125,7 +125,7 @@ func completeArgs(env *Env, kinds argKinds) cobra.CompletionFunc {
 
 // completeFlags completes the values of the flags that take ids or a fixed word.
 func completeFlags(env *Env, f *flags) {
-	words := map[string][]string{"backend": {"claude", "pi"}, "into": {"home", "cursor"}, "mode": {"benchmark", "subagent"}, "plugins": {"none"}}
+	words := map[string][]string{"backend": {"claude", "pi", "codex", "copilot"}, "into": {"home", "cursor"}, "mode": {"benchmark", "subagent"}, "plugins": {"none"}}
 	for name, ws := range words {
 		if f.fs.Lookup(name) != nil {
 			_ = f.cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(ws, cobra.ShellCompDirectiveNoFileComp))

@@ -19,7 +19,7 @@ type launchFlags struct {
 
 func runLaunch(fl *flags) body {
 	f := launchFlags{flags: fl}
-	f.fs.StringVar(&f.backend, "backend", "", "claude or pi (default: the agent file's \"backend\", else claude)")
+	f.fs.StringVar(&f.backend, "backend", "", "claude, pi, codex or copilot (default: the agent file's \"backend\", else claude)")
 	f.fs.StringVar(&f.plugins, "plugins", "", "none: launch with an explicit empty set")
 	f.fs.StringVar(&f.mode, "mode", "", "benchmark or subagent: no portable MCP")
 	f.fs.StringVar(&f.bin, "bin", "", "the agent executable (default: $PLUGBOARD_CLAUDE_BIN / $PLUGBOARD_PI_BIN, else claude / pi on PATH)")

@@ -24,7 +24,7 @@ import (
 func runTry(f *flags) body {
 	prompt := f.fs.StringP("prompt", "p", "", "the prompt, as the user would type it")
 	casesFile := f.fs.String("cases", "", `a JSON file of cases: [{"prompt": "...", "expect": "plugin:skill" | [...] | []}]`)
-	backend := f.fs.String("backend", "", "claude or pi (default: the agent file's \"backend\", else claude)")
+	backend := f.fs.String("backend", "", "claude, pi, codex or copilot (default: the agent file's \"backend\", else claude)")
 	bin := f.fs.String("bin", "", "the agent executable (default: $PLUGBOARD_CLAUDE_BIN / $PLUGBOARD_PI_BIN, else claude / pi on PATH)")
 	return func(env Env, args []string) int {
 		pos, agentArgs := f.split(args)

@@ -49,7 +49,7 @@ const (
 )
 
 // AgentBackends are the backends an agent file may name ("" launches Claude Code).
-var AgentBackends = []string{"claude", "pi"}
+var AgentBackends = []string{"claude", "pi", "codex", "copilot"}
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 

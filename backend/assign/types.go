@@ -34,7 +34,7 @@ type Target struct {
 	Kind      string   `json:"kind"` // KindAgent, KindSlot, KindShellBinding or KindActive
 	Name      string   `json:"name"` // agent name, template name for slots, binding name for shell bindings
 	Ref       string   `json:"ref,omitempty"`
-	Backend   string   `json:"backend,omitempty"` // an agent's "backend" member (claude, pi), when it has one
+	Backend   string   `json:"backend,omitempty"` // an agent's "backend" member (claude, pi, codex, copilot), when it has one
 	File      string   `json:"file"`
 	ReadOnly  bool     `json:"readOnly"`
 	Hash      string   `json:"hash"`      // content hash of the file ("sha256:<hex>")

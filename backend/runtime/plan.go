@@ -25,9 +25,14 @@ import (
 
 // Backends.
 const (
-	Claude = "claude"
-	PI     = "pi"
+	Claude  = "claude"
+	PI      = "pi"
+	Codex   = "codex"
+	Copilot = "copilot"
 )
+
+// Backends lists every backend a launch knows, in the order the page offers them.
+var Backends = []string{Claude, PI, Codex, Copilot}
 
 // Modes. The zero mode is an ordinary interactive launch.
 const (
@@ -70,6 +75,9 @@ type Request struct {
 	// Workspace is ${workspaceFolder} for a Cursor plugin's MCP servers: the folder the
 	// agent works in; "" means the current folder.
 	Workspace string
+	// Getenv reads the user's environment (CODEX_HOME, COPILOT_HOME: where the user's own
+	// client settings are); nil means os.Getenv.
+	Getenv func(string) string
 	// DryRun plans the launch and writes nothing: no projection, no data folder. The plan
 	// has the argv and fingerprint the real launch would use, and Reused says whether it
 	// would reuse the projection.
@@ -266,7 +274,7 @@ func Build(req Request) (*Plan, error) {
 	if suppress != "" {
 		plan.Collisions = withoutMCP(plan.Collisions)
 	}
-	if backend == PI {
+	if flatNames(backend) {
 		plan.Collisions = append(plan.Collisions, piCollisions(units)...)
 	}
 	if len(plan.Collisions) > 0 {
@@ -277,13 +285,18 @@ func Build(req Request) (*Plan, error) {
 	}
 	// Servers get a config entry only through the plugboard executable, and PI's only
 	// through its bridge: without them no stdio server launches and no data folder is made.
-	if req.Self != "" && (backend == Claude || req.PIMCPAdapter != "") {
+	if req.Self != "" && (backend != PI || req.PIMCPAdapter != "") {
 		makeDataDirs(units, req.PlugboardHome, req.DryRun, drop)
 	}
 
 	l, err := project(plan, units, req, backend)
 	if err != nil {
 		return plan, err
+	}
+	if ready := readyHome[backend]; ready != nil && !req.DryRun {
+		if err := ready(plan, req); err != nil {
+			return plan, fmt.Errorf("the %s home of the launch (%s) could not be made: %w", backend, StateHome(req.PlugboardHome, backend, plan.Fingerprint), err)
+		}
 	}
 	for _, u := range units {
 		pp := PlanPlugin{ID: u.p.ID, Dir: u.dir, Format: string(u.p.Format), How: l.how[u.p.ID]}
@@ -303,7 +316,7 @@ func RuntimeDir(pbHome string) string { return filepath.Join(pbHome, "runtime") 
 // unknownBackend is the error for a backend no launch knows: the caller's argument when
 // it was given (asked), else the agent file's.
 func unknownBackend(asked, backend string) error {
-	err := fmt.Errorf("%w: unknown backend %q; use claude or pi", ErrTarget, backend)
+	err := fmt.Errorf("%w: unknown backend %q; use %s", ErrTarget, backend, strings.Join(Backends, ", "))
 	if asked != "" {
 		return argerr.Bad(err)
 	}
@@ -531,8 +544,21 @@ func withoutMCP(cs []assign.Collision) []assign.Collision {
 	return out
 }
 
-// piCollisions finds skill names that two plugins both hand to PI, which has no
-// namespaces and would keep the first; portable ones are already in assign's report.
+// flatNames reports whether the backend names skills without their plugin's name (PI,
+// Codex, Copilot CLI), so that two plugins' skills of one name collide.
+func flatNames(backend string) bool { return backend != Claude }
+
+// getenv reads the user's environment.
+func (r Request) getenv(k string) string {
+	if r.Getenv != nil {
+		return r.Getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+// piCollisions finds skill names that two plugins both hand to a backend with no
+// namespaces (flatNames), which would keep one; portable ones are already in assign's
+// report.
 func piCollisions(units []unit) []assign.Collision {
 	by := map[string][]string{}
 	portable := map[string]int{}

@@ -35,8 +35,17 @@ func (l layout) addTree(rel, plugin string, s projSkill) {
 
 // backends make the layout of a projection and fill the plan's argv, skills and servers.
 var backends = map[string]func(plan *Plan, units []unit, req Request) layout{
-	Claude: claudeLayout,
-	PI:     piLayout,
+	Claude:  claudeLayout,
+	PI:      piLayout,
+	Codex:   codexLayout,
+	Copilot: copilotLayout,
+}
+
+// readyHome makes the private home a backend's client writes its state into, beside
+// the sealed projection (statehome.go), after the projection is made.
+var readyHome = map[string]func(plan *Plan, req Request) error{
+	Codex:   readyCodexHome,
+	Copilot: readyCopilotHome,
 }
 
 // maxChangedRetries bounds how many skills changing under the copy one launch drops
@@ -172,6 +181,8 @@ func prune(parent, keep string, now time.Time) {
 		age := now.Sub(info.ModTime())
 		if strings.HasPrefix(e.Name(), ".tmp-") && age > pruneTmpAge || !strings.HasPrefix(e.Name(), ".") && age > pruneAge {
 			_ = os.RemoveAll(p)
+			// The client's own home beside a projection (StateHome) goes with it.
+			_ = os.RemoveAll(filepath.Join(parent+"-home", e.Name()))
 		}
 	}
 }

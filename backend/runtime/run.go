@@ -221,17 +221,18 @@ func lookPathIn(name, path string) (string, error) {
 	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
 }
 
-// FromEnv fills in what the environment says about the agents: PLUGBOARD_CLAUDE_BIN and
-// PLUGBOARD_PI_BIN name their executables, PLUGBOARD_PI_MCP_ADAPTER PI's MCP bridge.
+// FromEnv fills in what the environment says about the agents: PLUGBOARD_CLAUDE_BIN,
+// PLUGBOARD_PI_BIN, PLUGBOARD_CODEX_BIN and PLUGBOARD_COPILOT_BIN name their executables, PLUGBOARD_PI_MCP_ADAPTER PI's MCP bridge.
 // The CLI and the page's Launch read the same variables through it.
 func (r *Request) FromEnv(getenv func(string) string) {
 	r.Bins = map[string]string{}
-	for _, b := range []string{Claude, PI} {
+	for _, b := range Backends {
 		if v := getenv("PLUGBOARD_" + strings.ToUpper(b) + "_BIN"); v != "" {
 			r.Bins[b] = v
 		}
 	}
 	r.PIMCPAdapter = getenv("PLUGBOARD_PI_MCP_ADAPTER")
+	r.Getenv = getenv
 }
 
 // ShellQuote renders argv as one line a POSIX shell reads back as the same words, for

@@ -51,3 +51,21 @@ func (s *Server) WritePIModels(home string) error {
 
 // PIArgs select the provider WritePIModels wrote.
 func PIArgs() []string { return []string{"--provider", PIProvider, "--model", PIModel} }
+
+// CopilotModel is the model name CopilotEnv gives Copilot CLI.
+const CopilotModel = "claude-sonnet-4.5"
+
+// CopilotEnv is the environment (KEY=VALUE) that points GitHub Copilot CLI at the server
+// with no account: offline mode (no GitHub sign-in, telemetry, GitHub MCP server or
+// update) and its own-provider settings, an Anthropic provider at the server's URL
+// with a dummy key (Copilot CLI's `copilot help environment`).
+func (s *Server) CopilotEnv() []string {
+	return []string{
+		"COPILOT_OFFLINE=true",
+		"COPILOT_PROVIDER_BASE_URL=" + s.URL,
+		"COPILOT_PROVIDER_TYPE=anthropic",
+		"COPILOT_PROVIDER_API_KEY=" + NotAKey,
+		"COPILOT_MODEL=" + CopilotModel,
+		"COPILOT_AUTO_UPDATE=false",
+	}
+}

@@ -35,6 +35,7 @@ type Method =
   | 'Problems'
   | 'OpenFile'
   | 'Launch'
+  | 'Backends'
   | 'Acknowledge'
   | 'WatchState'
   | 'ClientAnswers'
@@ -324,6 +325,8 @@ export const api = {
    * launch with `ack-needed` (servers listed); without it they are left out (dropped, with `ack`).
    */
   launch: (target: string, backend: string, requireAck: boolean) => call('Launch', target, backend, requireAck),
+  /** The backends a launch knows, each with whether its client is installed here. */
+  backends: () => call('Backends'),
   /** Records the acknowledgment of servers as shown (digests); `stale` when one changed since. */
   acknowledge: (target: string, servers: AckRef[]) => call('Acknowledge', target, servers),
   watchState: () => call('WatchState'),

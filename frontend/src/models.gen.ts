@@ -147,6 +147,20 @@ export interface AutostartState {
 }
 
 /**
+ * Backend is one backend the launch card offers: its name, the client's name for
+ * people, and whether its executable is found (PLUGBOARD_<NAME>_BIN, else its name on
+ * the PATH Plugboard was started with).
+ */
+export interface Backend {
+  name: string;
+  client: string;
+  installed: boolean;
+  path?: string;
+  /** Install is the command that installs the client, for one that is not found. */
+  install?: string;
+}
+
+/**
  * MCP is what the clients put in front of the model for the launch's MCP servers
  * (docs/budget.md): tool definitions, or only their names, or one gateway tool.
  */
@@ -1716,6 +1730,11 @@ export interface PageMethods {
   Assign(target: string, change: AssignChange, hash: string, ack: boolean): SaveResult;
   /** Autostart says whether the XDG autostart entry is there. */
   Autostart(): AutostartState;
+  /**
+   * Backends lists the backends a launch knows, in runtime.Backends order, each with
+   * whether its client is installed here, so that the page offers what can start.
+   */
+  Backends(): Backend[];
   /**
    * Budget predicts the skill listing and the MCP tools a launch of target (or of the plugin
    * folder dir) puts in front of the model, for its backend ("" the agent's own), from a dry

@@ -16,6 +16,7 @@ export type {
   ApiErrorBody,
   Author,
   AutostartState,
+  Backend,
   BudgetReport,
   BudgetState,
   Change,

@@ -490,6 +490,8 @@ export class AssignView {
       { 'data-testid': 'agent-backend' },
       h('option', { value: '' }, tr('assign.agent.backendClaude')),
       h('option', { value: 'pi' }, tr('assign.agent.backendPI')),
+      h('option', { value: 'codex' }, tr('assign.agent.backendCodex')),
+      h('option', { value: 'copilot' }, tr('assign.agent.backendCopilot')),
     );
     const agents = this.targets.filter((t) => t.kind === 'agent');
     const start = h(

@@ -15,6 +15,7 @@ import { api, ApiError, errorText } from '../bridge';
 import { badge, basename, h, mount } from '../dom';
 import { type Key, t } from '../i18n';
 import type { AckServer, Collision, LaunchResult, Plan, Target } from '../types';
+import { backendSelect } from './subject';
 
 /** Which buttons the acknowledgment dialog offers: before a save, before a launch, after one. */
 export type AckMode = 'save' | 'launch' | 'later';
@@ -31,9 +32,6 @@ export function shortDigest(d: string): string {
 export function unacknowledged(p: Plan): AckServer[] {
   return (p.dropped ?? []).flatMap((d) => (d.ack ? [d.ack] : []));
 }
-
-/** The backends the user can pick, shown by name; "" is the agent's own (its file's "backend", else claude). */
-const BACKENDS = ['', 'claude', 'pi'];
 
 /** How a plugin is loaded, by the plan's "how"; another value is shown as it is. */
 const HOW_LABEL: Record<string, Key> = {
@@ -108,11 +106,7 @@ export class LaunchPanel {
     private readonly ask: AckDialog,
     private readonly onAcknowledged: () => void = () => {},
   ) {
-    this.select = h(
-      'select',
-      { 'aria-label': t('launch.backend'), 'data-testid': 'launch-backend', id: 'launch-backend' },
-      ...BACKENDS.map((b) => h('option', { value: b }, b || t('launch.backend.own'))),
-    );
+    this.select = backendSelect({ 'aria-label': t('launch.backend'), 'data-testid': 'launch-backend', id: 'launch-backend' });
     this.button = h(
       'button',
       { type: 'button', class: 'btn', 'data-testid': 'launch-button', onclick: () => void this.launch() },

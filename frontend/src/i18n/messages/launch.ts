@@ -9,8 +9,9 @@ export const en = {
   'launch.button': 'Launch',
   'launch.launching': 'Launching…',
   'launch.backend': 'Backend',
-  'launch.backend.own': "Agent's own",
   'launch.backend.ownNamed': "Agent's own ({backend})",
+  'launch.backend.missing': '{client} (not installed)',
+  'launch.backend.missingTitle': '{client} is not installed here. Install it with: {install}',
   'launch.note.active':
     'The __active__ slot cannot be launched: it runs whichever agent is active, which only the agent host knows. Launch that agent instead.',
   'launch.note':
@@ -101,8 +102,9 @@ export const zh: Record<keyof typeof en, Msg> = {
   'launch.button': '启动',
   'launch.launching': '正在启动…',
   'launch.backend': '后端',
-  'launch.backend.own': '智能体自带',
   'launch.backend.ownNamed': '智能体自带（{backend}）',
+  'launch.backend.missing': '{client}（未安装）',
+  'launch.backend.missingTitle': '此机器未安装 {client}。安装命令：{install}',
   'launch.note.active':
     '__active__ 槽位无法启动：它运行当前激活的智能体，而这只有智能体宿主知道。请改为启动那个智能体。',
   'launch.note': '在终端中打开智能体，使用此目标在磁盘上的插件；启动时会重新读取这组插件。',

@@ -1,0 +1,190 @@
+package runtime
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/plugboard/plugboard/backend/manifest"
+)
+
+// CodexHomeEnv is the variable that tells Codex where its home is (its config.toml,
+// skills, auth and state).
+const CodexHomeEnv = "CODEX_HOME"
+
+// GrantsUnsupportedCodex and GrantsUnsupportedCopilot are the plans' word on grants for
+// Codex and Copilot CLI.
+const (
+	GrantsUnsupportedCodex   = "unsupported by backend: Codex's sandbox decides what the agent reads, and a launch gives it no per-path rules; refused entries are still listed, and the model is told about them"
+	GrantsUnsupportedCopilot = "unsupported by backend: Copilot CLI asks before it reads outside the working folder, and a launch gives it no per-path rules; refused entries are still listed, and the model is told about them"
+)
+
+// codexServerName is what Codex accepts as an [mcp_servers.<name>] key; it refuses the
+// whole config.toml for one it does not.
+var codexServerName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// codexLayout projects a launch set for Codex (R2, R3):
+//
+//	skills/<name>/        every projected skill
+//	config.toml           the launch's part of Codex's config: the projected MCP servers
+//	                      (each through the plugboard executable) and Codex's bundled
+//	                      skills turned off
+//	stdio/, remote/       the servers' private files (see serverFiles)
+//
+// Codex writes its state (sessions, logs, an installation id) into its home, so the
+// home is not the sealed projection but a private folder beside it, readied by
+// readyHome at each launch: its skills/ links to the projected skills, its config.toml
+// is the user's own settings with the set-deciding tables replaced by the projection's,
+// and auth.json links to the user's (codexhome.go). CODEX_HOME points at it.
+func codexLayout(plan *Plan, units []unit, req Request) layout {
+	l := newLayout()
+	plan.GrantsUnsupported = GrantsUnsupportedCodex
+	servers := newServerFiles(plan, &l, req)
+	for _, u := range units {
+		l.how[u.p.ID] = "skills"
+		if u.p.Format == manifest.FormatLegacy && hasFile(u.root, ".mcp.json") {
+			plan.Dropped = append(plan.Dropped, Drop{Plugin: u.p.ID, What: "mcp",
+				Reason: "a legacy Claude plugin's .mcp.json is Claude's format and is not given to Codex; move its servers to a portable mcp.json"})
+		}
+		for _, s := range u.skills {
+			rel := "skills/" + s.name
+			l.addTree(rel, u.p.ID, s)
+			plan.Skills = append(plan.Skills, s.name)
+			projectSkillPaths(plan, &l, nil, &u, s, s.name, rel)
+		}
+		u.mcp = keepServers(plan, u, codexServerName, "Codex accepts only letters, digits, '-' and '_' in an MCP server's name")
+		servers.add(u, func(Server) map[string]any { return map[string]any{} })
+	}
+	var b bytes.Buffer
+	doc := map[string]any{"skills": map[string]any{"bundled": map[string]any{"enabled": false}}}
+	if len(servers.entries) > 0 {
+		doc["mcp_servers"] = servers.entries
+	}
+	if err := toml.NewEncoder(&b).Encode(doc); err != nil {
+		panic(err) // maps of strings and string lists: cannot fail
+	}
+	l.files["config.toml"] = b.Bytes()
+	plan.SetEnv(CodexHomeEnv, StateHome(req.PlugboardHome, Codex, plan.Fingerprint))
+	plan.Argv = append([]string{binOr(req.Bin, Codex)}, req.Args...)
+	return l
+}
+
+// keepServers returns u's servers whose names the client accepts; each other one is
+// dropped alone with why.
+func keepServers(plan *Plan, u unit, valid *regexp.Regexp, why string) []Server {
+	var out []Server
+	for _, s := range u.mcp {
+		if valid.MatchString(s.Name) {
+			out = append(out, s)
+			continue
+		}
+		plan.Dropped = append(plan.Dropped, Drop{Plugin: u.p.ID, What: "server", Name: s.Name, Reason: why + "; rename the server"})
+	}
+	return out
+}
+
+// StateHome is the private, writable home a Codex or Copilot launch gives the client
+// beside its sealed projection: $PLUGBOARD_HOME/runtime/<backend>-home/<fingerprint>.
+func StateHome(pbHome, backend, fingerprint string) string {
+	fp := fingerprint
+	if len(fp) > len("sha256:")+32 {
+		fp = fp[len("sha256:") : len("sha256:")+32]
+	}
+	return filepath.Join(RuntimeDir(pbHome), backend+"-home", fp)
+}
+
+// codexUserHome is the user's own Codex home: $CODEX_HOME, else ~/.codex.
+func codexUserHome(req Request) string {
+	if h := req.getenv(CodexHomeEnv); h != "" {
+		return h
+	}
+	return filepath.Join(req.Home, ".codex")
+}
+
+// codexSetTables are the config.toml tables that decide what a Codex session loads; a
+// launch replaces them with its own and carries over the rest of the user's settings.
+var codexSetTables = []string{"mcp_servers", "plugins", "marketplaces", "skills"}
+
+// readyCodexHome makes the Codex home of a launch: skills/ with a link per projected
+// skill, config.toml (the user's settings, less the set-deciding tables and any
+// setting that may hold a secret, plus the projection's config.toml and a
+// skills.config entry turning off each skill of the user's ~/.agents/skills, which
+// Codex reads from HOME whatever CODEX_HOME says), and auth.json as a link to the
+// user's, so that Codex signs in as the user does and no credential is copied.
+func readyCodexHome(plan *Plan, req Request) error {
+	home := StateHome(req.PlugboardHome, Codex, plan.Fingerprint)
+	if err := readyStateHome(home, filepath.Join(plan.Projection, "skills"), filepath.Join(home, "skills")); err != nil {
+		return err
+	}
+	user := codexUserHome(req)
+	settings := map[string]any{}
+	if data, err := os.ReadFile(filepath.Join(user, "config.toml")); err == nil {
+		if _, err := toml.Decode(string(data), &settings); err != nil {
+			plan.Dropped = append(plan.Dropped, Drop{What: "settings", Name: filepath.Join(user, "config.toml"),
+				Reason: "your Codex settings could not be read (" + err.Error() + "), so the launch uses Codex's defaults; fix the file to carry them over"})
+			settings = map[string]any{}
+		}
+	}
+	for _, k := range codexSetTables {
+		delete(settings, k)
+	}
+	dropSecrets(settings)
+	var own map[string]any
+	data, err := os.ReadFile(filepath.Join(plan.Projection, "config.toml"))
+	if err != nil {
+		return err
+	}
+	if _, err := toml.Decode(string(data), &own); err != nil {
+		return err
+	}
+	for k, v := range own {
+		settings[k] = v
+	}
+	if off := userAgentsSkills(req.Home); len(off) > 0 {
+		entries := make([]map[string]any, len(off))
+		for i, p := range off {
+			entries[i] = map[string]any{"path": p, "enabled": false}
+		}
+		skills, _ := settings["skills"].(map[string]any)
+		skills["config"] = entries
+	}
+	var b bytes.Buffer
+	if err := toml.NewEncoder(&b).Encode(settings); err != nil {
+		return err
+	}
+	if err := writePrivate(filepath.Join(home, "config.toml"), b.Bytes()); err != nil {
+		return err
+	}
+	return linkUserFile(filepath.Join(user, "auth.json"), filepath.Join(home, "auth.json"))
+}
+
+// userAgentsSkills lists the SKILL.md files Codex finds under ~/.agents/skills (a
+// SKILL.md in a folder, nested down to six levels, links followed), sorted.
+func userAgentsSkills(home string) []string {
+	var out []string
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		entries, err := os.ReadDir(dir)
+		if err != nil || depth > 6 {
+			return
+		}
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			st, err := os.Stat(p)
+			if err != nil || !st.IsDir() {
+				continue
+			}
+			if f, err := os.Stat(filepath.Join(p, "SKILL.md")); err == nil && f.Mode().IsRegular() {
+				out = append(out, filepath.Join(p, "SKILL.md"))
+			}
+			walk(p, depth+1)
+		}
+	}
+	walk(filepath.Join(home, ".agents", "skills"), 1)
+	sort.Strings(out)
+	return out
+}
