@@ -96,7 +96,7 @@ const CodeClientMissing = "client-missing"
 // clientInstall is how each backend's client is installed, for the hint of
 // CodeClientMissing (the packages build/agents pins).
 var clientInstall = map[string]struct{ name, install string }{
-	runtime.Claude: {"Claude Code", "npm install -g @anthropic-ai/claude-code"},
+	runtime.Claude:  {"Claude Code", "npm install -g @anthropic-ai/claude-code"},
 	runtime.PI:      {"PI", "npm install -g @mariozechner/pi-coding-agent"},
 	runtime.Codex:   {"Codex", "npm install -g @openai/codex"},
 	runtime.Copilot: {"GitHub Copilot CLI", "npm install -g @github/copilot"},
