@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/BurntSushi/toml"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/plugboard/plugboard/backend/runtime"
@@ -467,6 +468,11 @@ func launchE2E(t *testing.T, target, bin string, pbEnv []string, script func(e2e
 	if err := r.model.WritePIModels(r.h.root); err != nil {
 		t.Fatal(err)
 	}
+	// Codex's provider is the user's own setting, which the launch carries over, before
+	// the tables a script put in the user's config.
+	codexConfig := filepath.Join(r.h.root, ".codex", "config.toml")
+	own, _ := os.ReadFile(codexConfig)
+	testhome.WriteFile(t, codexConfig, r.model.CodexConfig()+"\n"+string(own))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	argv := append([]string{testBinary(t), "launch", "--require-ack", "--home", r.h.pb, target, "--"}, agentArgs(r.model)...)
@@ -474,7 +480,7 @@ func launchE2E(t *testing.T, target, bin string, pbEnv []string, script func(e2e
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	// HOME is the one dryRun gave plugboard (the parent of PLUGBOARD_HOME), so the
 	// launch builds the same plan; no credentials but the model's dummy key.
-	cmd.Env = append(append([]string{"HOME=" + r.h.root, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "E2E_CURSOR_RECORD=" + r.h.record}, pbEnv...), slices.Concat(r.model.ClaudeEnv(), r.model.CopilotEnv())...)
+	cmd.Env = append(append([]string{"HOME=" + r.h.root, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "E2E_CURSOR_RECORD=" + r.h.record}, pbEnv...), slices.Concat(r.model.ClaudeEnv(), r.model.CopilotEnv(), r.model.CodexEnv())...)
 	cmd.Dir = t.TempDir()
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -510,10 +516,13 @@ func (r e2eRun) last(t *testing.T) *scriptmodel.Request {
 func (r e2eRun) stdioConfigs(t *testing.T) map[string]runtime.StdioConfig {
 	t.Helper()
 	var cfg struct {
-		MCPServers map[string]struct{ Args []string } `json:"mcpServers"`
+		MCPServers map[string]struct{ Args []string } `json:"mcpServers" toml:"mcp_servers"`
 	}
-	b, err := os.ReadFile(filepath.Join(r.plan.Projection, "mcp.json"))
-	if err != nil || json.Unmarshal(b, &cfg) != nil {
+	if r.plan.Backend == runtime.Codex { // Codex's servers are in its config.toml
+		if _, err := toml.DecodeFile(filepath.Join(r.plan.Projection, "config.toml"), &cfg); err != nil {
+			t.Fatalf("projection config.toml: %v", err)
+		}
+	} else if b, err := os.ReadFile(filepath.Join(r.plan.Projection, "mcp.json")); err != nil || json.Unmarshal(b, &cfg) != nil {
 		t.Fatalf("projection mcp.json: %v", err)
 	}
 	out := map[string]runtime.StdioConfig{}

@@ -2,6 +2,7 @@ package mcpconfig
 
 import (
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -68,6 +69,19 @@ func HasEnvRefs(s string) bool {
 		return "", false
 	})
 	return found
+}
+
+// EnvRefNames lists the environment variables s refers to (${env:NAME}, ${NAME}), in
+// order, once each.
+func EnvRefNames(s string) []string {
+	var out []string
+	replaceRefs(s, func(name string) (string, bool) {
+		if key, ok := envRef(name); ok && !slices.Contains(out, key) {
+			out = append(out, key)
+		}
+		return "", false
+	})
+	return out
 }
 
 // ExpandEnvRefs replaces every environment reference in s, once, with lookup's value

@@ -57,7 +57,12 @@ func codexLayout(plan *Plan, units []unit, req Request) layout {
 			projectSkillPaths(plan, &l, nil, &u, s, s.name, rel)
 		}
 		u.mcp = keepServers(plan, u, codexServerName, "Codex accepts only letters, digits, '-' and '_' in an MCP server's name")
-		servers.add(u, func(Server) map[string]any { return map[string]any{} })
+		servers.add(u, func(s Server) map[string]any {
+			// Codex starts a server with a few variables of its environment only (HOME,
+			// PATH, …): the ones the relay reads, and the ones a Cursor server refers
+			// to, are passed by name.
+			return map[string]any{"env_vars": append([]string{ActivityTargetEnv, ActivityRunEnv}, s.EnvRefNames()...)}
+		})
 	}
 	var b bytes.Buffer
 	doc := map[string]any{"skills": map[string]any{"bundled": map[string]any{"enabled": false}}}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -36,6 +37,34 @@ type Server struct {
 	// hold ${env:NAME} or ${NAME}: mcp-stdio or mcp-proxy resolves them from its own
 	// environment when it starts (mcpconfig.ExpandEnvRefs), so no value is written here.
 	EnvRefs bool `json:"envRefs,omitempty"`
+}
+
+// EnvRefNames lists the environment variables an EnvRefs server refers to, sorted.
+func (s Server) EnvRefNames() []string {
+	if !s.EnvRefs {
+		return nil
+	}
+	var out []string
+	add := func(v string) {
+		for _, n := range mcpconfig.EnvRefNames(v) {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	add(s.Command)
+	add(s.Cwd)
+	add(s.URL)
+	for _, a := range s.Args {
+		add(a)
+	}
+	for _, m := range []map[string]string{s.Env, s.Headers} {
+		for _, v := range m {
+			add(v)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Stdio reports whether the server is started as a local process.

@@ -66,17 +66,23 @@ func writePrivate(p string, data []byte) error { return jsonfile.WriteAtomic(p, 
 
 // A setting is not carried into a launch's state home when its name says its value may
 // be a secret: it holds one of secretParts, is one of secretNames (an env table, a shell
-// policy's "set", a key) or ends in "key" (api_key, private_key). Case and '-'/'_' are
-// ignored. A header, an env value or a token reaches the client through the user's own
-// files and environment only.
+// policy's "set", a key) or ends in "key" (api_key, private_key), unless it is one of
+// envNames, which name environment variables rather than hold values (Codex's env_key,
+// env_key_instructions and env_http_headers). Case and '-'/'_' are ignored. A header, an
+// env value or a token reaches the client through the user's own files and environment
+// only.
 var (
 	secretParts = []string{"token", "secret", "passw", "credential", "cookie", "bearer", "header"}
 	secretNames = []string{"env", "set", "key"}
+	envNames    = []string{"envkey", "envkeyinstructions", "envhttpheaders"}
 )
 
 // secretName reports whether a setting named k may hold a secret.
 func secretName(k string) bool {
 	name := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(k))
+	if slices.Contains(envNames, name) {
+		return false
+	}
 	for _, w := range secretParts {
 		if strings.Contains(name, w) {
 			return true

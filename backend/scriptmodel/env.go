@@ -2,6 +2,7 @@ package scriptmodel
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -69,3 +70,32 @@ func (s *Server) CopilotEnv() []string {
 		"COPILOT_AUTO_UPDATE=false",
 	}
 }
+
+// Codex's provider and model names, and the variable its key is read from, in the
+// settings CodexConfig writes.
+const (
+	CodexProvider = "scriptmodel"
+	CodexModel    = "scripted"
+	CodexKeyEnv   = "SCRIPTMODEL_API_KEY"
+)
+
+// CodexConfig is the config.toml text that points Codex at the server: a model provider
+// speaking the Responses API at URL/v1, its key read from CodexKeyEnv (CodexEnv sets the
+// dummy), no retries (a failed step is an error, not the next step).
+func (s *Server) CodexConfig() string {
+	return fmt.Sprintf(`model = %q
+model_provider = %q
+
+[model_providers.%s]
+name = "Scripted model"
+base_url = %q
+wire_api = "responses"
+env_key = %q
+request_max_retries = 0
+stream_max_retries = 0
+`, CodexModel, CodexProvider, CodexProvider, s.URL+"/v1", CodexKeyEnv)
+}
+
+// CodexEnv is the environment (KEY=VALUE) a Codex run against the server needs beside
+// CodexConfig: the dummy key.
+func (s *Server) CodexEnv() []string { return []string{CodexKeyEnv + "=" + NotAKey} }

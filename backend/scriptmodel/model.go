@@ -71,6 +71,8 @@ type Tool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+	// namespace and bare are a Responses API tool's namespace and its own name in it.
+	namespace, bare string
 }
 
 // Body is the decoded request body of /v1/messages.
@@ -282,12 +284,16 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		h.Del(k)
 	}
 	r := &Request{Method: hr.Method, Path: hr.URL.Path, Query: hr.URL.RawQuery, Header: h, Raw: raw, Step: -1}
-	known := hr.Method == http.MethodPost && (r.Path == "/v1/messages" || r.Path == "/v1/messages/count_tokens")
+	responses := hr.Method == http.MethodPost && r.Path == ResponsesPath
+	known := responses || hr.Method == http.MethodPost && (r.Path == "/v1/messages" || r.Path == "/v1/messages/count_tokens")
 	var decodeErr error
-	if known {
+	switch {
+	case responses:
+		decodeErr = decodeResponses(raw, &r.Body)
+	case known:
 		decodeErr = json.Unmarshal(raw, &r.Body)
 	}
-	if known && r.Path == "/v1/messages" && decodeErr == nil {
+	if known && r.Path != "/v1/messages/count_tokens" && decodeErr == nil {
 		r.Main = s.opts.Main(r)
 	}
 	s.mu.Lock()
@@ -299,7 +305,7 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		w.WriteHeader(http.StatusOK) // Claude Code's reachability probe (HEAD /)
 		return
 	case !known:
-		apiError(w, http.StatusNotFound, "not_found_error", "scriptmodel serves POST /v1/messages and /v1/messages/count_tokens only")
+		apiError(w, http.StatusNotFound, "not_found_error", "scriptmodel serves POST /v1/messages, /v1/messages/count_tokens and /v1/responses only")
 		return
 	case decodeErr != nil:
 		s.fail(fmt.Errorf("%s: body does not decode: %v", r.Path, decodeErr))
@@ -324,6 +330,10 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	msg := s.message(r, rep)
+	if responses {
+		streamResponses(w, r, msg) // Codex always streams
+		return
+	}
 	if r.Body.Stream {
 		stream(w, msg)
 	} else {
