@@ -85,7 +85,7 @@ func launchBudgetIn(t *testing.T, n e2eNet, h budgetHome, target string, env []s
 	defer cancel()
 	argv := n.argv(append([]string{testBinary(t), "launch", "--home", h.pb, target, "--"}, args(model)...)...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(append([]string{"HOME=" + h.root, "PATH=" + os.Getenv("PATH"), "TERM=dumb"}, env...), model.ClaudeEnv()...)
+	cmd.Env = append(append([]string{"HOME=" + h.root, "PATH=" + os.Getenv("PATH"), "TERM=dumb"}, env...), slices.Concat(model.ClaudeEnv(), model.CopilotEnv())...)
 	cmd.Dir = h.project
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

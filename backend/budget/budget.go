@@ -62,12 +62,14 @@ type Skills struct {
 	// Listed are the names the listing holds, in the client's order, the client's own
 	// entries included.
 	Listed []string `json:"listed"`
-	// Cut are the listed skills the budget shortened to their bare name (Claude): the
-	// model sees the name and never the description.
+	// Cut are the skills the budget shortened (Claude: to their bare name; Codex: their
+	// description cut short, or, with Mode "omitted", left out of the listing).
 	Cut []string `json:"cut"`
-	// Budget is Claude's listing budget in characters, and Mode how the listing met it:
-	// "fits", or "priority" (the skills most used keep their description, in that order,
-	// while they fit; the rest are names only).
+	// Budget is the listing budget (Claude: characters; Codex: tokens, 2% of the context
+	// window), and Mode how the listing met it: "fits"; Claude's "priority" (the skills
+	// most used keep their description, in that order, while they fit; the rest are names
+	// only); Codex's "shortened" (every description shortened alike) or "omitted" (names
+	// only, and the skills after the budget left out).
 	Budget int    `json:"budget,omitempty"`
 	Mode   string `json:"mode,omitempty"`
 	// Sources says where each listed entry comes from: "target", "user", "project" or
@@ -126,9 +128,14 @@ func Predict(plan *runtime.Plan, o Options) (*Report, error) {
 	}
 	st, _, _ := settings.Read(o.PlugboardHome)
 	var sk Skills
-	if plan.Backend == runtime.PI {
+	switch plan.Backend {
+	case runtime.PI:
 		sk = renderPI(piEntries(plan, o, st))
-	} else {
+	case runtime.Codex:
+		sk = renderCodex(codexEntries(plan, o, st), filepath.Join(runtime.StateHome(o.PlugboardHome, runtime.Codex, plan.Fingerprint), "skills"), codexContext(o))
+	case runtime.Copilot:
+		sk = renderCopilot(plan, o, st)
+	default:
 		sk = renderClaude(claudeEntries(plan, o, st), o)
 	}
 	rep := &Report{Backend: plan.Backend, Skills: sk, MCP: predictMCP(plan, o), Total: sk.Tokens}
@@ -205,9 +212,9 @@ func claudeDescription(s skill.Skill) string {
 	return d
 }
 
-// standalone reads the skills of a folder of skill folders as Claude names them (the
-// folder's name), sorted.
-func standalone(dir, source string) []entry {
+// standalone reads the skills of a folder of skill folders as Claude and Copilot CLI
+// name them (the folder's name), sorted, each described by describe.
+func standalone(dir, source string, describe func(skill.Skill) string) []entry {
 	des, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -222,7 +229,7 @@ func standalone(dir, source string) []entry {
 		if s.DisableModelInvocation {
 			continue
 		}
-		out = append(out, entry{name: de.Name(), desc: claudeDescription(s), source: source})
+		out = append(out, entry{name: de.Name(), desc: describe(s), source: source})
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].name < out[b].name })
 	return out
@@ -244,9 +251,9 @@ func projectDirs(ws, home string) []string {
 // the project's, the client's entries that come before plugins, the plugins' skills,
 // then the rest of the client's own.
 func claudeEntries(plan *runtime.Plan, o Options, st settings.Settings) []entry {
-	out := standalone(filepath.Join(o.Home, ".claude", "skills"), "user")
+	out := standalone(filepath.Join(o.Home, ".claude", "skills"), "user", claudeDescription)
 	for _, d := range projectDirs(o.Workspace, o.Home) {
-		out = append(out, standalone(filepath.Join(d, ".claude", "skills"), "project")...)
+		out = append(out, standalone(filepath.Join(d, ".claude", "skills"), "project", claudeDescription)...)
 	}
 	own := func(before bool) {
 		for _, c := range claudeOwn {
