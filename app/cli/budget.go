@@ -49,14 +49,21 @@ func runBudget(f *flags) body {
 		}
 		s := rep.Skills
 		fmt.Fprintf(env.Stdout, "%s: skill listing %d chars, ~%d tokens (estimate: chars/4), %d entries\n", rep.Backend, s.Chars, s.Tokens, len(s.Listed))
+		unit, cut := "chars", "is listed by name only; the model never sees its description"
+		if rep.Backend == runtime.Codex {
+			unit, cut = "tokens, 2% of the context window", "has its description shortened; the model sees only its start"
+			if s.Mode == "omitted" {
+				cut = "is left out (or, if listed, by name only); past the budget the model sees names only"
+			}
+		}
 		if s.Budget > 0 {
-			fmt.Fprintf(env.Stdout, "  budget %d chars (%s)\n", s.Budget, s.Mode)
+			fmt.Fprintf(env.Stdout, "  budget %d %s (%s)\n", s.Budget, unit, s.Mode)
 		}
 		for _, n := range s.Listed {
 			fmt.Fprintf(env.Stdout, "  %s (%s)\n", n, s.Sources[n])
 		}
 		for _, n := range s.Cut {
-			fmt.Fprintf(env.Stdout, "  cut: %s is listed by name only; the model never sees its description\n", n)
+			fmt.Fprintf(env.Stdout, "  cut: %s %s\n", n, cut)
 		}
 		m := rep.MCP
 		for _, d := range plan.Dropped {

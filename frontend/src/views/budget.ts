@@ -220,29 +220,28 @@ function bar(r: BudgetReport): HTMLElement {
   );
 }
 
-/** Claude's listing budget, and the skills it shortens to a bare name. */
+/** The client's listing budget (Claude: characters; Codex: tokens), and the skills it shortens. */
 function listing(r: BudgetReport): HTMLElement[] {
   const s = r.skills;
+  const codex = r.backend === 'codex';
   const out: HTMLElement[] = [];
   if (s.budget) {
+    const key = codex ? 'budget.listing.codex' : s.mode === 'fits' ? 'budget.listing.fits' : 'budget.listing.over';
     out.push(
       h(
         'p',
         { class: 'small', 'data-testid': 'budget-listing' },
-        t(s.mode === 'fits' ? 'budget.listing.fits' : 'budget.listing.over', {
-          chars: s.chars,
-          budget: s.budget,
-          entries: s.listed.length,
-        }),
+        t(key, { chars: s.chars, tokens: s.tokens, budget: s.budget, entries: s.listed.length }),
       ),
     );
   }
   if (s.cut.length) {
+    const cutKey = !codex ? 'budget.cut' : s.mode === 'omitted' ? 'budget.cut.omitted' : 'budget.cut.shortened';
     out.push(
       h(
         'div',
         { class: 'notice notice-warning', 'data-testid': 'budget-cut' },
-        h('p', null, t('budget.cut', { n: s.cut.length })),
+        h('p', null, t(cutKey, { n: s.cut.length })),
         h('ul', { class: 'plain mono small' }, ...s.cut.map((n) => h('li', { 'data-skill': n }, n))),
       ),
     );

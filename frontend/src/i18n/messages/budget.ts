@@ -34,6 +34,16 @@ export const en = {
   'budget.listing.fits':
     'Skill listing: {chars} characters of Claude’s {budget}-character budget, {entries} entries, all with their descriptions.',
   'budget.listing.over': 'Skill listing: {chars} characters of Claude’s {budget}-character budget, {entries} entries.',
+  'budget.listing.codex':
+    'Skill listing: about {tokens} tokens as Codex counts them, against its budget of {budget} tokens (2% of the model’s context window), {entries} entries.',
+  'budget.cut.shortened': {
+    one: 'Past the budget, Codex shortens this skill’s description: the model sees only its start.',
+    other: 'Past the budget, Codex shortens the descriptions of these {n} skills: the model sees only their start.',
+  },
+  'budget.cut.omitted': {
+    one: 'Past the budget, Codex lists skills by name only and leaves this one out: the model never sees it.',
+    other: 'Past the budget, Codex lists skills by name only and leaves these {n} out: the model never sees them.',
+  },
   'budget.cut': {
     one: 'Past the budget, this skill is listed by name only: the model never sees its description, so it rarely picks it.',
     other:
@@ -92,6 +102,13 @@ export const zh: Record<keyof typeof en, Msg> = {
   'budget.notCounted': '客户端自带的系统提示词和内置工具另计，不包含在此处。',
   'budget.listing.fits': '技能列表：占用 Claude {budget} 字符预算中的 {chars} 个字符，共 {entries} 项，均带描述。',
   'budget.listing.over': '技能列表：占用 Claude {budget} 字符预算中的 {chars} 个字符，共 {entries} 项。',
+  'budget.listing.codex': '技能列表：按 Codex 的计法约 {tokens} 个 token，其预算为 {budget} 个 token（模型上下文窗口的 2%），共 {entries} 项。',
+  'budget.cut.shortened': {
+    other: '超出预算后，Codex 缩短这 {n} 个技能的描述：模型只能看到开头部分。',
+  },
+  'budget.cut.omitted': {
+    other: '超出预算后，Codex 只列名称并略去这 {n} 个技能：模型完全看不到它们。',
+  },
   'budget.cut': {
     other: '超出预算的 {n} 个技能仅列出名称：模型看不到它们的描述，因此很少选用。',
   },
