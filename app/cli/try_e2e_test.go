@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func runTryCommand(t *testing.T, n e2eNet, h e2eHome, pbEnv []string, model *scr
 	argv := n.argv(append([]string{testBinary(t), "try", "--home", h.pb}, args...)...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(append([]string{"HOME=" + h.root, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "E2E_CURSOR_RECORD=" + h.record},
-		pbEnv...), model.ClaudeEnv()...)
+		pbEnv...), slices.Concat(model.ClaudeEnv(), model.CopilotEnv(), model.CodexEnv())...)
 	cmd.Dir = t.TempDir()
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

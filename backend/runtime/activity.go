@@ -187,10 +187,11 @@ func givesSettings(args []string) bool {
 }
 
 // SkillNames are the names backend gives the skills a launch hands it from p, as the
-// activity records name them: ClaudeSkillNames for Claude; for PI the bare names of the
-// valid skills settings leave on, of a valid package (PI gets nothing of an invalid one).
+// activity records name them: ClaudeSkillNames for Claude; for PI, Codex and Copilot CLI
+// the bare names of the valid skills settings leave on, of a valid package (they get
+// nothing of an invalid one).
 func SkillNames(backend string, p *catalog.Plugin, st settings.Settings) []string {
-	if backend != PI {
+	if !flatNames(backend) {
 		return ClaudeSkillNames(p, st)
 	}
 	var out []string

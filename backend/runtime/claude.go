@@ -44,7 +44,9 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 			// Claude reads the folder itself: what it lists and leaves out is its own
 			// load model's (backend/clients), not the specification's.
 			if c := u.p.Clients; c != nil {
-				plan.Skills = append(plan.Skills, c.Claude.Skills...)
+				for _, name := range c.Claude.Skills {
+					plan.addSkill(name, u.p.ID)
+				}
 				for _, d := range c.Claude.Dropped {
 					plan.Dropped = append(plan.Dropped, Drop{Plugin: u.p.ID, What: "skill", Name: d.Path, Reason: "Claude leaves it out: " + d.Reason})
 				}
@@ -64,7 +66,7 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 			l.files[folder+"/.claude-plugin/plugin.json"] = mustJSON(compatManifest(&u.p, ns))
 			for _, s := range u.skills {
 				l.addTree(folder+"/skills/"+s.name, u.p.ID, s)
-				plan.Skills = append(plan.Skills, ns+":"+s.name)
+				plan.addSkill(ns+":"+s.name, u.p.ID)
 				projectSkillPaths(plan, &l, &plan.perms, &u, s, ns+":"+s.name, folder+"/skills/"+s.name)
 			}
 			argv = append(argv, "--plugin-dir", filepath.Join(plan.Projection, filepath.FromSlash(folder)))

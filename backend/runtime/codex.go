@@ -53,7 +53,7 @@ func codexLayout(plan *Plan, units []unit, req Request) layout {
 		for _, s := range u.skills {
 			rel := "skills/" + s.name
 			l.addTree(rel, u.p.ID, s)
-			plan.Skills = append(plan.Skills, s.name)
+			plan.addSkill(s.name, u.p.ID)
 			projectSkillPaths(plan, &l, nil, &u, s, s.name, rel)
 		}
 		u.mcp = keepServers(plan, u, codexServerName, "Codex accepts only letters, digits, '-' and '_' in an MCP server's name")

@@ -47,7 +47,7 @@ func copilotLayout(plan *Plan, units []unit, req Request) layout {
 		for _, s := range u.skills {
 			rel := folder + "/skills/" + s.name
 			l.addTree(rel, u.p.ID, s)
-			plan.Skills = append(plan.Skills, s.name)
+			plan.addSkill(s.name, u.p.ID)
 			projectSkillPaths(plan, &l, nil, &u, s, s.name, rel)
 		}
 		argv = append(argv, "--plugin-dir", filepath.Join(plan.Projection, filepath.FromSlash(folder)))

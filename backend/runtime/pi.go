@@ -43,7 +43,7 @@ func piLayout(plan *Plan, units []unit, req Request) layout {
 			l.addTree(rel, u.p.ID, s)
 			dir := filepath.Join(plan.Projection, filepath.FromSlash(rel))
 			argv = append(argv, "--skill", dir)
-			plan.Skills = append(plan.Skills, s.name)
+			plan.addSkill(s.name, u.p.ID)
 			projectSkillPaths(plan, &l, nil, &u, s, s.name, rel)
 			indexed[s.name] = IndexedSkill{Plugin: u.p.ID, Version: u.p.Version, Hash: "sha256:" + s.t.Sum, Location: filepath.Join(dir, "SKILL.md")}
 		}

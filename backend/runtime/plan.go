@@ -114,9 +114,22 @@ type Plan struct {
 	Refused           []Refusal `json:"refused"`
 	GrantsUnsupported string    `json:"grantsUnsupported,omitempty"`
 
-	env   []string    // the additions, KEY=VALUE; never serialised
-	perms permissions // Claude's permission rules for the grants, in its --settings
+	env     []string          // the additions, KEY=VALUE; never serialised
+	perms   permissions       // Claude's permission rules for the grants, in its --settings
+	skillOf map[string]string // skill, as the agent names it → its plugin's id
 }
+
+// addSkill lists a skill of the launch, as the agent names it, and whose it is.
+func (p *Plan) addSkill(name, plugin string) {
+	p.Skills = append(p.Skills, name)
+	if p.skillOf == nil {
+		p.skillOf = map[string]string{}
+	}
+	p.skillOf[name] = plugin
+}
+
+// SkillPlugin is the id of the plugin whose skill the agent names name, or "".
+func (p *Plan) SkillPlugin(name string) string { return p.skillOf[name] }
 
 // PlanPlugin is one plugin of the launch set and how the backend gets it.
 type PlanPlugin struct {

@@ -135,6 +135,9 @@ func (r *Runner) Try(ctx context.Context, prompt string) (*Result, error) {
 		return nil, &MissingClientError{Backend: plan.Backend, Bin: plan.Argv[0], Err: err}
 	}
 	plan.SetEnv(runtime.ActivityRunEnv, r.run)
+	if oneShot(plan.Backend) {
+		return r.tryOnce(ctx, plan, prompt)
+	}
 	if plan.Backend == runtime.Claude {
 		plan.Argv = append(plan.Argv, "--allowedTools", claudeAllowed(plan))
 	}
@@ -187,6 +190,41 @@ func (r *Runner) Try(ctx context.Context, prompt string) (*Result, error) {
 			res.Tools = append(res.Tools, ToolCall{Server: a.Server, Plugin: a.Plugin, Tool: a.Tool, MS: a.MS, Failed: a.Failed})
 		} else {
 			res.Skills = append(res.Skills, Invocation{Skill: a.Skill, Plugin: a.Plugin, How: a.How})
+		}
+	}
+	return res, nil
+}
+
+// tryOnce is a try of a one-shot backend (oneshot.go): the skills from the agent's
+// events, the MCP tool calls from the activity store.
+func (r *Runner) tryOnce(ctx context.Context, plan *runtime.Plan, prompt string) (*Result, error) {
+	res := &Result{Target: plan.Target, Backend: plan.Backend, Fingerprint: plan.Fingerprint,
+		Skills: []Invocation{}, Tools: []ToolCall{}, Dropped: plan.Dropped}
+	before, err := r.records(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, a := range before {
+		seen[a.Key] = true
+	}
+	start := time.Now()
+	out, err := runOneShot(ctx, plan, prompt)
+	res.MS = time.Since(start).Milliseconds()
+	res.Answer = out.answer
+	for _, s := range out.skills {
+		res.Skills = append(res.Skills, Invocation{Skill: s, Plugin: plan.SkillPlugin(s), How: store.HowModel})
+	}
+	if err != nil {
+		return res, err
+	}
+	after, err := r.records(ctx)
+	if err != nil {
+		return res, err
+	}
+	for _, a := range after {
+		if !seen[a.Key] && a.IsTool() {
+			res.Tools = append(res.Tools, ToolCall{Server: a.Server, Plugin: a.Plugin, Tool: a.Tool, MS: a.MS, Failed: a.Failed})
 		}
 	}
 	return res, nil
