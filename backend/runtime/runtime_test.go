@@ -540,7 +540,7 @@ func TestTargets(t *testing.T) {
 	os.WriteFile(clash, good, 0o644)
 	req := request(pb, "coder")
 	req.Backend = "cursor"
-	if _, err := Build(req); !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "claude or pi") {
+	if _, err := Build(req); !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "claude, pi, codex, copilot") {
 		t.Errorf("unknown backend: %v", err)
 	}
 	// An unmanaged absolute entry is launched too.

@@ -30,7 +30,7 @@ func TestBuildDirs(t *testing.T) {
 	if p := build(t, req); p.Backend != PI || !slices.Contains(p.Skills, "check") {
 		t.Errorf("plan of a folder for pi: backend %s, skills %v", p.Backend, p.Skills)
 	}
-	req.Backend = "codex"
+	req.Backend = "cursor"
 	if _, err := Build(req); !errors.Is(err, ErrTarget) {
 		t.Errorf("an unknown backend for a folder: %v", err)
 	}
