@@ -228,14 +228,16 @@ export interface BudgetSkills {
    */
   listed: string[];
   /**
-   * Cut are the listed skills the budget shortened to their bare name (Claude): the
-   * model sees the name and never the description.
+   * Cut are the skills the budget shortened (Claude: to their bare name; Codex: their
+   * description cut short, or, with Mode "omitted", left out of the listing).
    */
   cut: string[];
   /**
-   * Budget is Claude's listing budget in characters, and Mode how the listing met it:
-   * "fits", or "priority" (the skills most used keep their description, in that order,
-   * while they fit; the rest are names only).
+   * Budget is the listing budget (Claude: characters; Codex: tokens, 2% of the context
+   * window), and Mode how the listing met it: "fits"; Claude's "priority" (the skills
+   * most used keep their description, in that order, while they fit; the rest are names
+   * only); Codex's "shortened" (every description shortened alike) or "omitted" (names
+   * only, and the skills after the budget left out).
    */
   budget?: number;
   mode?: string;
@@ -1513,7 +1515,7 @@ export interface Target {
   /** agent name, template name for slots, binding name for shell bindings */
   name: string;
   ref?: string;
-  /** an agent's "backend" member (claude, pi), when it has one */
+  /** an agent's "backend" member (claude, pi, codex, copilot), when it has one */
   backend?: string;
   file: string;
   readOnly: boolean;
