@@ -268,6 +268,7 @@ var pageMethods = map[string]pageMethod{
 	"Problems":          noArgs((*Page).Problems),
 	"OpenFile":          twoArgs((*Page).OpenFile),
 	"Launch":            threeArgs((*Page).Launch),
+	"Backends":          noArgs((*Page).Backends),
 	"Acknowledge":       twoArgs((*Page).Acknowledge),
 	"WatchState":        noArgs((*Page).WatchState),
 	"PauseWatching":     oneArg((*Page).PauseWatching),

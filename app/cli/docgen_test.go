@@ -123,7 +123,7 @@ func TestCompletionOfIDs(t *testing.T) {
 		{[]string{"assign", "coder", "--add", ""}, []string{"good", "lint"}},
 		{[]string{"assign", "coder", "--set", "good,"}, []string{"good,good", "good,lint"}},
 		{[]string{"mcp", "check", ""}, []string{"coder", "template:review/coder", "good", "lint"}},
-		{[]string{"launch", "coder", "--backend", ""}, []string{"claude", "pi"}},
+		{[]string{"launch", "coder", "--backend", ""}, []string{"claude", "pi", "codex", "copilot"}},
 		{[]string{"ack", "coder", ""}, []string{"good", "lint"}},
 	} {
 		got := complete(c.args...)
