@@ -113,11 +113,18 @@ export function terminalStandIn(dir) {
 export function clientsOnPath(dir) {
   const bin = join(dir, 'client-stand-ins');
   mkdirSync(bin, { recursive: true });
-  for (const name of ['claude', 'pi']) {
+  for (const name of ['claude', 'pi', 'copilot']) {
     writeFileSync(join(bin, name), '#!/bin/sh\nexit 0\n');
     chmodSync(join(bin, name), 0o755);
   }
-  return { PATH: `${bin}:${process.env.PATH}`, PLUGBOARD_CLAUDE_BIN: '', PLUGBOARD_PI_BIN: '' };
+  // Codex is not installed here, whatever this machine has on its PATH.
+  return {
+    PATH: `${bin}:${process.env.PATH}`,
+    PLUGBOARD_CLAUDE_BIN: '',
+    PLUGBOARD_PI_BIN: '',
+    PLUGBOARD_COPILOT_BIN: '',
+    PLUGBOARD_CODEX_BIN: join(dir, 'no-codex-here', 'codex'),
+  };
 }
 
 /**

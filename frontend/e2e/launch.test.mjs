@@ -108,6 +108,25 @@ test("the backend choice: pi for coder; pi-coder's own is pi and the invalid plu
   assert.match(dropped, /\$schema/, 'with the reason');
 });
 
+test('the backend picker offers the clients installed here and says how to install the others; Copilot CLI launches', async () => {
+  await selectTarget(page, 'agent:coder');
+  const option = (v) => page.locator(`[data-testid="launch-backend"] option[value="${v}"]`);
+  await page.waitForFunction(() => document.querySelector('[data-testid="launch-backend"] option[value="codex"]')?.disabled);
+  assert.match(await option('codex').textContent(), /Codex \(not installed\)/);
+  assert.match(await option('codex').getAttribute('title'), /npm install -g @openai\/codex/);
+  for (const v of ['claude', 'pi', 'copilot']) assert.equal(await option(v).isDisabled(), false, v);
+  await page.getByRole('combobox', { name: 'Backend' }).selectOption('copilot');
+  const res = await launch();
+  assert.equal(res.plan.backend, 'copilot');
+  assert.ok(res.command.startsWith('copilot --plugin-dir '), res.command);
+  assert.match(res.command, /--additional-mcp-config @/);
+  assert.deepEqual(res.plan.envKeys, ['COPILOT_HOME']);
+  assert.deepEqual((await terminalArgv()).slice(3, 6), ['agent:coder', '--backend', 'copilot']);
+  const skills = await page.textContent('[data-testid="launch-skills"]');
+  for (const s of ['check', 'explain', 'grep-help']) assert.ok(skills.includes(s), skills);
+  assert.ok(!(await page.content()).includes('do-not-leak'), 'no MCP env or header value in the page');
+});
+
 test('a colliding set is refused, naming the skill, and no terminal is opened', async () => {
   await selectTarget(page, 'agent:clash');
   rmSync(record, { force: true });
