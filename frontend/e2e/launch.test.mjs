@@ -111,7 +111,9 @@ test("the backend choice: pi for coder; pi-coder's own is pi and the invalid plu
 test('the backend picker offers the clients installed here and says how to install the others; Copilot CLI launches', async () => {
   await selectTarget(page, 'agent:coder');
   const option = (v) => page.locator(`[data-testid="launch-backend"] option[value="${v}"]`);
-  await page.waitForFunction(() => document.querySelector('[data-testid="launch-backend"] option[value="codex"]')?.disabled);
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="launch-backend"] option[value="codex"]')?.disabled,
+  );
   assert.match(await option('codex').textContent(), /Codex \(not installed\)/);
   assert.match(await option('codex').getAttribute('title'), /npm install -g @openai\/codex/);
   for (const v of ['claude', 'pi', 'copilot']) assert.equal(await option(v).isDisabled(), false, v);

@@ -106,7 +106,11 @@ export class LaunchPanel {
     private readonly ask: AckDialog,
     private readonly onAcknowledged: () => void = () => {},
   ) {
-    this.select = backendSelect({ 'aria-label': t('launch.backend'), 'data-testid': 'launch-backend', id: 'launch-backend' });
+    this.select = backendSelect({
+      'aria-label': t('launch.backend'),
+      'data-testid': 'launch-backend',
+      id: 'launch-backend',
+    });
     this.button = h(
       'button',
       { type: 'button', class: 'btn', 'data-testid': 'launch-button', onclick: () => void this.launch() },

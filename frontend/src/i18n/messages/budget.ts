@@ -102,7 +102,8 @@ export const zh: Record<keyof typeof en, Msg> = {
   'budget.notCounted': '客户端自带的系统提示词和内置工具另计，不包含在此处。',
   'budget.listing.fits': '技能列表：占用 Claude {budget} 字符预算中的 {chars} 个字符，共 {entries} 项，均带描述。',
   'budget.listing.over': '技能列表：占用 Claude {budget} 字符预算中的 {chars} 个字符，共 {entries} 项。',
-  'budget.listing.codex': '技能列表：按 Codex 的计法约 {tokens} 个 token，其预算为 {budget} 个 token（模型上下文窗口的 2%），共 {entries} 项。',
+  'budget.listing.codex':
+    '技能列表：按 Codex 的计法约 {tokens} 个 token，其预算为 {budget} 个 token（模型上下文窗口的 2%），共 {entries} 项。',
   'budget.cut.shortened': {
     other: '超出预算后，Codex 缩短这 {n} 个技能的描述：模型只能看到开头部分。',
   },
