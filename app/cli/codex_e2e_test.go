@@ -127,6 +127,7 @@ experimental_bearer_token = "not-to-be-copied"
 		answers[c.label] = a
 	}
 	r.checkMCP(t, "codex", answers)
+	checkToolActivity(t, r.h, "agent:e2e-codex")
 
 	// The launch's Codex home.
 	var cfg map[string]any

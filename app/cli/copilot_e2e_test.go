@@ -111,6 +111,7 @@ func TestCopilotRunsTheProjectionEndToEnd(t *testing.T) {
 		answers[c.label] = a
 	}
 	r.checkMCP(t, "copilot", answers)
+	checkToolActivity(t, r.h, "agent:e2e-copilot")
 
 	// The launch's Copilot home: the user's settings less the set-deciding and secret ones.
 	home := runtime.StateHome(r.h.pb, runtime.Copilot, r.plan.Fingerprint)
@@ -134,4 +135,26 @@ func copilotCache(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// checkToolActivity checks that each projected tool the turn called is one call of the
+// target in plugboard activity (recorded by the relays, which the client starts with the
+// launch's environment), and that no skill use was recorded: neither client's skill use
+// is recorded yet (docs/launch.md says why).
+func checkToolActivity(t *testing.T, h e2eHome, target string) {
+	t.Helper()
+	rep := activityReport(t, h)
+	got := toolUses(rep)
+	for _, w := range []string{
+		fmt.Sprintf(`%s %s %s 1 0 {"%s":1}`, e2eStdio, e2eKit, e2eRecordTool, target),
+		fmt.Sprintf(`%s %s %s 1 0 {"%s":1}`, e2eCursorStdio, e2eCursorID, e2eRecordTool, target),
+		fmt.Sprintf(`%s %s %s 1 0 {"%s":1}`, e2eRemote, e2eKit, e2eLookupTool, target),
+	} {
+		if !slices.Contains(got, w) {
+			t.Errorf("activity tools %q; want %q", got, w)
+		}
+	}
+	if len(rep.Skills) != 0 {
+		t.Errorf("skill uses recorded: %+v", rep.Skills)
+	}
 }

@@ -73,6 +73,8 @@ func codexLayout(plan *Plan, units []unit, req Request) layout {
 		panic(err) // maps of strings and string lists: cannot fail
 	}
 	l.files["config.toml"] = b.Bytes()
+	// The relays record each MCP tool call for the target they read here (servers.go).
+	plan.SetEnv(ActivityTargetEnv, plan.Target)
 	plan.SetEnv(CodexHomeEnv, StateHome(req.PlugboardHome, Codex, plan.Fingerprint))
 	plan.Argv = append([]string{binOr(req.Bin, Codex)}, req.Args...)
 	return l

@@ -25,7 +25,7 @@ func TestCodexProjection(t *testing.T) {
 	req := request(pb, "coder")
 	req.Backend, req.Bin = Codex, "/usr/bin/codex"
 	p := build(t, req)
-	if !slices.Equal(p.Argv, []string{"/usr/bin/codex"}) || !slices.Equal(p.EnvKeys, []string{CodexHomeEnv}) {
+	if !slices.Equal(p.Argv, []string{"/usr/bin/codex"}) || !slices.Equal(p.EnvKeys, []string{ActivityTargetEnv, CodexHomeEnv}) {
 		t.Errorf("argv %v, env keys %v", p.Argv, p.EnvKeys)
 	}
 	if !slices.Equal(p.Skills, []string{"check", "explain", "grep-help"}) || !slices.Equal(p.Servers, []string{"docs", "lint"}) {

@@ -59,6 +59,8 @@ func copilotLayout(plan *Plan, units []unit, req Request) layout {
 		l.files["mcp.json"] = mustJSON(map[string]any{"mcpServers": servers.entries})
 		argv = append(argv, "--additional-mcp-config", "@"+filepath.Join(plan.Projection, "mcp.json"))
 	}
+	// The relays record each MCP tool call for the target they read here (servers.go).
+	plan.SetEnv(ActivityTargetEnv, plan.Target)
 	plan.SetEnv(CopilotHomeEnv, StateHome(req.PlugboardHome, Copilot, plan.Fingerprint))
 	plan.Argv = append(argv, req.Args...)
 	return l

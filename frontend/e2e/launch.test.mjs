@@ -122,7 +122,7 @@ test('the backend picker offers the clients installed here and says how to insta
   assert.equal(res.plan.backend, 'copilot');
   assert.ok(res.command.startsWith('copilot --plugin-dir '), res.command);
   assert.match(res.command, /--additional-mcp-config @/);
-  assert.deepEqual(res.plan.envKeys, ['COPILOT_HOME']);
+  assert.deepEqual(res.plan.envKeys, ['PLUGBOARD_ACTIVITY_TARGET', 'COPILOT_HOME']);
   assert.deepEqual((await terminalArgv()).slice(3, 6), ['agent:coder', '--backend', 'copilot']);
   const skills = await page.textContent('[data-testid="launch-skills"]');
   for (const s of ['check', 'explain', 'grep-help']) assert.ok(skills.includes(s), skills);
