@@ -21,7 +21,8 @@ const (
 
 // LaunchResult is a launch opened in the user's terminal.
 type LaunchResult struct {
-	// Command is the agent's command line exactly as the launch runs it, shell-quoted.
+	// Command is the agent's command line exactly as the launch runs it, shell-quoted: its
+	// argv, after the client's private home for Codex and Copilot CLI (Plan.Command).
 	Command string `json:"command"`
 	// Terminal is the command line that opened the terminal, shell-quoted: it runs
 	// "plugboard launch", which reads the target again at spawn (R1).
@@ -48,10 +49,10 @@ func (s *Service) Launch(target, backend string, requireAck bool) (LaunchResult,
 		return LaunchResult{}, launchError(err)
 	}
 	if err := clientReady(plan.Backend, plan.Argv); err != nil {
-		return LaunchResult{Command: runtime.ShellQuote(plan.Argv), Plan: plan}, err
+		return LaunchResult{Command: runtime.ShellQuote(plan.Command()), Plan: plan}, err
 	}
 	argv := []string{self, "launch", plan.Target, "--backend", plan.Backend, "--home", s.pbHome}
-	res := LaunchResult{Command: runtime.ShellQuote(plan.Argv), Plan: plan}
+	res := LaunchResult{Command: runtime.ShellQuote(plan.Command()), Plan: plan}
 	res.Terminal, err = s.inTerminal(argv, "the agent")
 	return res, err
 }

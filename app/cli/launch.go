@@ -123,7 +123,7 @@ func printPlan(w io.Writer, p *runtime.Plan) {
 	} else if p.Rebuilt != "" {
 		reused = "made anew: " + p.Rebuilt
 	}
-	fmt.Fprintf(w, "%s\n", runtime.ShellQuote(p.Argv))
+	fmt.Fprintf(w, "%s\n", runtime.ShellQuote(p.Command()))
 	fmt.Fprintf(w, "  backend %s, target %s\n  projection %s (%s)\n  fingerprint %s\n", p.Backend, p.Target, p.Projection, reused, p.Fingerprint)
 	fmt.Fprintf(w, "  skills: %s\n  MCP servers: %s\n", list(p.Skills), list(p.Servers))
 	if p.GrantsUnsupported != "" {

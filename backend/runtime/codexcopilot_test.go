@@ -38,6 +38,10 @@ func TestCodexProjection(t *testing.T) {
 	if env := p.Env(nil); !slices.Contains(env, CodexHomeEnv+"="+home) {
 		t.Errorf("env %v", env)
 	}
+	// The command a person would run names the home, and nothing else of the env.
+	if c := p.Command(); !slices.Equal(c, []string{CodexHomeEnv + "=" + home, "/usr/bin/codex"}) {
+		t.Errorf("command %v", c)
+	}
 	data, err := os.ReadFile(filepath.Join(p.Projection, "config.toml"))
 	if err != nil {
 		t.Fatal(err)

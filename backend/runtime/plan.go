@@ -173,6 +173,20 @@ func (p *Plan) Env(base []string) []string {
 	return append(out, p.env...)
 }
 
+// Command is the agent's command line as a person would run it: the argv, after the
+// client's private home when the backend has one (CODEX_HOME=… codex, COPILOT_HOME=…
+// copilot), without which the client would load the user's own set instead. No other
+// addition is shown (the activity token is a secret).
+func (p *Plan) Command() []string {
+	var out []string
+	for _, kv := range p.env {
+		if k, _, _ := strings.Cut(kv, "="); k == CodexHomeEnv || k == CopilotHomeEnv {
+			out = append(out, kv)
+		}
+	}
+	return append(out, p.Argv...)
+}
+
 // SetEnv adds key=value to the agent's environment (key to EnvKeys; the value is never
 // serialised), replacing an earlier addition of key.
 func (p *Plan) SetEnv(key, value string) {

@@ -120,7 +120,7 @@ test('the backend picker offers the clients installed here and says how to insta
   await page.getByRole('combobox', { name: 'Backend' }).selectOption('copilot');
   const res = await launch();
   assert.equal(res.plan.backend, 'copilot');
-  assert.ok(res.command.startsWith('copilot --plugin-dir '), res.command);
+  assert.match(res.command, /^COPILOT_HOME=\S+\/runtime\/copilot-home\/[0-9a-f]{32} copilot --plugin-dir /, res.command);
   assert.match(res.command, /--additional-mcp-config @/);
   assert.deepEqual(res.plan.envKeys, ['PLUGBOARD_ACTIVITY_TARGET', 'COPILOT_HOME']);
   assert.deepEqual((await terminalArgv()).slice(3, 6), ['agent:coder', '--backend', 'copilot']);

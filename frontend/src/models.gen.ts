@@ -833,7 +833,10 @@ export interface Item {
 
 /** LaunchResult is a launch opened in the user's terminal. */
 export interface LaunchResult {
-  /** Command is the agent's command line exactly as the launch runs it, shell-quoted. */
+  /**
+   * Command is the agent's command line exactly as the launch runs it, shell-quoted: its
+   * argv, after the client's private home for Codex and Copilot CLI (Plan.Command).
+   */
   command: string;
   /**
    * Terminal is the command line that opened the terminal, shell-quoted: it runs
