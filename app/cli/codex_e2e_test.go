@@ -103,30 +103,13 @@ experimental_bearer_token = "not-to-be-copied"
 	if listed := codexListed(first); !slices.Equal(slices.Sorted(slices.Values(listed)), r.plan.Skills) {
 		t.Errorf("codex listed skills %v; want exactly the plan's %v", listed, r.plan.Skills)
 	}
-	var servers []string
-	for _, n := range first.ToolNames() {
+	checkServersOffered(t, r, func(n string) string {
 		if rest, ok := strings.CutPrefix(n, "mcp__"); ok {
-			servers = append(servers, strings.Split(rest, "__")[0])
+			return strings.Split(rest, "__")[0]
 		}
-	}
-	slices.Sort(servers)
-	if servers = slices.Compact(servers); !slices.Equal(servers, r.plan.Servers) {
-		t.Errorf("codex offered the tools of servers %v; the plan has %v (tools: %v)", servers, r.plan.Servers, first.ToolNames())
-	}
-
-	last := r.last(t)
-	answers := map[string]string{}
-	for _, c := range calls.all() {
-		a := last.Answer(c.id)
-		if name, ok := strings.CutPrefix(c.label, "skill:"); ok {
-			if !strings.Contains(a, skillBody(name)) {
-				t.Errorf("codex's read of the %s skill answered %q; want its body", name, a)
-			}
-			continue
-		}
-		answers[c.label] = a
-	}
-	r.checkMCP(t, "codex", answers)
+		return ""
+	})
+	r.checkMCP(t, "codex", skillAnswers(t, r, calls))
 	checkToolActivity(t, r.h, "agent:e2e-codex")
 
 	// The launch's Codex home.

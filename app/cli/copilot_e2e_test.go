@@ -87,30 +87,13 @@ func TestCopilotRunsTheProjectionEndToEnd(t *testing.T) {
 	if slices.Sort(listed); !slices.Equal(listed, slices.Sorted(slices.Values(want))) {
 		t.Errorf("copilot listed skills %v; want the plan's %v and its own %v", listed, r.plan.Skills, copilotBuiltin)
 	}
-	var servers []string
-	for _, n := range first.ToolNames() {
+	checkServersOffered(t, r, func(n string) string {
 		if server, _, ok := strings.Cut(n, "-"); ok && !strings.Contains(server, "_") {
-			servers = append(servers, server)
+			return server
 		}
-	}
-	slices.Sort(servers)
-	if servers = slices.Compact(servers); !slices.Equal(servers, r.plan.Servers) {
-		t.Errorf("copilot offered the tools of servers %v; the plan has %v (tools: %v)", servers, r.plan.Servers, first.ToolNames())
-	}
-
-	last := r.last(t)
-	answers := map[string]string{}
-	for _, c := range calls.all() {
-		a := last.Answer(c.id)
-		if name, ok := strings.CutPrefix(c.label, "skill:"); ok {
-			if !strings.Contains(a, skillBody(name)) {
-				t.Errorf("copilot's skill %s answered %q; want its body", name, a)
-			}
-			continue
-		}
-		answers[c.label] = a
-	}
-	r.checkMCP(t, "copilot", answers)
+		return ""
+	})
+	r.checkMCP(t, "copilot", skillAnswers(t, r, calls))
 	checkToolActivity(t, r.h, "agent:e2e-copilot")
 
 	// The launch's Copilot home: the user's settings less the set-deciding and secret ones.
@@ -157,4 +140,41 @@ func checkToolActivity(t *testing.T, h e2eHome, target string) {
 	if len(rep.Skills) != 0 {
 		t.Errorf("skill uses recorded: %+v", rep.Skills)
 	}
+}
+
+// checkServersOffered checks that the tools the first request offers belong to exactly
+// the plan's servers; server names a tool's server from its name (or "" for a tool of
+// the client's own).
+func checkServersOffered(t *testing.T, r e2eRun, server func(tool string) string) {
+	t.Helper()
+	first := r.model.Main()[0]
+	var servers []string
+	for _, n := range first.ToolNames() {
+		if s := server(n); s != "" {
+			servers = append(servers, s)
+		}
+	}
+	slices.Sort(servers)
+	if servers = slices.Compact(servers); !slices.Equal(servers, r.plan.Servers) {
+		t.Errorf("%s offered the tools of servers %v; the plan has %v (tools: %v)", r.plan.Backend, servers, r.plan.Servers, first.ToolNames())
+	}
+}
+
+// skillAnswers checks that the answer to each scripted skill use holds the skill's body,
+// and returns the answers to the other calls by label, for checkMCP.
+func skillAnswers(t *testing.T, r e2eRun, calls *toolCalls) map[string]string {
+	t.Helper()
+	last := r.last(t)
+	answers := map[string]string{}
+	for _, c := range calls.all() {
+		a := last.Answer(c.id)
+		if name, ok := strings.CutPrefix(c.label, "skill:"); ok {
+			if !strings.Contains(a, skillBody(name)) {
+				t.Errorf("%s's use of the %s skill answered %q; want its body", r.plan.Backend, name, a)
+			}
+			continue
+		}
+		answers[c.label] = a
+	}
+	return answers
 }

@@ -8,8 +8,6 @@ import (
 	"sort"
 
 	"github.com/BurntSushi/toml"
-
-	"github.com/plugboard/plugboard/backend/manifest"
 )
 
 // CodexHomeEnv is the variable that tells Codex where its home is (its config.toml,
@@ -39,17 +37,14 @@ var codexServerName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // home is not the sealed projection but a private folder beside it, readied by
 // readyHome at each launch: its skills/ links to the projected skills, its config.toml
 // is the user's own settings with the set-deciding tables replaced by the projection's,
-// and auth.json links to the user's (codexhome.go). CODEX_HOME points at it.
+// and auth.json links to the user's (readyCodexHome). CODEX_HOME points at it.
 func codexLayout(plan *Plan, units []unit, req Request) layout {
 	l := newLayout()
 	plan.GrantsUnsupported = GrantsUnsupportedCodex
 	servers := newServerFiles(plan, &l, req)
 	for _, u := range units {
 		l.how[u.p.ID] = "skills"
-		if u.p.Format == manifest.FormatLegacy && hasFile(u.root, ".mcp.json") {
-			plan.Dropped = append(plan.Dropped, Drop{Plugin: u.p.ID, What: "mcp",
-				Reason: "a legacy Claude plugin's .mcp.json is Claude's format and is not given to Codex; move its servers to a portable mcp.json"})
-		}
+		dropLegacyMCP(plan, u, "Codex")
 		for _, s := range u.skills {
 			rel := "skills/" + s.name
 			l.addTree(rel, u.p.ID, s)

@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-
-	"github.com/plugboard/plugboard/backend/manifest"
 )
 
 // CopilotHomeEnv is the variable that tells Copilot CLI where its home is (its
@@ -37,10 +35,7 @@ func copilotLayout(plan *Plan, units []unit, req Request) layout {
 	servers := newServerFiles(plan, &l, req)
 	for _, u := range units {
 		l.how[u.p.ID] = "projected"
-		if u.p.Format == manifest.FormatLegacy && hasFile(u.root, ".mcp.json") {
-			plan.Dropped = append(plan.Dropped, Drop{Plugin: u.p.ID, What: "mcp",
-				Reason: "a legacy Claude plugin's .mcp.json is not given to Copilot CLI (only its skills are projected); move its servers to a portable mcp.json"})
-		}
+		dropLegacyMCP(plan, u, "Copilot CLI")
 		ns := namespace(&u.p)
 		folder := "plugins/" + safeName(ns, u.p.ID)
 		l.files[folder+"/.claude-plugin/plugin.json"] = mustJSON(compatManifest(&u.p, ns))

@@ -34,10 +34,7 @@ func piLayout(plan *Plan, units []unit, req Request) layout {
 	adapter := req.PIMCPAdapter // found by Build when not given
 	for _, u := range units {
 		l.how[u.p.ID] = "skills"
-		if u.p.Format == manifest.FormatLegacy && hasFile(u.root, ".mcp.json") {
-			plan.Dropped = append(plan.Dropped, Drop{Plugin: u.p.ID, What: "mcp",
-				Reason: "a legacy Claude plugin's .mcp.json is Claude's format and is not given to PI; move its servers to a portable mcp.json"})
-		}
+		dropLegacyMCP(plan, u, "PI")
 		for _, s := range u.skills {
 			rel := "skills/" + s.name
 			l.addTree(rel, u.p.ID, s)
@@ -73,6 +70,15 @@ func piLayout(plan *Plan, units []unit, req Request) layout {
 	}
 	plan.Argv = append(argv, req.Args...)
 	return l
+}
+
+// dropLegacyMCP says that a legacy Claude plugin's .mcp.json is not given to client,
+// which gets the plugin's skills only.
+func dropLegacyMCP(plan *Plan, u unit, client string) {
+	if u.p.Format == manifest.FormatLegacy && hasFile(u.root, ".mcp.json") {
+		plan.Dropped = append(plan.Dropped, Drop{Plugin: u.p.ID, What: "mcp",
+			Reason: "a legacy Claude plugin's .mcp.json is Claude's format and is not given to " + client + "; move its servers to a portable mcp.json"})
+	}
 }
 
 func hasFile(dir, name string) bool {
