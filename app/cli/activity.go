@@ -66,7 +66,8 @@ func runActivity(f *flags) body {
 // runActivityRecord is the hook a launched claude runs (backend/runtime, activity.go):
 // "plugboard activity record INDEX" with the hook's JSON on stdin; and, with --pi, what a
 // launched pi's activity extension runs (backend/runtime, piactivity.go) with its event's
-// JSON. It never fails the agent: it exits 0 whatever happens and prints nothing on
+// JSON; with --codex, a launched codex's PreToolUse hook (codexhooks.go). It never fails
+// the agent: it exits 0 whatever happens and prints nothing on
 // stdout, which Claude may hand to the model; a record it could neither write nor spool
 // is said on stderr only.
 func runActivityRecord(env Env, args []string) (code int) {
@@ -79,9 +80,11 @@ func runActivityRecord(env Env, args []string) (code int) {
 	record := activity.Record
 	if len(args) == 2 && args[0] == "--pi" {
 		record, args = activity.RecordPI, args[1:]
+	} else if len(args) == 2 && args[0] == "--codex" {
+		record, args = activity.RecordCodex, args[1:]
 	}
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintln(env.Stderr, "usage: plugboard activity record INDEX (run by a launched agent's hook, with the hook's JSON on stdin), or plugboard activity record --pi INDEX (run by a launched pi's activity extension, with its event's JSON on stdin)")
+		fmt.Fprintln(env.Stderr, "usage: plugboard activity record INDEX (run by a launched agent's hook, with the hook's JSON on stdin), plugboard activity record --pi INDEX (run by a launched pi's activity extension, with its event's JSON on stdin), or plugboard activity record --codex INDEX (run by a launched codex's hook)")
 		return ExitOK
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)

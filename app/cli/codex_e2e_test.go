@@ -110,7 +110,7 @@ experimental_bearer_token = "not-to-be-copied"
 		return ""
 	})
 	r.checkMCP(t, "codex", skillAnswers(t, r, calls))
-	checkToolActivity(t, r.h, "agent:e2e-codex")
+	checkToolActivity(t, r.h, "agent:e2e-codex", r.plan.Skills)
 
 	// The launch's Codex home.
 	var cfg map[string]any

@@ -94,7 +94,7 @@ func TestCopilotRunsTheProjectionEndToEnd(t *testing.T) {
 		return ""
 	})
 	r.checkMCP(t, "copilot", skillAnswers(t, r, calls))
-	checkToolActivity(t, r.h, "agent:e2e-copilot")
+	checkToolActivity(t, r.h, "agent:e2e-copilot", nil)
 
 	// The launch's Copilot home: the user's settings less the set-deciding and secret ones.
 	home := runtime.StateHome(r.h.pb, runtime.Copilot, r.plan.Fingerprint)
@@ -122,9 +122,9 @@ func copilotCache(t *testing.T) string {
 
 // checkToolActivity checks that each projected tool the turn called is one call of the
 // target in plugboard activity (recorded by the relays, which the client starts with the
-// launch's environment), and that no skill use was recorded: neither client's skill use
-// is recorded yet (docs/launch.md says why).
-func checkToolActivity(t *testing.T, h e2eHome, target string) {
+// launch's environment), and that the skill uses recorded are skills, one each (Codex's
+// hook), or none (Copilot CLI: docs/launch.md says why).
+func checkToolActivity(t *testing.T, h e2eHome, target string, skills []string) {
 	t.Helper()
 	rep := activityReport(t, h)
 	got := toolUses(rep)
@@ -137,8 +137,14 @@ func checkToolActivity(t *testing.T, h e2eHome, target string) {
 			t.Errorf("activity tools %q; want %q", got, w)
 		}
 	}
-	if len(rep.Skills) != 0 {
-		t.Errorf("skill uses recorded: %+v", rep.Skills)
+	got2 := uses(rep)
+	if len(got2) != len(skills) {
+		t.Errorf("skill uses recorded %v; want %v", got2, skills)
+	}
+	for _, s := range skills {
+		if u := got2[s]; !strings.HasSuffix(u, ` 1 {"`+target+`":1}`) {
+			t.Errorf("activity of %s: %q; want one use by %s (all: %v)", s, u, target, got2)
+		}
 	}
 }
 

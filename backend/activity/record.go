@@ -39,6 +39,12 @@ func RecordPI(ctx context.Context, index string, stdin io.Reader, getenv func(st
 	return record(ctx, runtime.PI, index, stdin, getenv)
 }
 
+// RecordCodex is "plugboard activity record --codex INDEX": Record for one PreToolUse
+// hook input of a Codex launch (FromCodexHook) on stdin.
+func RecordCodex(ctx context.Context, index string, stdin io.Reader, getenv func(string) string) (Outcome, error) {
+	return record(ctx, runtime.Codex, index, stdin, getenv)
+}
+
 // record reads the input of the backend's recorder (Claude's hooks, PI's extension) and
 // records the invocation it reports.
 func record(ctx context.Context, backend, index string, stdin io.Reader, getenv func(string) string) (Outcome, error) {
@@ -48,6 +54,8 @@ func record(ctx context.Context, backend, index string, stdin io.Reader, getenv 
 		from = FromClaudeHook
 	case runtime.PI:
 		from = FromPIEvent
+	case runtime.Codex:
+		from = FromCodexHook
 	default:
 		return Outcome{}, errors.New("no activity input of backend " + backend)
 	}

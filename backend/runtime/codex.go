@@ -42,6 +42,8 @@ func codexLayout(plan *Plan, units []unit, req Request) layout {
 	l := newLayout()
 	plan.GrantsUnsupported = GrantsUnsupportedCodex
 	servers := newServerFiles(plan, &l, req)
+	home := StateHome(req.PlugboardHome, Codex, plan.Fingerprint)
+	indexed := map[string]IndexedSkill{}
 	for _, u := range units {
 		l.how[u.p.ID] = "skills"
 		dropLegacyMCP(plan, u, "Codex")
@@ -50,6 +52,9 @@ func codexLayout(plan *Plan, units []unit, req Request) layout {
 			l.addTree(rel, u.p.ID, s)
 			plan.addSkill(s.name, u.p.ID)
 			projectSkillPaths(plan, &l, nil, &u, s, s.name, rel)
+			// Codex lists the skill in its home (CODEX_HOME/skills), and the model reads it there.
+			indexed[s.name] = IndexedSkill{Plugin: u.p.ID, Version: u.p.Version, Hash: "sha256:" + s.t.Sum,
+				Location: filepath.Join(home, "skills", s.name, "SKILL.md")}
 		}
 		u.mcp = keepServers(plan, u, codexServerName, "Codex accepts only letters, digits, '-' and '_' in an MCP server's name")
 		servers.add(u, func(s Server) map[string]any {
@@ -64,13 +69,19 @@ func codexLayout(plan *Plan, units []unit, req Request) layout {
 	if len(servers.entries) > 0 {
 		doc["mcp_servers"] = servers.entries
 	}
+	if req.Self != "" {
+		// The skill-activity hook (codexhooks.go) and the index it reads.
+		index := filepath.Join(plan.Projection, ActivityIndexFile)
+		l.files[ActivityIndexFile] = mustJSON(ActivityIndex{V: 1, Home: req.PlugboardHome, Backend: Codex, Fingerprint: plan.Fingerprint, Skills: indexed})
+		doc["hooks"] = map[string]any{"PreToolUse": []map[string]any{codexActivityHook(req.Self, index)}}
+	}
 	if err := toml.NewEncoder(&b).Encode(doc); err != nil {
 		panic(err) // maps of strings and string lists: cannot fail
 	}
 	l.files["config.toml"] = b.Bytes()
 	// The relays record each MCP tool call for the target they read here (servers.go).
 	plan.SetEnv(ActivityTargetEnv, plan.Target)
-	plan.SetEnv(CodexHomeEnv, StateHome(req.PlugboardHome, Codex, plan.Fingerprint))
+	plan.SetEnv(CodexHomeEnv, home)
 	plan.Argv = append([]string{binOr(req.Bin, Codex)}, req.Args...)
 	return l
 }
@@ -134,7 +145,13 @@ func readyCodexHome(plan *Plan, req Request) error {
 	for _, k := range codexSetTables {
 		delete(settings, k)
 	}
+	// Hooks are kept whole: their trust is keyed by paths, which may hold any word.
+	userHooks, hasHooks := settings["hooks"]
+	delete(settings, "hooks")
 	dropSecrets(settings)
+	if hasHooks {
+		settings["hooks"] = userHooks
+	}
 	var own map[string]any
 	data, err := os.ReadFile(filepath.Join(plan.Projection, "config.toml"))
 	if err != nil {
@@ -143,9 +160,13 @@ func readyCodexHome(plan *Plan, req Request) error {
 	if _, err := toml.Decode(string(data), &own); err != nil {
 		return err
 	}
+	ownHooks, _ := own["hooks"].(map[string]any)
+	delete(own, "hooks")
 	for k, v := range own {
 		settings[k] = v
 	}
+	config := filepath.Join(home, "config.toml")
+	mergeCodexHooks(settings, ownHooks, filepath.Join(user, "config.toml"), config)
 	if off := userAgentsSkills(req.Home); len(off) > 0 {
 		entries := make([]map[string]any, len(off))
 		for i, p := range off {
@@ -154,12 +175,14 @@ func readyCodexHome(plan *Plan, req Request) error {
 		skills, _ := settings["skills"].(map[string]any)
 		skills["config"] = entries
 	}
-	var b bytes.Buffer
-	if err := toml.NewEncoder(&b).Encode(settings); err != nil {
+	if err := writeCodexConfig(config, settings); err != nil {
 		return err
 	}
-	if err := writePrivate(filepath.Join(home, "config.toml"), b.Bytes()); err != nil {
-		return err
+	if ownHooks != nil {
+		if why := trustCodexHook(plan, req, home, settings); why != "" {
+			plan.Dropped = append(plan.Dropped, Drop{What: "hooks", Name: "skill activity",
+				Reason: "Codex will not run the hook that records which skills the session uses, so they are not recorded (its MCP tool calls are): " + why})
+		}
 	}
 	return linkUserFile(filepath.Join(user, "auth.json"), filepath.Join(home, "auth.json"))
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,6 +36,11 @@ func TestCodexProjection(t *testing.T) {
 		t.Errorf("skill owners: grep-help %q, check %q", p.SkillPlugin("grep-help"), p.SkillPlugin("check"))
 	}
 	home := StateHome(pb, Codex, p.Fingerprint)
+	if !slices.ContainsFunc(p.Dropped, func(d Drop) bool {
+		return d.What == "hooks" && strings.Contains(d.Reason, "/usr/bin/codex cannot be started")
+	}) {
+		t.Errorf("a Codex that cannot be asked for its hook's hash is not reported: %+v", p.Dropped)
+	}
 	if env := p.Env(nil); !slices.Contains(env, CodexHomeEnv+"="+home) {
 		t.Errorf("env %v", env)
 	}
@@ -64,6 +70,15 @@ func TestCodexProjection(t *testing.T) {
 	}
 	if len(cfg.MCPServers) != 2 || cfg.Skills.Bundled.Enabled {
 		t.Errorf("config.toml:\n%s", data)
+	}
+	// The skill-activity hook and its index: each skill where Codex lists it, in its home.
+	index := filepath.Join(p.Projection, ActivityIndexFile)
+	if !strings.Contains(string(data), ShellQuote([]string{req.Self, "activity", "record", "--codex", index})) {
+		t.Errorf("config.toml has no activity hook:\n%s", data)
+	}
+	ix, err := ReadActivityIndex(index)
+	if err != nil || ix.Backend != Codex || ix.Skills["check"].Location != filepath.Join(home, "skills", "check", "SKILL.md") || ix.Skills["check"].Plugin != "review" {
+		t.Errorf("activity index %+v (%v)", ix, err)
 	}
 	if strings.Contains(string(data), envSecret) || strings.Contains(string(data), headerSecret) || strings.Contains(string(data), filepath.Join(pb, "plugins")) {
 		t.Errorf("config.toml holds a secret or a path into a package:\n%s", data)
@@ -156,6 +171,15 @@ command = "mine"
 
 [projects."/work"]
 trust_level = "trusted"
+
+[[hooks.PreToolUse]]
+matcher = "^Bash$"
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "my-guard"
+
+[hooks.state."`+filepath.Join(root, ".codex", "config.toml")+`:pre_tool_use:0:0"]
+trusted_hash = "sha256:users-own-trust"
 `)
 	testhome.WriteFile(t, filepath.Join(root, ".codex", "auth.json"), `{"tokens": "do-not-copy"}`)
 	testhome.WriteFile(t, filepath.Join(root, ".agents", "skills", "own", "SKILL.md"), "---\nname: own\ndescription: d\n---\n")
@@ -183,6 +207,17 @@ trust_level = "trusted"
 	policy, _ := cfg["shell_environment_policy"].(map[string]any)
 	if cfg["model"] != "gpt-test" || provider["env_key"] != "CORP_KEY" || policy["inherit"] != "core" || cfg["projects"] == nil {
 		t.Errorf("settings not carried over:\n%s", text)
+	}
+	// The user's hook keeps its place, and its trust moves to the launch's config; the
+	// launch's hook comes after it.
+	hooks, _ := cfg["hooks"].(map[string]any)
+	pre, _ := hooks["PreToolUse"].([]map[string]any)
+	state, _ := hooks["state"].(map[string]any)
+	userKey := filepath.Join(home, "config.toml") + ":pre_tool_use:0:0"
+	if len(pre) != 2 || pre[0]["hooks"].([]map[string]any)[0]["command"] != "my-guard" ||
+		!strings.Contains(pre[1]["hooks"].([]map[string]any)[0]["command"].(string), "--codex") ||
+		fmt.Sprint(state[userKey]) != "map[trusted_hash:sha256:users-own-trust]" || len(state) != 1 {
+		t.Errorf("hooks in the Codex home:\n%s", text)
 	}
 	skills, _ := cfg["skills"].(map[string]any)
 	var off []string
