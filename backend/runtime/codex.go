@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -137,8 +139,14 @@ func readyCodexHome(plan *Plan, req Request) error {
 	settings := map[string]any{}
 	if data, err := os.ReadFile(filepath.Join(user, "config.toml")); err == nil {
 		if _, err := toml.Decode(string(data), &settings); err != nil {
+			// Not the parser's message: it may quote the line, and a line may hold a token.
+			where := ""
+			var pe toml.ParseError
+			if errors.As(err, &pe) {
+				where = fmt.Sprintf(" (line %d)", pe.Position.Line)
+			}
 			plan.Dropped = append(plan.Dropped, Drop{What: "settings", Name: filepath.Join(user, "config.toml"),
-				Reason: "your Codex settings could not be read (" + err.Error() + "), so the launch uses Codex's defaults; fix the file to carry them over"})
+				Reason: "your Codex settings are not valid TOML" + where + ", so the launch uses Codex's defaults; fix the file to carry them over"})
 			settings = map[string]any{}
 		}
 	}

@@ -300,3 +300,19 @@ func TestStateHomeFollowsItsProjection(t *testing.T) {
 		t.Errorf("the Codex home outlived its projection: %v", err)
 	}
 }
+
+// A config.toml that is not TOML is said, by line, without the parser's quote of it, and
+// the launch goes on with Codex's defaults.
+func TestCodexSettingsThatDoNotParse(t *testing.T) {
+	pb := home(t)
+	root := filepath.Dir(pb)
+	testhome.WriteFile(t, filepath.Join(root, ".codex", "config.toml"), "model = \"m\"\ntoken = sk-not-toml-do-not-leak\n")
+	req := request(pb, "coder")
+	req.Backend = Codex
+	req.Getenv = func(string) string { return "" }
+	p := build(t, req)
+	i := slices.IndexFunc(p.Dropped, func(d Drop) bool { return d.What == "settings" })
+	if i < 0 || !strings.Contains(p.Dropped[i].Reason, "(line 2)") || strings.Contains(p.Dropped[i].Reason, "do-not-leak") {
+		t.Errorf("dropped %+v", p.Dropped)
+	}
+}

@@ -154,7 +154,7 @@ type Suppressed struct {
 // Drop is one component left out of the launch, alone (R5), and why.
 type Drop struct {
 	Plugin string `json:"plugin"`
-	What   string `json:"what"` // "plugin", "skill", "file" (of a skill), "server", "mcp" or "hooks" (activity recording)
+	What   string `json:"what"` // "plugin", "skill", "file" (of a skill), "server", "mcp", "hooks" (activity recording) or "settings" (the user's client settings, not carried over)
 	Name   string `json:"name,omitempty"`
 	Reason string `json:"reason"`
 	// Code is the issue code inspect and catalog report for the same cause, when there is

@@ -472,7 +472,9 @@ export interface Collision {
 /** Drop is one component left out of the launch, alone (R5), and why. */
 export interface Drop {
   plugin: string;
-  /** "plugin", "skill", "file" (of a skill), "server", "mcp" or "hooks" (activity recording) */
+  /**
+   * "plugin", "skill", "file" (of a skill), "server", "mcp", "hooks" (activity recording) or "settings" (the user's client settings, not carried over)
+   */
   what: string;
   name?: string;
   reason: string;
