@@ -239,9 +239,18 @@ trusted_hash = "sha256:users-own-trust"
 		t.Fatal(err)
 	}
 	testhome.WriteFile(t, auth, "{}")
+	link := filepath.Join(home, "skills", "check")
+	before, err := os.Lstat(link)
+	if err != nil {
+		t.Fatal(err)
+	}
 	p2 := build(t, req)
 	if p2.Fingerprint != p.Fingerprint {
 		t.Fatal("the fingerprint changed")
+	}
+	// The skills a session of the same launch may be reading are left in place.
+	if after, err := os.Lstat(link); err != nil || !os.SameFile(before, after) {
+		t.Errorf("a second launch remade the skill links: %v", err)
 	}
 	if b, _ := os.ReadFile(auth); string(b) != "{}" {
 		t.Errorf("auth.json is now %q", b)

@@ -20,8 +20,9 @@ import (
 // settings that decide the launch set and any that may hold a secret (dropSecrets).
 
 // readyStateHome makes home (0700) and in it the folder skills (a path inside home)
-// holding one link per skill folder of projSkills, and nothing else: links left by an
-// earlier launch are replaced.
+// holding one link per skill folder of projSkills, and nothing else. A folder that
+// holds exactly those links already is left as it is (a session of the same launch may
+// be running on it); any other is made anew.
 func readyStateHome(home, projSkills, skills string) error {
 	if err := privateDir(filepath.Dir(home)); err != nil {
 		return err
@@ -29,14 +30,17 @@ func readyStateHome(home, projSkills, skills string) error {
 	if err := privateDir(home); err != nil {
 		return err
 	}
+	entries, err := os.ReadDir(projSkills)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if linksTo(skills, projSkills, entries) {
+		return nil
+	}
 	if err := os.RemoveAll(skills); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(skills, 0o700); err != nil {
-		return err
-	}
-	entries, err := os.ReadDir(projSkills)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	for _, e := range entries {
@@ -45,6 +49,22 @@ func readyStateHome(home, projSkills, skills string) error {
 		}
 	}
 	return nil
+}
+
+// linksTo reports whether dir holds one link per entry of want, each to it in target,
+// and nothing else.
+func linksTo(dir, target string, want []fs.DirEntry) bool {
+	have, err := os.ReadDir(dir)
+	if err != nil || len(have) != len(want) {
+		return false
+	}
+	for i, e := range have {
+		to, err := os.Readlink(filepath.Join(dir, e.Name()))
+		if err != nil || e.Name() != want[i].Name() || to != filepath.Join(target, e.Name()) {
+			return false
+		}
+	}
+	return true
 }
 
 // linkUserFile makes at a link to the user's file user when it exists, and removes an
