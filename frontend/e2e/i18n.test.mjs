@@ -59,7 +59,7 @@ test('every area defines the same keys in English and Chinese, under its own pre
 test('each Chinese message keeps the placeholders of its English one and is translated', () => {
   const problems = [];
   const names =
-    /\{\w+\}|\b(MCP|PI|JSON|CSV|URL|ID|Claude Code|Claude|Cursor|Codex|Plugboard|Agent Plugins|Git|GitHub|stdio|HTTP|SSE|ms)\b|\S*[./_~$@-]\S*/g;
+    /\{\w+\}|\b(MCP|PI|JSON|CSV|URL|ID|Claude Code|Claude|Cursor|Codex|Copilot CLI|Copilot|Plugboard|Agent Plugins|Git|GitHub|stdio|HTTP|SSE|ms)\b|\S*[./_~$@-]\S*/g;
   for (const [area, cat] of Object.entries(i18n.areas)) {
     for (const [k, en] of Object.entries(cat.en)) {
       const zh = cat.zh[k];
