@@ -4,8 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"sort"
-	"strings"
 
 	"github.com/plugboard/plugboard/backend/runtime"
 	"github.com/plugboard/plugboard/backend/store"
@@ -36,21 +34,15 @@ func FromCodexHook(data []byte, ix *runtime.ActivityIndex, w Where) (store.Activ
 	if !isName(h.Session, maxPIID) || !isName(h.ToolUseID, maxPIID) {
 		return store.Activity{}, false
 	}
-	first, at := "", -1
-	names := make([]string, 0, len(ix.Skills))
-	for name := range ix.Skills {
-		names = append(names, name)
+	files := make(map[string]string, len(ix.Skills))
+	for name, s := range ix.Skills {
+		files[name] = s.Location
 	}
-	sort.Strings(names) // one answer for the same input
-	for _, name := range names {
-		loc := ix.Skills[name].Location
-		if i := strings.Index(h.ToolInput.Command, loc); loc != "" && i >= 0 && (at < 0 || i < at) {
-			first, at = name, i
-		}
-	}
-	if first == "" {
+	named := runtime.SkillsNamedIn(h.ToolInput.Command, files)
+	if len(named) == 0 {
 		return store.Activity{}, false
 	}
+	first := named[0]
 	s := ix.Skills[first]
 	sum := sha256.Sum256([]byte("codex\x00" + h.Session + "\x00" + h.ToolUseID + "\x00" + first))
 	return store.Activity{Time: w.Now, Target: w.Target, Backend: runtime.Codex, Session: h.Session, Skill: first, How: store.HowModel,

@@ -65,9 +65,7 @@ func claudeLayout(plan *Plan, units []unit, req Request) layout {
 			folder := "plugins/" + safeName(ns, u.p.ID)
 			l.files[folder+"/.claude-plugin/plugin.json"] = mustJSON(compatManifest(&u.p, ns))
 			for _, s := range u.skills {
-				l.addTree(folder+"/skills/"+s.name, u.p.ID, s)
-				plan.addSkill(ns+":"+s.name, u.p.ID)
-				projectSkillPaths(plan, &l, &plan.perms, &u, s, ns+":"+s.name, folder+"/skills/"+s.name)
+				projectSkill(plan, &l, &plan.perms, &u, s, ns+":"+s.name, folder+"/skills/"+s.name)
 			}
 			argv = append(argv, "--plugin-dir", filepath.Join(plan.Projection, filepath.FromSlash(folder)))
 		}

@@ -50,13 +50,9 @@ func codexLayout(plan *Plan, units []unit, req Request) layout {
 		l.how[u.p.ID] = "skills"
 		dropLegacyMCP(plan, u, "Codex")
 		for _, s := range u.skills {
-			rel := "skills/" + s.name
-			l.addTree(rel, u.p.ID, s)
-			plan.addSkill(s.name, u.p.ID)
-			projectSkillPaths(plan, &l, nil, &u, s, s.name, rel)
+			projectSkill(plan, &l, nil, &u, s, s.name, "skills/"+s.name)
 			// Codex lists the skill in its home (CODEX_HOME/skills), and the model reads it there.
-			indexed[s.name] = IndexedSkill{Plugin: u.p.ID, Version: u.p.Version, Hash: "sha256:" + s.t.Sum,
-				Location: filepath.Join(home, "skills", s.name, "SKILL.md")}
+			indexed[s.name] = indexedSkill(&u, s, filepath.Join(home, "skills", s.name, "SKILL.md"))
 		}
 		u.mcp = keepServers(plan, u, codexServerName, "Codex accepts only letters, digits, '-' and '_' in an MCP server's name")
 		servers.add(u, func(s Server) map[string]any {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -32,14 +33,46 @@ import (
 // user gave them (their keys moved to the launch's config), and no other hook is
 // trusted on the user's behalf.
 
+// SkillsNamedIn lists the skills whose SKILL.md a command names (files: each skill's
+// SKILL.md where the agent reads it), in the order the command first names them: how a
+// Codex command reading a skill is told, by its hook's recorder and by a try.
+func SkillsNamedIn(command string, files map[string]string) []string {
+	type at struct {
+		name string
+		i    int
+	}
+	var found []at
+	for name, f := range files {
+		if i := strings.Index(command, f); f != "" && i >= 0 {
+			found = append(found, at{name, i})
+		}
+	}
+	sort.Slice(found, func(a, b int) bool {
+		if found[a].i != found[b].i {
+			return found[a].i < found[b].i
+		}
+		return found[a].name < found[b].name
+	})
+	out := make([]string, len(found))
+	for i, f := range found {
+		out[i] = f.name
+	}
+	return out
+}
+
 // codexTrustFile remembers, in a Codex launch home, the trust Codex reported for the
 // launch's hook.
 const codexTrustFile = "plugboard-hook-trust.json"
 
+// codexHookCommand is the command of the launch's hook, for the index of its projection.
+func codexHookCommand(self, index string) string {
+	return ShellQuote([]string{self, "activity", "record", "--codex", index})
+}
+
 // codexActivityHook is the launch's PreToolUse matcher group.
 func codexActivityHook(self, index string) map[string]any {
 	return map[string]any{"matcher": "^Bash$", "hooks": []map[string]any{{
-		"type": "command", "command": ShellQuote([]string{self, "activity", "record", "--codex", index}), "timeout": activityHookTimeout}}}
+		"type": "command", "command": codexHookCommand(self, index), "timeout": activityHookTimeout}}}
 }
 
 // mergeCodexHooks puts the launch's hooks after the user's own in settings (so the user's
@@ -90,7 +123,7 @@ type codexTrust struct {
 // the hash Codex reports for it, and says why it could not ("" when it did).
 func trustCodexHook(plan *Plan, req Request, home string, settings map[string]any) string {
 	config := filepath.Join(home, "config.toml")
-	command := ShellQuote([]string{req.Self, "activity", "record", "--codex", filepath.Join(plan.Projection, ActivityIndexFile)})
+	command := codexHookCommand(req.Self, filepath.Join(plan.Projection, ActivityIndexFile))
 	var t codexTrust
 	if data, err := os.ReadFile(filepath.Join(home, codexTrustFile)); err != nil || json.Unmarshal(data, &t) != nil || t.Command != command {
 		key, hash, err := codexHookHash(binOr(req.Bin, Codex), home, command, req)

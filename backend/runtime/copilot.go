@@ -40,10 +40,7 @@ func copilotLayout(plan *Plan, units []unit, req Request) layout {
 		folder := "plugins/" + safeName(ns, u.p.ID)
 		l.files[folder+"/.claude-plugin/plugin.json"] = mustJSON(compatManifest(&u.p, ns))
 		for _, s := range u.skills {
-			rel := folder + "/skills/" + s.name
-			l.addTree(rel, u.p.ID, s)
-			plan.addSkill(s.name, u.p.ID)
-			projectSkillPaths(plan, &l, nil, &u, s, s.name, rel)
+			projectSkill(plan, &l, nil, &u, s, s.name, folder+"/skills/"+s.name)
 		}
 		argv = append(argv, "--plugin-dir", filepath.Join(plan.Projection, filepath.FromSlash(folder)))
 		u.mcp = keepServers(plan, u, copilotServerName, "Copilot CLI accepts only letters, digits, '.', '-' and '_' in an MCP server's name")

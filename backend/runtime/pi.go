@@ -37,12 +37,10 @@ func piLayout(plan *Plan, units []unit, req Request) layout {
 		dropLegacyMCP(plan, u, "PI")
 		for _, s := range u.skills {
 			rel := "skills/" + s.name
-			l.addTree(rel, u.p.ID, s)
+			projectSkill(plan, &l, nil, &u, s, s.name, rel)
 			dir := filepath.Join(plan.Projection, filepath.FromSlash(rel))
 			argv = append(argv, "--skill", dir)
-			plan.addSkill(s.name, u.p.ID)
-			projectSkillPaths(plan, &l, nil, &u, s, s.name, rel)
-			indexed[s.name] = IndexedSkill{Plugin: u.p.ID, Version: u.p.Version, Hash: "sha256:" + s.t.Sum, Location: filepath.Join(dir, "SKILL.md")}
+			indexed[s.name] = indexedSkill(&u, s, filepath.Join(dir, "SKILL.md"))
 		}
 		if len(u.mcp) == 0 {
 			continue

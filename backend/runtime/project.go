@@ -33,6 +33,21 @@ func (l layout) addTree(rel, plugin string, s projSkill) {
 	l.owners[rel] = skillRef{plugin, s.name}
 }
 
+// projectSkill puts the skill s of u at rel in the layout, lists it in the plan by the
+// name the backend gives it, and records its grants and refusals (perms: the backend's
+// permission rules, nil when it has none).
+func projectSkill(plan *Plan, l *layout, perms *permissions, u *unit, s projSkill, name, rel string) {
+	l.addTree(rel, u.p.ID, s)
+	plan.addSkill(name, u.p.ID)
+	projectSkillPaths(plan, l, perms, u, s, name, rel)
+}
+
+// indexedSkill is the activity index's entry for the skill s of u, which the agent
+// reads at location.
+func indexedSkill(u *unit, s projSkill, location string) IndexedSkill {
+	return IndexedSkill{Plugin: u.p.ID, Version: u.p.Version, Hash: "sha256:" + s.t.Sum, Location: location}
+}
+
 // backends make the layout of a projection and fill the plan's argv, skills and servers.
 var backends = map[string]func(plan *Plan, units []unit, req Request) layout{
 	Claude:  claudeLayout,

@@ -73,7 +73,7 @@ func runOneShot(ctx context.Context, plan *runtime.Plan, prompt string) (turnOut
 	var failed string
 	read := readCopilot
 	if plan.Backend == runtime.Codex {
-		read = readCodex(codexSkillsDir(plan))
+		read = readCodex(codexSkillFiles(plan))
 	}
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
@@ -95,14 +95,18 @@ func runOneShot(ctx context.Context, plan *runtime.Plan, prompt string) (turnOut
 	return res, nil
 }
 
-// codexSkillsDir is where Codex reads the launch's skills: its launch home's skills/.
-func codexSkillsDir(plan *runtime.Plan) string {
+// codexSkillFiles is each skill's SKILL.md where Codex reads it: in its launch home's
+// skills/.
+func codexSkillFiles(plan *runtime.Plan) map[string]string {
+	files := map[string]string{}
 	for _, kv := range plan.Env(nil) {
 		if h, ok := strings.CutPrefix(kv, runtime.CodexHomeEnv+"="); ok {
-			return filepath.Join(h, "skills")
+			for _, name := range plan.Skills {
+				files[name] = filepath.Join(h, "skills", name, "SKILL.md")
+			}
 		}
 	}
-	return ""
+	return files
 }
 
 func (t *turnOut) invoked(name string) {
@@ -147,10 +151,11 @@ func readCopilot(line []byte, t *turnOut) string {
 	return ""
 }
 
-// readCodex reads Codex's exec --json events: a command that reads a SKILL.md of the
-// launch's skills folder invokes that skill (Codex's way of using one), the last agent
-// message is the answer, and a failed turn or an error event is the failure.
-func readCodex(skills string) func(line []byte, t *turnOut) string {
+// readCodex reads Codex's exec --json events: a command that reads the SKILL.md of one
+// of the launch's skills (files: each where Codex lists it) invokes that skill (Codex's
+// way of using one), the last agent message is the answer, and a failed turn or an
+// error event is the failure.
+func readCodex(files map[string]string) func(line []byte, t *turnOut) string {
 	return func(line []byte, t *turnOut) string {
 		var ev struct {
 			Type string `json:"type"`
@@ -174,18 +179,9 @@ func readCodex(skills string) func(line []byte, t *turnOut) string {
 			return ev.Message
 		case ev.Item.Type == "agent_message":
 			t.answer = ev.Item.Text
-		case ev.Item.Type == "command_execution" && skills != "":
-			rest := ev.Item.Command
-			for {
-				i := strings.Index(rest, skills+string(filepath.Separator))
-				if i < 0 {
-					break
-				}
-				rest = rest[i+len(skills)+1:]
-				name, after, ok := strings.Cut(rest, string(filepath.Separator))
-				if ok && strings.HasPrefix(after, "SKILL.md") {
-					t.invoked(name)
-				}
+		case ev.Item.Type == "command_execution":
+			for _, name := range runtime.SkillsNamedIn(ev.Item.Command, files) {
+				t.invoked(name)
 			}
 		}
 		return ""

@@ -150,8 +150,7 @@ func (r *Runner) Try(ctx context.Context, prompt string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", plan.Argv[0], err)
 	}
-	res := &Result{Target: plan.Target, Backend: plan.Backend, Fingerprint: plan.Fingerprint,
-		Skills: []Invocation{}, Tools: []ToolCall{}, Dropped: plan.Dropped}
+	res := newResult(plan)
 	var seen map[string]bool
 	var start time.Time
 	err = sess.Converse(ctx, func(c *runtime.Conn, before int) error {
@@ -162,13 +161,9 @@ func (r *Runner) Try(ctx context.Context, prompt string) (*Result, error) {
 			}
 		}
 		// What the run holds now is not this turn's (earlier tries, the reset).
-		recs, err := r.records(ctx)
-		if err != nil {
+		var err error
+		if seen, err = r.marks(ctx); err != nil {
 			return err
-		}
-		seen = map[string]bool{}
-		for _, a := range recs {
-			seen[a.Key] = true
 		}
 		start = time.Now()
 		res.Answer, err = turn(c, plan.Backend, prompt)
@@ -178,35 +173,16 @@ func (r *Runner) Try(ctx context.Context, prompt string) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
-	recs, err := r.records(ctx)
-	if err != nil {
-		return res, err
-	}
-	for _, a := range recs {
-		if seen[a.Key] {
-			continue
-		}
-		if a.IsTool() {
-			res.Tools = append(res.Tools, ToolCall{Server: a.Server, Plugin: a.Plugin, Tool: a.Tool, MS: a.MS, Failed: a.Failed})
-		} else {
-			res.Skills = append(res.Skills, Invocation{Skill: a.Skill, Plugin: a.Plugin, How: a.How})
-		}
-	}
-	return res, nil
+	return res, r.addSince(ctx, res, seen, true)
 }
 
 // tryOnce is a try of a one-shot backend (oneshot.go): the skills from the agent's
 // events, the MCP tool calls from the activity store.
 func (r *Runner) tryOnce(ctx context.Context, plan *runtime.Plan, prompt string) (*Result, error) {
-	res := &Result{Target: plan.Target, Backend: plan.Backend, Fingerprint: plan.Fingerprint,
-		Skills: []Invocation{}, Tools: []ToolCall{}, Dropped: plan.Dropped}
-	before, err := r.records(ctx)
+	res := newResult(plan)
+	seen, err := r.marks(ctx)
 	if err != nil {
 		return nil, err
-	}
-	seen := map[string]bool{}
-	for _, a := range before {
-		seen[a.Key] = true
 	}
 	start := time.Now()
 	out, err := runOneShot(ctx, plan, prompt)
@@ -218,16 +194,45 @@ func (r *Runner) tryOnce(ctx context.Context, plan *runtime.Plan, prompt string)
 	if err != nil {
 		return res, err
 	}
-	after, err := r.records(ctx)
+	return res, r.addSince(ctx, res, seen, false)
+}
+
+// newResult is a try's result for plan before its turn.
+func newResult(plan *runtime.Plan) *Result {
+	return &Result{Target: plan.Target, Backend: plan.Backend, Fingerprint: plan.Fingerprint,
+		Skills: []Invocation{}, Tools: []ToolCall{}, Dropped: plan.Dropped}
+}
+
+// marks are the keys of the run's records now: what is there before a turn is not its.
+func (r *Runner) marks(ctx context.Context) (map[string]bool, error) {
+	recs, err := r.records(ctx)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	for _, a := range after {
-		if !seen[a.Key] && a.IsTool() {
+	seen := make(map[string]bool, len(recs))
+	for _, a := range recs {
+		seen[a.Key] = true
+	}
+	return seen, nil
+}
+
+// addSince adds to res the run's records not in seen: the MCP tool calls, and the skill
+// uses when skills (a one-shot try takes those from the agent's events instead).
+func (r *Runner) addSince(ctx context.Context, res *Result, seen map[string]bool, skills bool) error {
+	recs, err := r.records(ctx)
+	if err != nil {
+		return err
+	}
+	for _, a := range recs {
+		switch {
+		case seen[a.Key]:
+		case a.IsTool():
 			res.Tools = append(res.Tools, ToolCall{Server: a.Server, Plugin: a.Plugin, Tool: a.Tool, MS: a.MS, Failed: a.Failed})
+		case skills:
+			res.Skills = append(res.Skills, Invocation{Skill: a.Skill, Plugin: a.Plugin, How: a.How})
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // records reads the run's records (opening the store imports what recorders spooled).
