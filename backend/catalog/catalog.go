@@ -3,10 +3,10 @@ package catalog
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sync"
 
+	"github.com/plugboard/plugboard/backend/diskwait"
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/mcpconfig"
 	"github.com/plugboard/plugboard/backend/settings"
@@ -297,7 +297,10 @@ func assemble(o Options, st Settings, s *scan, plugins []Plugin) *Catalog {
 func loadAll(locs []location, o Options) []Plugin {
 	n := o.Workers
 	if n <= 0 {
-		n = 4 * runtime.GOMAXPROCS(0)
+		n = 4 * diskwait.Procs()
+		// While the loads wait on the disk (a cold cache), each gets a processor of its
+		// own, so that as many reads are in flight as there are loads.
+		defer diskwait.Start(n).Stop()
 	}
 	out := make([]Plugin, len(locs))
 	next := make(chan int)
