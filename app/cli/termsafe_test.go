@@ -85,3 +85,22 @@ func BenchmarkTermSafe(b *testing.B) {
 		}
 	}
 }
+
+// TestCleanWordAtATime: the eight-bytes-at-a-time check agrees with the byte-by-byte one
+// for every byte value at every place of a word and of the tail after it.
+func TestCleanWordAtATime(t *testing.T) {
+	base := []byte("plain ascii text")
+	for at := range len(base) + 3 {
+		for v := range 256 {
+			p := append([]byte(nil), base...)
+			if at < len(p) {
+				p[at] = byte(v)
+			} else {
+				p = append(p, byte(v))
+			}
+			if got, want := clean(p), cleanBytes(p); got != want {
+				t.Fatalf("byte %#02x at %d of %q: clean %v, byte by byte %v", v, at, p, got, want)
+			}
+		}
+	}
+}
