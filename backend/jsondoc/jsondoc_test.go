@@ -1,10 +1,14 @@
 package jsondoc
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 const doc = `{
@@ -125,4 +129,40 @@ func TestChild(t *testing.T) {
 	if got, _ := Child(doc, "a").([]any); len(got) != 2 {
 		t.Errorf("Child(doc, \"a\") = %v", got)
 	}
+}
+
+// FuzzDecodeMatchesEncodingJSON: Decode gives what encoding/json gives (with UseNumber),
+// or an error where it refuses the document.
+func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
+	for _, s := range []string{doc, `{"a":1,"a":2}`, `{"a":"\ud800"}`, `{"a":"\u00e9\n\"x\""}`, `[1e400, -0.0, 12345678901234567890]`,
+		`{"a":{"b":[true,false,null,{}]}}`, `"\u2028"`, ` {} `, `{}x`, `{"a":[1,]}`, `{"a" 1}`, `01`, `{"a":"` + "\x7f" + `"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := Decode(data)
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var want any
+		stdErr := dec.Decode(&want)
+		if stdErr == nil {
+			if _, e := dec.Token(); e != io.EOF {
+				stdErr = errors.New("trailing data")
+			}
+		}
+		if stdErr != nil || !utf8.Valid(data) {
+			if err == nil {
+				t.Fatalf("Decode(%q) = %#v, encoding/json refuses it (%v)", data, got, stdErr)
+			}
+			return
+		}
+		if err != nil {
+			if d, _ := depth(data); d > MaxDepth {
+				return
+			}
+			t.Fatalf("Decode(%q): %v, encoding/json decodes %#v", data, err, want)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Decode(%q) = %#v, encoding/json %#v", data, got, want)
+		}
+	})
 }
