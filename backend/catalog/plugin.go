@@ -75,7 +75,11 @@ func loadPlugin(l location, home string) Plugin {
 		skillsDirs = m.SkillsDirs
 	}
 	for _, d := range skillsDirs {
-		p.Skills = append(p.Skills, loadSkills(root, d, home, &p.Issues, listed)...)
+		if got := loadSkills(root, d, home, &p.Issues, listed); p.Skills == nil {
+			p.Skills = got // the one skills folder nearly every package has: no copy
+		} else {
+			p.Skills = append(p.Skills, got...)
+		}
 	}
 	switch m.Format {
 	case manifest.FormatPortable:
@@ -224,7 +228,11 @@ func loadSkillEntries(root, rel, at, resolved, home string, entries []os.DirEntr
 			if t != nil {
 				o.Data = t.Kept
 				for r, l := range t.Listings {
-					listed[filepath.Join(dir, r)] = l
+					if r == "" {
+						listed[dir] = l // the skill folder itself, most often the only one
+					} else {
+						listed[filepath.Join(dir, r)] = l
+					}
 				}
 			}
 		}
@@ -275,11 +283,13 @@ func loadCursorMCP(root, rel string, issues *issue.List) *mcpconfig.Config {
 // SKILL.md files just read (then dropped from the skills) and the spec's manifest, so the
 // models read and validate nothing twice.
 func judgeClients(p *Plugin, dir, root string, m *manifest.Manifest, listed map[string][]os.DirEntry, installed map[string]string) {
-	o := clients.Options{Prefill: clients.Prefill{}, Parsed: map[string]map[string]any{}, Root: root, Dirs: listed, Installed: installed}
+	o := clients.Options{Prefill: make(clients.Prefill, len(p.Skills)), Parsed: make(map[string]map[string]any, len(p.Skills)),
+		Root: root, Dirs: listed, Installed: installed}
 	for i := range p.Skills {
 		s := &p.Skills[i]
 		if s.Data != nil {
-			o.Prefill[filepath.Join(s.Dir, skill.FileName)] = s.Data
+			// s.Dir is clean (a listed name joined to a clean folder): no Join's clean-up.
+			o.Prefill[s.Dir+string(filepath.Separator)+skill.FileName] = s.Data
 		}
 		if s.Front != nil {
 			o.Parsed[s.Block] = s.Front

@@ -108,6 +108,7 @@ func judgeCodex(dir string, r *files) Verdict {
 	for _, d := range codexSkillRoots(p, &v) {
 		codexScan(root, d, &skills, r)
 	}
+	v.Skills, v.loaded = make([]string, 0, len(skills)), make([]LoadedSkill, 0, len(skills))
 	for _, s := range skills {
 		codexAddSkill(p, s, &v, r)
 	}

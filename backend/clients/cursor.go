@@ -92,7 +92,9 @@ func judgeCursor(dir string, r *files) Verdict {
 		return notPackage("not a Cursor plugin: there is no .cursor-plugin/plugin.json or Agent Plugins plugin.json")
 	}
 	v.Loads = true
-	for _, sd := range skillDirsOf(root, r, skillDirs...) {
+	sds := skillDirsOf(root, r, skillDirs...)
+	v.Skills, v.loaded = make([]string, 0, len(sds)), make([]LoadedSkill, 0, len(sds))
+	for _, sd := range sds {
 		name, reason := cursorSkill(sd.file, r)
 		if reason != "" {
 			v.drop(sd.rel, "cursor.skills", "%s", reason)

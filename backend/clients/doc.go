@@ -143,15 +143,7 @@ type Options struct {
 // JudgeWith is Judge with what the caller has already read.
 func JudgeWith(dir string, o Options) Set {
 	r := newFiles() // each file is read, listed and parsed once for all four
-	for p, data := range o.Prefill {
-		r.m[p] = fileRead{data: data}
-	}
-	for p, entries := range o.Dirs {
-		r.dirs[p] = dirRead{entries: entries}
-	}
-	for block, m := range o.Parsed {
-		r.yaml[block] = yamlRead{m: m}
-	}
+	r.given, r.givenDirs, r.givenParsed = o.Prefill, o.Dirs, o.Parsed
 	r.portable = o.Portable
 	abs, _ := filepath.Abs(dir)
 	if o.Root != "" {

@@ -33,8 +33,10 @@ func judgePI(dir string, r *files) Verdict {
 		return notPackage("the folder cannot be opened: " + err.Error())
 	}
 	v := Verdict{Package: true, Why: "PI has no plugins: a launch hands it each skill folder with --skill"}
-	seen := map[string]string{}
-	for _, sd := range skillDirsOf(root, r) {
+	sds := skillDirsOf(root, r)
+	seen := make(map[string]string, len(sds))
+	v.Skills, v.loaded = make([]string, 0, len(sds)), make([]LoadedSkill, 0, len(sds))
+	for _, sd := range sds {
 		name, ok, reason, rule := piSkill(sd.dir, sd.file, r)
 		if !ok {
 			v.drop(sd.rel, rule, "%s", reason)
@@ -107,10 +109,18 @@ func skillDirsOf(root string, r *files, dirs ...string) []skillDir {
 		if err != nil {
 			continue
 		}
+		if out == nil {
+			out = make([]skillDir, 0, len(entries))
+		}
+		d = path.Clean(d) // "." or a clean relative path: a listed name joins it as written
 		for _, e := range entries {
 			dir := child(at, e.Name())
 			if file := child(dir, skill.FileName); r.isFile(file) {
-				out = append(out, skillDir{rel: path.Join(d, e.Name()), dir: dir, file: file})
+				rel := e.Name()
+				if d != "." {
+					rel = d + "/" + rel
+				}
+				out = append(out, skillDir{rel: rel, dir: dir, file: file})
 			}
 		}
 	}

@@ -256,8 +256,10 @@ func (w *walker) dir(fd int, from, rel string, linked bool) error {
 	}
 	sort.Strings(names)
 	var listing []fs.DirEntry
+	var entries []dirEntry // the listing's entries, in one allocation for the folder
+	var at string
 	if w.o.List {
-		listing = make([]fs.DirEntry, 0, len(names))
+		listing, entries, at = make([]fs.DirEntry, 0, len(names)), make([]dirEntry, 0, len(names)), w.root+"/"+from
 		if w.t.Listings == nil {
 			w.t.Listings = map[string][]fs.DirEntry{}
 		}
@@ -277,7 +279,8 @@ func (w *walker) dir(fd int, from, rel string, linked bool) error {
 			return err
 		}
 		if w.o.List {
-			listing = append(listing, dirEntry{name: name, typ: typ, dir: w.root + "/" + from})
+			entries = append(entries, dirEntry{name: name, typ: typ, dir: at}) // never grown: its capacity is every name
+			listing = append(listing, &entries[len(entries)-1])
 		}
 	}
 	return nil
