@@ -298,9 +298,12 @@ func loadAll(locs []location, o Options) []Plugin {
 	n := o.Workers
 	if n <= 0 {
 		n = 4 * diskwait.Procs()
-		// While the loads wait on the disk (a cold cache), each gets a processor of its
-		// own, so that as many reads are in flight as there are loads.
-		defer diskwait.Start(n).Stop()
+		if len(locs) > n {
+			// While the loads wait on the disk (a cold cache), each gets a processor of
+			// its own, so that as many reads are in flight as there are loads. (A refresh
+			// of a few packages is over before the first sample.)
+			defer diskwait.Start(n).Stop()
+		}
 	}
 	out := make([]Plugin, len(locs))
 	next := make(chan int)
