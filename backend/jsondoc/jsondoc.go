@@ -49,8 +49,10 @@ func Decode(data []byte) (any, error) {
 		return nil, &SyntaxError{Line: LineAt(data, off), Msg: fmt.Sprintf("nests deeper than %d levels; flatten it", MaxDepth)}
 	}
 	// segmentio/encoding decodes a valid document into the same values as encoding/json
-	// (FuzzDecodeMatchesEncodingJSON) in about half the time; anything it refuses is
-	// decoded again by encoding/json, whose errors the messages below are made from.
+	// (FuzzDecodeMatchesEncodingJSON), with fewer allocations (BenchmarkDecode, a typical
+	// mcp.json: 6.6 µs and 47 allocations for all of Decode, against 8.4 µs and 58 for
+	// encoding/json's decoding alone); anything it refuses is decoded again by
+	// encoding/json, whose errors the messages below are made from.
 	var v any
 	if rest, err := segjson.Parse(data, &v, segjson.UseNumber); err == nil && len(bytes.TrimLeft(rest, " \t\r\n")) == 0 {
 		return v, nil

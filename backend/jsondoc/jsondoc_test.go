@@ -166,3 +166,30 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecode: a typical mcp.json, by Decode and by encoding/json alone (Decode's
+// path for a document segmentio/encoding refuses).
+func BenchmarkDecode(b *testing.B) {
+	data := []byte(`{"$schema":"https://agent-plugins.org/schemas/1.0.0/mcp.schema.json","mcpServers":{` +
+		`"local":{"type":"stdio","command":"${PLUGIN_ROOT}/bin/server","args":["--port","0","--verbose"],"env":{"CONFIG":"${PLUGIN_DATA}/config.json"}},` +
+		`"remote":{"type":"streamable-http","url":"http://127.0.0.1:9/mcp","headers":{"X-Tenant":"bench"}}}}`)
+	b.Run("Decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Decode(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			dec := json.NewDecoder(bytes.NewReader(data))
+			dec.UseNumber()
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
