@@ -155,13 +155,19 @@ type planSkill struct {
 }
 
 // pluginSkills reads each plugin of the plan afresh and returns the skills the plan
-// hands the backend, in the order it hands them.
+// hands the backend that the model is told of, in the order it hands them: a skill with
+// disable-model-invocation is in no client's listing.
 func pluginSkills(plan *runtime.Plan, o Options, st settings.Settings) []planSkill {
 	want := map[string]bool{}
 	for _, s := range plan.Skills {
 		want[s] = true
 	}
 	var out []planSkill
+	add := func(name string, s skill.Skill) {
+		if !s.DisableModelInvocation {
+			out = append(out, planSkill{name, s})
+		}
+	}
 	co := catalog.Options{Home: o.Home, PlugboardHome: o.PlugboardHome}
 	for _, pp := range plan.Plugins {
 		if pp.How == "dropped" {
@@ -181,7 +187,7 @@ func pluginSkills(plan *runtime.Plan, o Options, st settings.Settings) []planSki
 			sort.Slice(ls, func(a, b int) bool { return ls[a].Name < ls[b].Name })
 			for _, l := range ls {
 				if want[l.Name] {
-					out = append(out, planSkill{l.Name, skill.Load(filepath.Join(p.Path, filepath.FromSlash(l.Dir)), skill.Options{Keep: true})})
+					add(l.Name, skill.Load(filepath.Join(p.Path, filepath.FromSlash(l.Dir)), skill.Options{Keep: true}))
 				}
 			}
 			continue
@@ -195,7 +201,7 @@ func pluginSkills(plan *runtime.Plan, o Options, st settings.Settings) []planSki
 				if s.Front == nil {
 					s = skill.Load(s.Dir, skill.Options{Keep: true})
 				}
-				out = append(out, planSkill{name, s})
+				add(name, s)
 			}
 		}
 	}
@@ -264,9 +270,7 @@ func claudeEntries(plan *runtime.Plan, o Options, st settings.Settings) []entry 
 	}
 	own(true)
 	for _, ps := range pluginSkills(plan, o, st) {
-		if !ps.s.DisableModelInvocation {
-			out = append(out, entry{name: ps.name, desc: claudeDescription(ps.s), source: "target"})
-		}
+		out = append(out, entry{name: ps.name, desc: claudeDescription(ps.s), source: "target"})
 	}
 	own(false)
 	return out
@@ -415,9 +419,6 @@ type piEntry struct{ name, desc, location string }
 func piEntries(plan *runtime.Plan, o Options, st settings.Settings) []piEntry {
 	var out []piEntry
 	for _, ps := range pluginSkills(plan, o, st) {
-		if ps.s.DisableModelInvocation {
-			continue
-		}
 		out = append(out, piEntry{ps.name, ps.s.Description, filepath.Join(plan.Projection, "skills", ps.name, "SKILL.md")})
 	}
 	return out

@@ -48,9 +48,6 @@ type codexEntry struct{ name, desc, path string }
 func codexEntries(plan *runtime.Plan, o Options, st settings.Settings) []codexEntry {
 	var out []codexEntry
 	for _, ps := range pluginSkills(plan, o, st) {
-		if ps.s.DisableModelInvocation {
-			continue
-		}
 		out = append(out, codexEntry{ps.name, strings.Join(strings.Fields(ps.s.Description), " "), "r0/" + ps.name + "/SKILL.md"})
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].name < out[b].name })
@@ -188,9 +185,7 @@ func renderCopilot(plan *runtime.Plan, o Options, st settings.Settings) Skills {
 		}
 	}
 	for _, ps := range pluginSkills(plan, o, st) {
-		if !ps.s.DisableModelInvocation {
-			add(ps.name, ps.s.Description, "plugin", "target")
-		}
+		add(ps.name, ps.s.Description, "plugin", "target")
 	}
 	if len(sk.Listed) == 0 {
 		return sk
