@@ -32,7 +32,7 @@ var bom = []byte("\xef\xbb\xbf")
 // checker collects the issues of one SKILL.md. Frontmatter line L is file line L+1: the
 // opening "---" is line 1.
 type checker struct {
-	s      *Skill
+	s      Skill // held here, not pointed to: a pointer escaped with the issues' paths, one allocation a skill
 	folder string
 	dir    string
 	opts   Options
@@ -47,14 +47,14 @@ func Parse(data []byte, folder, dir string, opts Options) Skill {
 	if opts.Path == "" {
 		opts.Path = path.Join(folder, "SKILL.md")
 	}
-	s := Skill{Name: folder, Folder: folder, Dir: dir, Path: opts.Path, Sum: ContentSum(data)}
-	c := &checker{s: &s, folder: folder, dir: dir, opts: opts, nodes: slabs.Get().(*slab)}
+	c := &checker{s: Skill{Name: folder, Folder: folder, Dir: dir, Path: opts.Path, Sum: ContentSum(data)},
+		folder: folder, dir: dir, opts: opts, nodes: slabs.Get().(*slab)}
 	if root := c.frontmatter(data); root != nil {
 		c.fields(root)
 	}
 	slabs.Put(c.nodes) // the checks copy what they keep out of the tree
-	s.finish()
-	return s
+	c.s.finish()
+	return c.s
 }
 
 // crc32c is the Castagnoli table (computed in hardware where the CPU has it), made on
@@ -98,7 +98,8 @@ func (c *checker) frontmatter(data []byte) *yaml.Node {
 	if !ok {
 		return nil
 	}
-	doc, err := parseYAML(fm, c.nodes)
+	text := string(fm) // the one copy: the tree's values and Block are slices of it
+	doc, err := parseYAML(text, c.nodes)
 	if err != nil {
 		line, msg := yamlError(err)
 		c.errorf(CodeInvalidYAML, line, "", "frontmatter is not valid YAML: %s", msg)
@@ -110,7 +111,7 @@ func (c *checker) frontmatter(data []byte) *yaml.Node {
 	root := c.rootMapping(doc)
 	if root != nil && c.opts.Keep {
 		// The text as the clients cut it: up to, not including, the newline before "---".
-		c.s.Block, c.s.Front = strings.TrimSuffix(string(fm), "\n"), scalars(root)
+		c.s.Block, c.s.Front = strings.TrimSuffix(text, "\n"), scalars(root)
 	}
 	return root
 }
@@ -190,7 +191,7 @@ func isFence(line []byte) bool {
 
 // parseYAML parses fm into a node tree. yaml.v3 bounds nesting at 10,000 levels itself;
 // the recover turns any parser panic into an issue, as Parse must never panic.
-func parseYAML(fm []byte, a *slab) (doc *yaml.Node, err error) {
+func parseYAML(fm string, a *slab) (doc *yaml.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("yaml: the parser failed (%v)", r)
@@ -200,7 +201,7 @@ func parseYAML(fm []byte, a *slab) (doc *yaml.Node, err error) {
 		return doc, nil
 	}
 	var n yaml.Node
-	if err := yaml.Unmarshal(fm, &n); err != nil {
+	if err := yaml.Unmarshal([]byte(fm), &n); err != nil {
 		return nil, err
 	}
 	return &n, nil
@@ -237,7 +238,8 @@ func yamlError(err error) (int, string) {
 func (c *checker) checkTree(doc *yaml.Node) bool {
 	aliases, reported := 0, 0
 	var firstAlias *yaml.Node
-	stack := []*yaml.Node{doc}
+	var room [32]*yaml.Node // a typical frontmatter's nodes all fit: no allocation
+	stack := append(room[:0], doc)
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
