@@ -227,11 +227,11 @@ func loadSkillEntries(root, rel, at, resolved, home string, entries []os.DirEntr
 			t, walkErr = tree.Walk(dir, co)
 			if t != nil {
 				o.Data = t.Kept
-				for r, l := range t.Listings {
-					if r == "" {
-						listed[dir] = l // the skill folder itself, most often the only one
+				for _, l := range t.Listings {
+					if l.Rel == "" {
+						listed[dir] = l.Entries // the skill folder itself, most often the only one
 					} else {
-						listed[filepath.Join(dir, r)] = l
+						listed[filepath.Join(dir, l.Rel)] = l.Entries
 					}
 				}
 			}

@@ -98,12 +98,29 @@ type Tree struct {
 	Sum string
 	// Kept is the content of Options.Keep, when it was read.
 	Kept []byte
-	// Listings (Options.List) are the walked folders' entries by Rel ("" for the walked
-	// folder), sorted by name, each with its own type (a link is a link), as os.ReadDir
-	// of that path gives them; a folder reached through a link is listed under the path
-	// through the link.
-	Listings map[string][]fs.DirEntry
+	// Listings (Options.List) are the walked folders' entries, each folder's by its Rel
+	// ("" for the walked folder), sorted by name, each with its own type (a link is a
+	// link), as os.ReadDir of that path gives them; a folder reached through a link is
+	// listed under the path through the link. A slice, not a map: a skill folder has one
+	// listing, and a map for each was 3 MB of a scan of 10,000 skills.
+	Listings []Listing
 	root     string
+}
+
+// Listing is one walked folder's entries.
+type Listing struct {
+	Rel     string
+	Entries []fs.DirEntry
+}
+
+// Listing returns the entries of the walked folder rel, if it was listed.
+func (t *Tree) Listing(rel string) ([]fs.DirEntry, bool) {
+	for _, l := range t.Listings {
+		if l.Rel == rel {
+			return l.Entries, true
+		}
+	}
+	return nil, false
 }
 
 // Walk lists, and unless o.NoHash hashes, the folder dir inside root: root must be
@@ -260,10 +277,7 @@ func (w *walker) dir(fd int, from, rel string, linked bool) error {
 	var at string
 	if w.o.List {
 		listing, entries, at = make([]fs.DirEntry, 0, len(names)), make([]dirEntry, 0, len(names)), w.root+"/"+from
-		if w.t.Listings == nil {
-			w.t.Listings = map[string][]fs.DirEntry{}
-		}
-		defer func() { w.t.Listings[rel] = listing }()
+		defer func() { w.t.Listings = append(w.t.Listings, Listing{Rel: rel, Entries: listing}) }()
 	}
 	for _, name := range names {
 		childRel := join(rel, name)

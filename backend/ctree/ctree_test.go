@@ -379,12 +379,16 @@ func TestWalkListings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := tr.Listings[rel]
+		got, ok := tr.Listing(rel)
 		if !ok || show(got) != show(want) {
 			t.Errorf("listing of %q = %s, os.ReadDir %s", rel, show(got), show(want))
 		}
 	}
-	if info, err := tr.Listings[""][0].Info(); err != nil || info.Name() != ".hidden" {
+	if len(tr.Listings) != 3 {
+		t.Errorf("%d listings, want 3 (the folder, scripts, link-dir)", len(tr.Listings))
+	}
+	top, _ := tr.Listing("")
+	if info, err := top[0].Info(); err != nil || info.Name() != ".hidden" {
 		t.Errorf("Info of the first entry: %v, %v", info, err)
 	}
 	if tr, err := Walk(root, filepath.Join(root, "s"), Options{NoHash: true, Leave: o.Leave}); err != nil || tr.Listings != nil {
