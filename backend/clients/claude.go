@@ -540,9 +540,9 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 			return false
 		}
 		for _, e := range entries {
-			dir := child(at, e.Name())
+			dir, file := skillPaths(at, e.Name())
 			// A plain folder needs no look-up; a link is followed.
-			if file := child(dir, skill.FileName); (e.IsDir() || r.isDir(dir)) && r.isFile(file) {
+			if (e.IsDir() || r.isDir(dir)) && r.isFile(file) {
 				add(path.Join(rel, e.Name()), file, false)
 			}
 		}

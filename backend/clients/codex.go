@@ -405,6 +405,7 @@ func codexPaths(val any) []string {
 type codexFound struct {
 	dir    string
 	abs    string // the folder's path
+	file   string // its SKILL.md's
 	agents bool
 }
 
@@ -413,12 +414,13 @@ type codexFound struct {
 func codexScan(root, rel string, found *[]codexFound, r *files) {
 	full := filepath.Join(root, filepath.FromSlash(rel))
 	if kind, there := codexEntry(full, r); there && kind.IsDir() {
-		codexScanDir(rel, full, 0, found, r)
+		codexScanDir(rel, full, child(full, "SKILL.md"), 0, found, r)
 	}
 }
 
-// codexScanDir scans the folder rel (full, its path), depth levels below a skills folder.
-func codexScanDir(rel, full string, depth int, found *[]codexFound, r *files) {
+// codexScanDir scans the folder rel (full, its path; file, the path of a SKILL.md in it),
+// depth levels below a skills folder.
+func codexScanDir(rel, full, file string, depth int, found *[]codexFound, r *files) {
 	entries, err := r.readDir(full)
 	if err != nil {
 		return
@@ -432,18 +434,19 @@ func codexScanDir(rel, full string, depth int, found *[]codexFound, r *files) {
 		case e.IsDir():
 			agents = agents || name == "agents"
 			if depth < 6 {
-				codexScanDir(rel+"/"+name, child(full, name), depth+1, found, r)
+				sub, subFile := skillPaths(full, name)
+				codexScanDir(rel+"/"+name, sub, subFile, depth+1, found, r)
 			}
 		}
 	}
 	if skill {
-		*found = append(*found, codexFound{dir: rel, abs: full, agents: agents})
+		*found = append(*found, codexFound{dir: rel, abs: full, file: file, agents: agents})
 	}
 }
 
 // codexAddSkill applies codex.skill-frontmatter and codex.not-in-prompt to one SKILL.md.
 func codexAddSkill(p codexPlugin, s codexFound, v *Verdict, r *files) {
-	name, desc, reason := codexSkillFile(s.abs, r)
+	name, desc, reason := codexSkillFile(s.abs, s.file, r)
 	if reason == "" {
 		reason = codexQualified(p.namespace, name)
 	}
@@ -522,14 +525,14 @@ func codexImplicitOff(dir string, r *files) bool {
 // codexSkillName reads the skill folder dir as Codex reads a standalone skill (in
 // ~/.codex/skills or ~/.agents/skills): its name, or why it is not loaded.
 func codexSkillName(dir string, r *files) (name, reason string) {
-	name, _, reason = codexSkillFile(dir, r)
+	name, _, reason = codexSkillFile(dir, child(dir, "SKILL.md"), r)
 	return name, reason
 }
 
-// codexSkillFile applies codex.skill-frontmatter to dir/SKILL.md: the skill's name and
-// description (as written), or why Codex refuses it.
-func codexSkillFile(dir string, r *files) (name, desc, reason string) {
-	data, err := r.read(child(dir, "SKILL.md"))
+// codexSkillFile applies codex.skill-frontmatter to file, dir's SKILL.md: the skill's
+// name and description (as written), or why Codex refuses it.
+func codexSkillFile(dir, file string, r *files) (name, desc, reason string) {
+	data, err := r.read(file)
 	if err != nil {
 		return "", "", "SKILL.md cannot be read: " + describeRead(err)
 	}

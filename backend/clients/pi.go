@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/plugboard/plugboard/backend/manifest"
-	"github.com/plugboard/plugboard/backend/skill"
 )
 
 // PI's rules, read from pi-coding-agent 0.73.1 (dist/core/skills.js,
@@ -92,7 +91,9 @@ func piSkill(dir, file string, r *files) (name string, ok bool, reason, rule str
 func skillDirsOf(root string, r *files, dirs ...string) []skillDir {
 	if len(dirs) == 0 {
 		dirs = []string{"skills"}
-		if manifest.Detect(root, false) == manifest.FormatCursor {
+		// A root plugin.json the caller has read makes the package portable: Detect
+		// would find it first.
+		if r.portable == nil && manifest.Detect(root, false) == manifest.FormatCursor {
 			if m := manifest.LoadCursor(root); m.Valid {
 				dirs = m.SkillsDirs
 			}
@@ -114,8 +115,7 @@ func skillDirsOf(root string, r *files, dirs ...string) []skillDir {
 		}
 		d = path.Clean(d) // "." or a clean relative path: a listed name joins it as written
 		for _, e := range entries {
-			dir := child(at, e.Name())
-			if file := child(dir, skill.FileName); r.isFile(file) {
+			if dir, file := skillPaths(at, e.Name()); r.isFile(file) {
 				rel := e.Name()
 				if d != "." {
 					rel = d + "/" + rel
