@@ -3,6 +3,7 @@ package catalog
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -206,8 +207,8 @@ func assemble(o Options, st Settings, s *scan, plugins []Plugin) *Catalog {
 	entries := make([]*SkillEntry, 0, n)
 	add := func(ss []skill.Skill, layer int, src skill.Source, trusted bool) {
 		made := make([]SkillEntry, len(ss))
-		for i, sk := range ss {
-			made[i] = entryOf(sk, layer, src, trusted, nil, c.Settings)
+		for i := range ss {
+			made[i] = entryOf(&ss[i], layer, src, trusted, nil, c.Settings)
 			entries = append(entries, &made[i])
 			c.standalone = append(c.standalone, &made[i])
 		}
@@ -216,58 +217,42 @@ func assemble(o Options, st Settings, s *scan, plugins []Plugin) *Catalog {
 	// plugins were added or removed, by its folder.
 	prev, cache := s.entries, make([]*pluginEntries, len(plugins))
 	var prevAt map[string]*pluginEntries
+	if len(prev) > 0 {
+		prevAt = make(map[string]*pluginEntries, len(prev))
+		for _, pe := range prev {
+			if pe != nil {
+				prevAt[pe.path] = pe
+			}
+		}
+	}
 	cached := func(i int, path string) *pluginEntries {
 		if i < len(prev) && prev[i] != nil && prev[i].path == path {
 			return prev[i]
 		}
-		if prevAt == nil {
-			prevAt = make(map[string]*pluginEntries, len(prev))
-			for _, pe := range prev {
-				if pe != nil {
-					prevAt[pe.path] = pe
-				}
-			}
-		}
 		return prevAt[path]
 	}
-	addPlugin := func(i int, p *Plugin, layer int, src skill.Source) {
-		var first *skill.Skill
-		if len(p.Skills) > 0 {
-			first = &p.Skills[0]
+	// The valid plugins' entries are made (or found) on every CPU, then listed in F7
+	// order: making 10,000 skills' entries took 10-19 ms on one CPU after the load.
+	forEachParallel(len(plugins), func(i int) {
+		if p := &plugins[i]; p.Valid {
+			cache[i] = pluginEntriesOf(cached(i, p.Path), p, c.Settings)
 		}
-		pe := cached(i, p.Path)
-		if pe == nil || pe.skills != first || pe.n != len(p.Skills) || pe.name != p.Name || pe.id != p.ID || pe.source != p.Source || pe.layer != layer || pe.src != src ||
-			!pe.enabledUnder(c.Settings) {
-			pe = &pluginEntries{path: p.Path, skills: first, n: len(p.Skills), name: p.Name, id: p.ID, source: p.Source, layer: layer, src: src,
-				entries: make([]SkillEntry, len(p.Skills)), allEnabled: true}
-			for i, sk := range p.Skills {
-				pe.entries[i] = entryOf(sk, layer, src, false, p, c.Settings)
-				pe.allEnabled = pe.allEnabled && pe.entries[i].Enabled
-			}
-		}
-		cache[i] = pe
-		for i := range pe.entries {
-			entries = append(entries, &pe.entries[i])
+	})
+	addPlugin := func(i int, _ *Plugin) {
+		for j := range cache[i].entries {
+			entries = append(entries, &cache[i].entries[j])
 		}
 	}
 	for _, r := range s.user {
 		add(r.skills, LayerUser, r.root.source, true)
 		c.Issues = append(c.Issues, r.issues...)
 	}
-	c.eachPlugin(func(p *Plugin) bool { return p.Source == SourceManaged }, func(i int, p *Plugin) {
-		addPlugin(i, p, LayerManaged, skill.SourcePlugin)
-	})
+	c.eachPlugin(func(p *Plugin) bool { return p.Source == SourceManaged }, addPlugin)
 	for _, r := range s.project {
 		add(r.skills, LayerProject, r.root.source, false)
 		c.Issues = append(c.Issues, r.issues...)
 	}
-	c.eachPlugin(func(p *Plugin) bool { return p.Source != SourceManaged }, func(i int, p *Plugin) {
-		src := skill.SourceCursorPlugin
-		if p.Source == SourcePluginPath {
-			src = skill.SourcePluginPath
-		}
-		addPlugin(i, p, LayerCursor, src)
-	})
+	c.eachPlugin(func(p *Plugin) bool { return p.Source != SourceManaged }, addPlugin)
 	s.entries = cache
 	add(s.builtin, LayerBuiltin, skill.SourceBuiltin, true)
 	resolvePrecedence(c.standalone, filepath.Join(o.PlugboardHome, ".claude", "skills"))
@@ -291,6 +276,60 @@ func assemble(o Options, st Settings, s *scan, plugins []Plugin) *Catalog {
 	s.mcpFrom, s.mcp = srcs, c.MCP
 	c.summarise()
 	return c
+}
+
+// layerOf is the F7 layer and the skill source of a plugin's skills: managed packages
+// come before the user's Cursor plugins and plugin paths.
+func layerOf(p *Plugin) (int, skill.Source) {
+	switch p.Source {
+	case SourceManaged:
+		return LayerManaged, skill.SourcePlugin
+	case SourcePluginPath:
+		return LayerCursor, skill.SourcePluginPath
+	}
+	return LayerCursor, skill.SourceCursorPlugin
+}
+
+// pluginEntriesOf returns the entries of plugin p's skills: pe (made by an earlier
+// catalog) when it still holds them under st, new ones otherwise.
+func pluginEntriesOf(pe *pluginEntries, p *Plugin, st Settings) *pluginEntries {
+	layer, src := layerOf(p)
+	var first *skill.Skill
+	if len(p.Skills) > 0 {
+		first = &p.Skills[0]
+	}
+	if pe != nil && pe.skills == first && pe.n == len(p.Skills) && pe.name == p.Name && pe.id == p.ID && pe.source == p.Source && pe.layer == layer && pe.src == src &&
+		pe.enabledUnder(st) {
+		return pe
+	}
+	pe = &pluginEntries{path: p.Path, skills: first, n: len(p.Skills), name: p.Name, id: p.ID, source: p.Source, layer: layer, src: src,
+		entries: make([]SkillEntry, len(p.Skills)), allEnabled: true}
+	for i := range p.Skills {
+		pe.entries[i] = entryOf(&p.Skills[i], layer, src, false, p, st)
+		pe.allEnabled = pe.allEnabled && pe.entries[i].Enabled
+	}
+	return pe
+}
+
+// forEachParallel calls fn(0) .. fn(n-1) on as many goroutines as there are CPUs, in
+// ranges of consecutive indexes, and returns when every call has.
+func forEachParallel(n int, fn func(int)) {
+	procs := min(runtime.GOMAXPROCS(0), n)
+	if procs <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range procs {
+		wg.Go(func() {
+			for i := w * n / procs; i < (w+1)*n/procs; i++ {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // loadAll loads the packages concurrently and returns them in discovery order.

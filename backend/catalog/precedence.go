@@ -50,7 +50,7 @@ type SkillEntry struct {
 	Issues issue.List        `json:"issues,omitempty"`
 }
 
-func entryOf(s skill.Skill, layer int, src skill.Source, trusted bool, p *Plugin, settings Settings) SkillEntry {
+func entryOf(s *skill.Skill, layer int, src skill.Source, trusted bool, p *Plugin, settings Settings) SkillEntry {
 	e := SkillEntry{ID: s.Name, Name: s.Name, Source: src, Layer: layer, Trusted: trusted, Path: s.Path,
 		Description: s.Description, Sum: s.Sum, Valid: s.Valid, ModelInvocable: s.ModelInvocable, Paths: s.Paths, Issues: s.Issues.NonNil()}
 	if p != nil {
