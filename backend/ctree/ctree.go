@@ -170,7 +170,7 @@ func (r *Root) Walk(dir string, o Options) (*Tree, error) {
 	if err := w.dir(fd, from, "", false); err != nil {
 		return nil, err
 	}
-	sort.Slice(w.t.Files, func(a, b int) bool { return w.t.Files[a].Rel < w.t.Files[b].Rel })
+	slices.SortFunc(w.t.Files, func(a, b File) int { return strings.Compare(a.Rel, b.Rel) })
 	if !o.NoHash {
 		w.t.Sum = sumOf(w.t.Files)
 	}
@@ -181,10 +181,14 @@ func (r *Root) Walk(dir string, o Options) (*Tree, error) {
 // with no link on the way (the catalog's common case) opens in one call; otherwise it is
 // resolved first, and must resolve inside the root.
 func openTop(rootfd int, root, dir string) (fd int, from string, err error) {
-	if rel, ok := strings.CutPrefix(dir, root+"/"); ok && clean(rel) || dir == root {
-		if dir == root {
-			rel = "."
-		}
+	rel, ok := "", dir == root
+	if ok {
+		rel = "."
+	} else if len(dir) > len(root) && dir[len(root)] == '/' && strings.HasPrefix(dir, root) {
+		rel = dir[len(root)+1:]
+		ok = clean(rel)
+	}
+	if ok {
 		if fd, err = openPath(rootfd, root, rel, unix.O_RDONLY|unix.O_DIRECTORY); err == nil {
 			return fd, rel, nil
 		}
@@ -274,9 +278,8 @@ func (w *walker) dir(fd int, from, rel string, linked bool) error {
 	sort.Strings(names)
 	var listing []fs.DirEntry
 	var entries []dirEntry // the listing's entries, in one allocation for the folder
-	var at string
 	if w.o.List {
-		listing, entries, at = make([]fs.DirEntry, 0, len(names)), make([]dirEntry, 0, len(names)), w.root+"/"+from
+		listing, entries = make([]fs.DirEntry, 0, len(names)), make([]dirEntry, 0, len(names))
 		defer func() { w.t.Listings = append(w.t.Listings, Listing{Rel: rel, Entries: listing}) }()
 	}
 	for _, name := range names {
@@ -293,7 +296,7 @@ func (w *walker) dir(fd int, from, rel string, linked bool) error {
 			return err
 		}
 		if w.o.List {
-			entries = append(entries, dirEntry{name: name, typ: typ, dir: at}) // never grown: its capacity is every name
+			entries = append(entries, dirEntry{name: name, typ: typ, root: w.root, from: from}) // never grown: its capacity is every name
 			listing = append(listing, &entries[len(entries)-1])
 		}
 	}
@@ -302,15 +305,15 @@ func (w *walker) dir(fd int, from, rel string, linked bool) error {
 
 // dirEntry is one entry of a Tree listing.
 type dirEntry struct {
-	name string
-	typ  fs.FileMode
-	dir  string // the folder's path, for Info
+	name       string
+	typ        fs.FileMode
+	root, from string // the folder's path is root/from, for Info (joined only if asked)
 }
 
 func (e dirEntry) Name() string               { return e.name }
 func (e dirEntry) IsDir() bool                { return e.typ.IsDir() }
 func (e dirEntry) Type() fs.FileMode          { return e.typ }
-func (e dirEntry) Info() (fs.FileInfo, error) { return os.Lstat(e.dir + "/" + e.name) }
+func (e dirEntry) Info() (fs.FileInfo, error) { return os.Lstat(e.root + "/" + e.from + "/" + e.name) }
 
 // typeOf is the fs type bits of a stat mode.
 func typeOf(mode uint32) fs.FileMode {
