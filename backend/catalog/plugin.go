@@ -208,7 +208,11 @@ func loadSkillEntries(root, rel, at, resolved, home string, entries []os.DirEntr
 		}
 	}()
 	for _, e := range entries {
-		dir := filepath.Join(at, e.Name())
+		// at is clean and the name a listed one: Join's clean-up has nothing to do.
+		dir := at + string(filepath.Separator) + e.Name()
+		if at == string(filepath.Separator) {
+			dir = at + e.Name()
+		}
 		// The listing already says what a plain folder is; only links need a Stat.
 		if !e.IsDir() && (e.Type()&os.ModeSymlink == 0 || !isDir(dir)) {
 			continue // files beside skills (README.md) are not skills
@@ -288,8 +292,7 @@ func judgeClients(p *Plugin, dir, root string, m *manifest.Manifest, listed map[
 	for i := range p.Skills {
 		s := &p.Skills[i]
 		if s.Data != nil {
-			// s.Dir is clean (a listed name joined to a clean folder): no Join's clean-up.
-			o.Prefill[s.Dir+string(filepath.Separator)+skill.FileName] = s.Data
+			o.Prefill[s.Dir] = s.Data
 		}
 		if s.Front != nil {
 			o.Parsed[s.Block] = s.Front

@@ -539,8 +539,9 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 		if err != nil {
 			return false
 		}
-		for _, e := range entries {
-			dir, file := skillPaths(at, e.Name())
+		paths := r.pathsOf(at, entries)
+		for i, e := range entries {
+			dir, file := paths[i][0], paths[i][1]
 			// A plain folder needs no look-up; a link is followed.
 			if (e.IsDir() || r.isDir(dir)) && r.isFile(file) {
 				add(path.Join(rel, e.Name()), file, false)
@@ -799,7 +800,7 @@ func claudeFrontmatter(data []byte, r *files, rel claudeRelease) front {
 			}
 			return m, err
 		}
-		if err := yaml12Refuses(block); err != nil {
+		if err := r.yaml12Refuses(block); err != nil {
 			return nil, err
 		}
 		if multiDocument(block) { // Bun reads a list of documents, which is no object

@@ -426,7 +426,7 @@ func codexScanDir(rel, full, file string, depth int, found *[]codexFound, r *fil
 		return
 	}
 	skill, agents := false, false
-	for _, e := range entries {
+	for i, e := range entries {
 		switch name := e.Name(); {
 		case e.Type()&fs.ModeSymlink != 0 || strings.HasPrefix(name, "."):
 		case name == "SKILL.md" && e.Type().IsRegular():
@@ -434,7 +434,13 @@ func codexScanDir(rel, full, file string, depth int, found *[]codexFound, r *fil
 		case e.IsDir():
 			agents = agents || name == "agents"
 			if depth < 6 {
-				sub, subFile := skillPaths(full, name)
+				var sub, subFile string
+				if depth == 0 { // the skills folder, whose paths Claude's and PI's models made
+					p := r.pathsOf(full, entries)[i]
+					sub, subFile = p[0], p[1]
+				} else {
+					sub, subFile = skillPaths(full, name)
+				}
 				codexScanDir(rel+"/"+name, sub, subFile, depth+1, found, r)
 			}
 		}

@@ -16,6 +16,7 @@ package clients
 import (
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/plugboard/plugboard/backend/issue"
 	"github.com/plugboard/plugboard/backend/manifest"
@@ -120,8 +121,8 @@ func Judge(dir string) Set { return JudgeWith(dir, Options{}) }
 
 // Options hand Judge what the caller has already read.
 type Options struct {
-	// Prefill holds file contents already read, by absolute path (the catalog's SKILL.md
-	// files).
+	// Prefill holds SKILL.md contents already read, by the skill folder's absolute path
+	// (the catalog's skills).
 	Prefill Prefill
 	// Parsed holds frontmatter blocks already parsed, by their exact text, as the scalar
 	// members the models read.
@@ -192,6 +193,23 @@ var modelled = map[string]string{Codex: "0.169.0", PI: "0.73.1"}
 // installed here, or that none is.
 func JudgedBy(client string, installed map[string]string) string {
 	version, here := installed[client]
+	k := judgedKey{client, version, here}
+	if s, ok := judgedBy.Load(k); ok {
+		return s.(string) // every package of a scan has the same four: made once
+	}
+	s := judgedByOf(client, version, here)
+	judgedBy.Store(k, s)
+	return s
+}
+
+type judgedKey struct {
+	client, version string
+	here            bool
+}
+
+var judgedBy sync.Map // judgedKey → string
+
+func judgedByOf(client, version string, here bool) string {
 	model := modelled[client]
 	if client == Claude {
 		model = ClaudeModelled(version)

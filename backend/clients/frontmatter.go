@@ -55,6 +55,12 @@ type files struct {
 	yaml  map[string]yamlRead
 	text  map[*byte]string // a file's text with CRLF as LF, by its first byte
 	pi    map[*byte]front  // a file's frontmatter as PI (and Cursor) read it, by its first byte
+	// refused is yaml12Refuses of a block, by where the block's text is: Claude's and
+	// PI's models cut the same block out of the same text (lf).
+	refused map[textAt]error
+	// paths are skillPaths of a listing's entries, by the listing (its first entry):
+	// Claude's, PI's (and Cursor's) and Codex's models each walk a package's skills/.
+	paths map[*os.DirEntry]entryPaths
 	// skillDirs are the skill folders of a package by the skills folders asked for.
 	skillDirs map[string][]skillDir
 	// portable is the caller's reading of a root plugin.json, or nil.
@@ -70,8 +76,10 @@ type files struct {
 
 // file is what read found at path, if it was read or handed over.
 func (r *files) file(path string) (fileRead, bool) {
-	if data, ok := r.given[path]; ok {
-		return fileRead{data: data}, true
+	if dir, ok := strings.CutSuffix(path, string(filepath.Separator)+skill.FileName); ok {
+		if data, ok := r.given[dir]; ok {
+			return fileRead{data: data}, true
+		}
 	}
 	f, ok := r.m[path]
 	return f, ok
@@ -128,10 +136,46 @@ func skillPaths(dir, name string) (folder, file string) {
 	return file[:len(dir)+1+len(name)], file
 }
 
+// entryPaths are skillPaths(at, name) of each entry of at's listing, in its order.
+type entryPaths struct {
+	at    string
+	pairs [][2]string // folder, SKILL.md
+}
+
+// pathsOf returns skillPaths(at, e.Name()) of every entry e of the listing entries of
+// at, made once per listing.
+func (r *files) pathsOf(at string, entries []os.DirEntry) [][2]string {
+	if len(entries) == 0 {
+		return nil
+	}
+	if p, ok := r.paths[&entries[0]]; ok && p.at == at {
+		return p.pairs
+	}
+	pairs := make([][2]string, len(entries))
+	for i, e := range entries {
+		pairs[i][0], pairs[i][1] = skillPaths(at, e.Name())
+	}
+	r.paths[&entries[0]] = entryPaths{at, pairs}
+	return pairs
+}
+
+// dirOf is filepath.Dir(p). The paths the models look up are clean (child, skillPaths,
+// filepath.Join), and the parent of a clean path is the path up to its last separator:
+// Dir's clean-up of it was a twentieth of the models' time on 10,000 skills.
+func dirOf(p string) string {
+	sep := string(filepath.Separator)
+	i := strings.LastIndex(p, sep)
+	if i <= 0 || strings.HasPrefix(p, "."+sep) || strings.HasSuffix(p, sep) || strings.Contains(p, sep+sep) || strings.Contains(p, sep+"."+sep) ||
+		strings.Contains(p, sep+".."+sep) || strings.HasSuffix(p, sep+".") || strings.HasSuffix(p, sep+"..") {
+		return filepath.Dir(p) // the root's child, or a path that is not clean
+	}
+	return p[:i]
+}
+
 func newFiles() *files {
 	return &files{m: map[string]fileRead{}, dirs: map[string]dirRead{}, kinds: map[string]os.FileMode{},
 		real: map[string]realRead{}, yaml: map[string]yamlRead{}, text: map[*byte]string{}, pi: map[*byte]front{},
-		skillDirs: map[string][]skillDir{}}
+		refused: map[textAt]error{}, paths: map[*os.DirEntry]entryPaths{}, skillDirs: map[string][]skillDir{}}
 }
 
 func (r *files) read(path string) ([]byte, error) {
@@ -194,7 +238,7 @@ func (r *files) kind(p string) os.FileMode {
 		return k
 	}
 	k, known := os.FileMode(0), false
-	if parent := filepath.Dir(p); parent != p && r.missing(parent) {
+	if parent := dirOf(p); parent != p && r.missing(parent) {
 		k, known = fs.ModeIrregular, true
 	} else if d, ok := r.dir(parent); ok && d.err == nil {
 		name := filepath.Base(p)
@@ -219,7 +263,7 @@ func (r *files) kind(p string) os.FileMode {
 // missing reports whether p is known, from listings already made, not to exist (no
 // look-up is made for it).
 func (r *files) missing(p string) bool {
-	parent := filepath.Dir(p)
+	parent := dirOf(p)
 	if parent == p {
 		return false
 	}
@@ -249,7 +293,7 @@ func (r *files) exists(p string) bool {
 	if r.missing(p) {
 		return false // a folder on the way is listed without it
 	}
-	if d, ok := r.dir(filepath.Dir(p)); ok && d.err == nil {
+	if d, ok := r.dir(dirOf(p)); ok && d.err == nil {
 		_, found := slices.BinarySearchFunc(d.entries, filepath.Base(p), func(e os.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
 		return found // a dangling link is listed too
 	}
@@ -279,8 +323,10 @@ func (r *files) parseYAML(block string) (map[string]any, error) {
 	return m, err
 }
 
-// Prefill gives the contents of files already read (SKILL.md files the catalog has just
-// read), keyed by absolute path, so that Judge does not read them again.
+// Prefill gives the contents of SKILL.md files already read (the catalog's skills), keyed
+// by the absolute path of the folder each is in, so that Judge does not read them again.
+// (By folder: the catalog has that path, and a SKILL.md path for each was 1 MB of a scan
+// of 10,000 skills.)
 type Prefill map[string][]byte
 
 // parseYAMLMap parses a frontmatter block into a map; a document that is not a mapping
@@ -375,7 +421,7 @@ func piRead(data []byte, r *files) front {
 	if err == nil {
 		// The yaml package (YAML 1.2, as strict as Bun's) refuses what yaml.v3 lets
 		// pass: a quoted value run onto an unindented line, a second document.
-		if err = yaml12Refuses(block); err == nil && multiDocument(block) {
+		if err = r.yaml12Refuses(block); err == nil && multiDocument(block) {
 			err = errors.New("the block holds more than one YAML document")
 		}
 	}
@@ -412,6 +458,23 @@ func fenced(s string) (string, bool) {
 		return "", true
 	}
 	return s[start : 3+end], true
+}
+
+// textAt is where a string's bytes are: its first byte and its length.
+type textAt struct {
+	p *byte
+	n int
+}
+
+// yaml12Refuses is the package's yaml12Refuses of block, found once per block text.
+func (r *files) yaml12Refuses(block string) error {
+	at := textAt{unsafe.StringData(block), len(block)}
+	if err, ok := r.refused[at]; ok {
+		return err
+	}
+	err := yaml12Refuses(block)
+	r.refused[at] = err
+	return err
 }
 
 // yaml12Refuses finds what the JavaScript YAML 1.2 readers (Bun's, the yaml package)

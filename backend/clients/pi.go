@@ -114,8 +114,9 @@ func skillDirsOf(root string, r *files, dirs ...string) []skillDir {
 			out = make([]skillDir, 0, len(entries))
 		}
 		d = path.Clean(d) // "." or a clean relative path: a listed name joins it as written
-		for _, e := range entries {
-			if dir, file := skillPaths(at, e.Name()); r.isFile(file) {
+		paths := r.pathsOf(at, entries)
+		for i, e := range entries {
+			if dir, file := paths[i][0], paths[i][1]; r.isFile(file) {
 				rel := e.Name()
 				if d != "." {
 					rel = d + "/" + rel
