@@ -36,31 +36,34 @@ type frame struct {
 	started   bool                // array: the current element's first byte was seen
 	index     int                 // array: current element
 	key       string              // object: current member
-	keys      []string            // object: names seen, while few
+	first     int                 // object: where its names start in the scan's names, while few
 	set       map[string]struct{} // object: names seen, once many
 	ptr       string              // pointer of this object or array
 }
 
-// seen records name and reports whether it was already there. Small objects use a slice;
-// large ones switch to a map so that a hostile file cannot make the scan quadratic.
-func (f *frame) seen(name string) bool {
+// seen records name as a member of f, the innermost open object, and reports whether it
+// was already there. The names of small objects are on names, a stack the open objects
+// share (an object's names are above its parent's, and go when it closes): no slice of
+// their own, which was a quarter of a manifest scan's allocations. A large object
+// switches to a map so that a hostile file cannot make the scan quadratic.
+func (f *frame) seen(names *[]string, name string) bool {
 	if f.set != nil {
 		_, dup := f.set[name]
 		f.set[name] = struct{}{}
 		return dup
 	}
-	for _, k := range f.keys {
+	for _, k := range (*names)[f.first:] {
 		if k == name {
 			return true
 		}
 	}
-	f.keys = append(f.keys, name)
-	if len(f.keys) > 16 {
-		f.set = make(map[string]struct{}, 2*len(f.keys))
-		for _, k := range f.keys {
+	*names = append(*names, name)
+	if len(*names)-f.first > 16 {
+		f.set = make(map[string]struct{}, 2*(len(*names)-f.first))
+		for _, k := range (*names)[f.first:] {
 			f.set[k] = struct{}{}
 		}
-		f.keys = nil
+		*names = (*names)[:f.first]
 	}
 	return false
 }
@@ -78,6 +81,7 @@ func scanDoc(data []byte) *docIndex {
 func (idx *docIndex) scan(lines bool) {
 	data := idx.data
 	stack := make([]frame, 0, 8)
+	var names []string // the names of the open small objects (frame.seen)
 	line := 1
 	for i := 0; i < len(data); i++ {
 		c := data[i]
@@ -97,7 +101,12 @@ func (idx *docIndex) scan(lines bool) {
 			}
 			continue
 		case '}', ']':
-			stack = stack[:max(len(stack)-1, 0)]
+			if n := len(stack); n > 0 {
+				if f := &stack[n-1]; f.obj && f.set == nil {
+					names = names[:f.first]
+				}
+				stack = stack[:n-1]
+			}
 			continue
 		}
 		// The first byte of a member name or of a value.
@@ -109,7 +118,7 @@ func (idx *docIndex) scan(lines bool) {
 			if lines && n <= lineDepth {
 				idx.lines[top.ptr+"/"+escapeToken(top.key)] = line
 			}
-			if !lines && top.seen(top.key) {
+			if !lines && top.seen(&names, top.key) {
 				idx.dups = append(idx.dups, dupKey{tokens: pathTokens(stack), line: line})
 			}
 			i = end - 1
@@ -127,7 +136,7 @@ func (idx *docIndex) scan(lines bool) {
 			if lines && n < lineDepth {
 				ptr = childPointer(stack)
 			}
-			stack = append(stack, frame{obj: c == '{', expectKey: c == '{', ptr: ptr})
+			stack = append(stack, frame{obj: c == '{', expectKey: c == '{', first: len(names), ptr: ptr})
 		case '"':
 			i = stringEnd(data, i) - 1
 		default: // a number, true, false or null

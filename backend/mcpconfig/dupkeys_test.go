@@ -2,9 +2,22 @@ package mcpconfig
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
+
+// bigObject is the members n0..n19 of an object: more than a small object holds.
+var bigObject = func() string {
+	var b strings.Builder
+	for i := range 20 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`"n` + strconv.Itoa(i) + `":{"n0":1}`)
+	}
+	return b.String()
+}()
 
 func TestScanDuplicates(t *testing.T) {
 	many := `{` + strings.Repeat(`"k":1,`, 40) + `"k":2}`
@@ -18,6 +31,12 @@ func TestScanDuplicates(t *testing.T) {
 		{`{"a\"b":1,"a\u0022b":2,"s":"{\"a\":1,\"a\":1}"}`, []dupKey{{tokens: []string{`a"b`}, line: 1}}},
 		{`[{"a":1},{"a":1}]`, nil},
 		{`{"a":{"a":1}}`, nil},
+		// The names of an object that closed are not its parent's or its sibling's.
+		{`{"a":{"b":1,"c":2},"b":{"c":3,"b":4},"c":5}`, nil},
+		{`{"a":{"b":1},"d":{"b":2,"b":3},"a":4}`, []dupKey{{tokens: []string{"d", "b"}, line: 1}, {tokens: []string{"a"}, line: 1}}},
+		// A large object (a map of its names) around a small one, and after it.
+		{`{` + bigObject + `,"in":{"x":1,"x":2},"n0":3}`,
+			[]dupKey{{tokens: []string{"in", "x"}, line: 1}, {tokens: []string{"n0"}, line: 1}}},
 	}
 	for _, tc := range tests {
 		if got := scanDoc([]byte(tc.doc)).dups; !reflect.DeepEqual(got, tc.want) {
