@@ -217,26 +217,35 @@ func assemble(o Options, st Settings, s *scan, plugins []Plugin) *Catalog {
 	// plugins were added or removed, by its folder.
 	prev, cache := s.entries, make([]*pluginEntries, len(plugins))
 	var prevAt map[string]*pluginEntries
-	if len(prev) > 0 {
-		prevAt = make(map[string]*pluginEntries, len(prev))
-		for _, pe := range prev {
-			if pe != nil {
-				prevAt[pe.path] = pe
-			}
-		}
-	}
 	cached := func(i int, path string) *pluginEntries {
 		if i < len(prev) && prev[i] != nil && prev[i].path == path {
 			return prev[i]
 		}
+		if prevAt == nil {
+			prevAt = make(map[string]*pluginEntries, len(prev))
+			for _, pe := range prev {
+				if pe != nil {
+					prevAt[pe.path] = pe
+				}
+			}
+		}
 		return prevAt[path]
 	}
-	// The valid plugins' entries are made (or found) on every CPU, then listed in F7
-	// order: making 10,000 skills' entries took 10-19 ms on one CPU after the load.
-	forEachParallel(len(plugins), func(i int) {
+	// The entries a Refresh keeps are found here; the valid plugins' new entries are made
+	// on every CPU, then all are listed in F7 order: making 10,000 skills' entries took
+	// 10-19 ms on one CPU after the load.
+	var todo []int
+	for i := range plugins {
 		if p := &plugins[i]; p.Valid {
-			cache[i] = pluginEntriesOf(cached(i, p.Path), p, c.Settings)
+			if pe := cached(i, p.Path); pe.holds(p, c.Settings) {
+				cache[i] = pe
+			} else {
+				todo = append(todo, i)
+			}
 		}
+	}
+	forEachParallel(len(todo), func(k int) {
+		cache[todo[k]] = newPluginEntries(&plugins[todo[k]], c.Settings)
 	})
 	addPlugin := func(i int, _ *Plugin) {
 		for j := range cache[i].entries {
@@ -290,25 +299,32 @@ func layerOf(p *Plugin) (int, skill.Source) {
 	return LayerCursor, skill.SourceCursorPlugin
 }
 
-// pluginEntriesOf returns the entries of plugin p's skills: pe (made by an earlier
-// catalog) when it still holds them under st, new ones otherwise.
-func pluginEntriesOf(pe *pluginEntries, p *Plugin, st Settings) *pluginEntries {
+// holds reports whether pe (made by an earlier catalog; nil: none) still holds the
+// entries of plugin p's skills under st.
+func (pe *pluginEntries) holds(p *Plugin, st Settings) bool {
 	layer, src := layerOf(p)
-	var first *skill.Skill
-	if len(p.Skills) > 0 {
-		first = &p.Skills[0]
-	}
-	if pe != nil && pe.skills == first && pe.n == len(p.Skills) && pe.name == p.Name && pe.id == p.ID && pe.source == p.Source && pe.layer == layer && pe.src == src &&
-		pe.enabledUnder(st) {
-		return pe
-	}
-	pe = &pluginEntries{path: p.Path, skills: first, n: len(p.Skills), name: p.Name, id: p.ID, source: p.Source, layer: layer, src: src,
+	return pe != nil && pe.skills == firstSkill(p) && pe.n == len(p.Skills) && pe.name == p.Name && pe.id == p.ID && pe.source == p.Source &&
+		pe.layer == layer && pe.src == src && pe.enabledUnder(st)
+}
+
+// newPluginEntries makes the entries of plugin p's skills under st.
+func newPluginEntries(p *Plugin, st Settings) *pluginEntries {
+	layer, src := layerOf(p)
+	pe := &pluginEntries{path: p.Path, skills: firstSkill(p), n: len(p.Skills), name: p.Name, id: p.ID, source: p.Source, layer: layer, src: src,
 		entries: make([]SkillEntry, len(p.Skills)), allEnabled: true}
 	for i := range p.Skills {
 		pe.entries[i] = entryOf(&p.Skills[i], layer, src, false, p, st)
 		pe.allEnabled = pe.allEnabled && pe.entries[i].Enabled
 	}
 	return pe
+}
+
+// firstSkill is p's first skill, by which pluginEntries knows the same skills (nil: none).
+func firstSkill(p *Plugin) *skill.Skill {
+	if len(p.Skills) == 0 {
+		return nil
+	}
+	return &p.Skills[0]
 }
 
 // forEachParallel calls fn(0) .. fn(n-1) on as many goroutines as there are CPUs, in
