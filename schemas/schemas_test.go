@@ -49,7 +49,9 @@ func TestNamePatternIsTheSpecRule(t *testing.T) {
 	}
 	ours := regexp.MustCompile(doc.Properties.Name.Pattern)
 	ends := regexp.MustCompile(`^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$`)
-	spec := func(s string) bool { return ends.MatchString(s) && !strings.Contains(s, "--") && !strings.Contains(s, "..") }
+	spec := func(s string) bool {
+		return ends.MatchString(s) && !strings.Contains(s, "--") && !strings.Contains(s, "..")
+	}
 	const alphabet = "a0.-B"
 	checked := 0
 	var walk func(prefix string)
