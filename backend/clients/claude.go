@@ -539,6 +539,13 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 		if err != nil {
 			return false
 		}
+		// Room for every entry: nearly every entry of a skills folder is a skill.
+		if v.Skills == nil {
+			v.Skills = make([]string, 0, len(entries))
+		}
+		if v.loaded == nil {
+			v.loaded = make([]LoadedSkill, 0, len(entries))
+		}
 		paths := r.pathsOf(at, entries)
 		for i, e := range entries {
 			dir, file := paths[i][0], paths[i][1]
@@ -566,6 +573,11 @@ func claudeSkills(root string, v *Verdict, m claudeManifest, r *files) {
 // JavaScript counts them, so a character beyond U+FFFF (an emoji) becomes two
 // (claude.skill-id).
 func claudeIDPart(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s // nothing to replace: the name as it is, no copy
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {

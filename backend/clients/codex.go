@@ -425,6 +425,9 @@ func codexScanDir(rel, full, file string, depth int, found *[]codexFound, r *fil
 	if err != nil {
 		return
 	}
+	if depth == 0 && *found == nil {
+		*found = make([]codexFound, 0, len(entries)) // a skills folder: nearly every entry is a skill
+	}
 	skill, agents := false, false
 	for i, e := range entries {
 		switch name := e.Name(); {
