@@ -31,12 +31,16 @@ func Load(dir string, opts Options) Skill {
 		abs = filepath.Clean(dir)
 	}
 	folder := filepath.Base(abs)
-	if opts.Path == "" {
-		opts.Path = filepath.Join(abs, FileName)
-	}
 	data, p := opts.Data, (*readProblem)(nil)
-	if data == nil {
-		data, p = readSkill(abs, filepath.Join(abs, FileName), opts.Root, opts.Resolved)
+	if opts.Path == "" || data == nil {
+		// Only then is SKILL.md's path needed: the catalog gives both.
+		file := filepath.Join(abs, FileName)
+		if opts.Path == "" {
+			opts.Path = file
+		}
+		if data == nil {
+			data, p = readSkill(abs, file, opts.Root, opts.Resolved)
+		}
 	}
 	if p != nil {
 		s := Skill{Name: folder, Folder: folder, Dir: abs, Path: opts.Path}
