@@ -3,7 +3,6 @@ package catalog
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -327,10 +326,11 @@ func firstSkill(p *Plugin) *skill.Skill {
 	return &p.Skills[0]
 }
 
-// forEachParallel calls fn(0) .. fn(n-1) on as many goroutines as there are CPUs, in
-// ranges of consecutive indexes, and returns when every call has.
+// forEachParallel calls fn(0) .. fn(n-1) on as many goroutines as there are processors
+// (diskwait.Procs: not what a load's disk wait adds), in ranges of consecutive indexes,
+// and returns when every call has.
 func forEachParallel(n int, fn func(int)) {
-	procs := min(runtime.GOMAXPROCS(0), n)
+	procs := min(diskwait.Procs(), n)
 	if procs <= 1 {
 		for i := range n {
 			fn(i)

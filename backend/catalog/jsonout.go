@@ -3,9 +3,11 @@ package catalog
 import (
 	"bufio"
 	"bytes"
-	json "github.com/segmentio/encoding/json"
 	"io"
-	"runtime"
+
+	json "github.com/segmentio/encoding/json"
+
+	"github.com/plugboard/plugboard/backend/diskwait"
 )
 
 // WriteJSON writes the catalog as one compact JSON object, the same document
@@ -118,7 +120,7 @@ func (s *stream) elem(v any, first bool) {
 // other CPUs idle.
 func (s *stream) elems(n int, at func(int) any) {
 	const chunk = 64
-	procs := runtime.GOMAXPROCS(0)
+	procs := diskwait.Procs() // not what another Load's disk wait adds
 	if n <= chunk || procs == 1 {
 		for i := range n {
 			s.elem(at(i), i == 0)
