@@ -113,16 +113,6 @@ type Listing struct {
 	Entries []fs.DirEntry
 }
 
-// Listing returns the entries of the walked folder rel, if it was listed.
-func (t *Tree) Listing(rel string) ([]fs.DirEntry, bool) {
-	for _, l := range t.Listings {
-		if l.Rel == rel {
-			return l.Entries, true
-		}
-	}
-	return nil, false
-}
-
 // Walk lists, and unless o.NoHash hashes, the folder dir inside root: root must be
 // filesystem-resolved (pathsafe.Root), dir absolute; dir may reach its folder through
 // links inside root.
