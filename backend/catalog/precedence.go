@@ -192,13 +192,13 @@ func mergeMCP(sources []mcpSource) []MergedServer {
 		if src.config == nil || !src.config.Valid {
 			continue
 		}
+		file := src.config.Path
+		if src.dir != "" {
+			file = filepath.Join(src.dir, file)
+		}
 		for _, s := range src.config.Servers {
 			if !s.Valid {
 				continue
-			}
-			file := src.config.Path
-			if src.dir != "" {
-				file = filepath.Join(src.dir, file)
 			}
 			ref := ServerRef{Source: src.source, Plugin: src.plugin, File: file, Type: s.Type, Summary: s.Summary}
 			if m, ok := byName[s.Name]; ok {
