@@ -85,7 +85,8 @@ type Options struct {
 	// Home is the user's home folder, for the `paths` rules (home, / and any parent of
 	// home are refused).
 	Home string
-	// Keep asks Load to keep the file's bytes in Skill.Data.
+	// Keep asks Load to keep the file's bytes in Skill.Data. They are then the Skill's: the
+	// caller must not change them (the frontmatter's strings are views of them).
 	Keep bool
 	// Path is what to put in Skill.Path and in every Issue.Path (e.g.
 	// "skills/greet/SKILL.md"). When empty, Load uses the absolute SKILL.md path and Parse
