@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -404,4 +405,40 @@ func TestWalkListings(t *testing.T) {
 	if tr, err := Walk(root, filepath.Join(root, "s"), Options{NoHash: true, Leave: o.Leave}); err != nil || tr.Listings != nil {
 		t.Errorf("without List: %v, %v", tr.Listings, err)
 	}
+}
+
+// TestClean checks clean against its definition (a relative path whose components are
+// none of "", "." and "..", or "." itself; such a path is what path.Clean makes of it)
+// on every path of up to eight characters from "a", "." and "/".
+func TestClean(t *testing.T) {
+	want := func(from string) bool {
+		if from == "." {
+			return true
+		}
+		if from == "" || path.IsAbs(from) || path.Clean(from) != from {
+			return false
+		}
+		return !slices.ContainsFunc(strings.Split(from, "/"), func(c string) bool { return c == "" || c == "." || c == ".." })
+	}
+	paths := []string{""}
+	for n := 0; n < 8; n++ {
+		for _, p := range paths[len(paths)-pow3(n):] {
+			for _, c := range []string{"a", ".", "/"} {
+				paths = append(paths, p+c)
+			}
+		}
+	}
+	for _, p := range paths {
+		if got := clean(p); got != want(p) {
+			t.Errorf("clean(%q) = %v, want %v", p, got, want(p))
+		}
+	}
+}
+
+func pow3(n int) int {
+	x := 1
+	for range n {
+		x *= 3
+	}
+	return x
 }
