@@ -163,7 +163,7 @@ func (r *files) pathsOf(at string, entries []os.DirEntry) [][2]string {
 // filepath.Join), and the parent of a clean path is the path up to its last separator:
 // Dir's clean-up of it was a twentieth of the models' time on 10,000 skills.
 func dirOf(p string) string {
-	sep := string(filepath.Separator)
+	const sep = string(filepath.Separator) // a constant: the checks below are then of constant strings, not new ones each call
 	i := strings.LastIndex(p, sep)
 	if i <= 0 || strings.HasPrefix(p, "."+sep) || strings.HasSuffix(p, sep) || strings.Contains(p, sep+sep) || strings.Contains(p, sep+"."+sep) ||
 		strings.Contains(p, sep+".."+sep) || strings.HasSuffix(p, sep+".") || strings.HasSuffix(p, sep+"..") {
