@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/plugboard/plugboard/backend/capread"
 	"github.com/plugboard/plugboard/backend/catalog"
@@ -51,12 +52,14 @@ const (
 // AgentBackends are the backends an agent file may name ("" launches Claude Code).
 var AgentBackends = []string{"claude", "pi", "codex", "copilot"}
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// nameRE is made on first use: its {0,63} compiles to 860 allocations, 0.2 ms of every
+// command's start when it was a package variable.
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // checkName refuses a name a new agent or template cannot have: the name is the last part
 // of a target id (agent:NAME, template:NAME/REF) and the file name.
 func checkName(what, name string) error {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return &RuleError{Code: RuleBadName, Names: []string{name},
 			Reason: fmt.Sprintf("%q cannot name %s: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name, what)}
 	}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -780,7 +781,9 @@ func codexYAML(block string) (*yaml.Node, error) {
 }
 
 // codexValueLine is a "key: value" line (a list item's too), the key plain or quoted.
-var codexValueLine = regexp.MustCompile(`^(\s*(?:-\s+)?(?:"[^"]*"|'[^']*'|[^\s#'"][^:#]*?)):[ \t]+(.*)$`)
+var codexValueLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\s*(?:-\s+)?(?:"[^"]*"|'[^']*'|[^\s#'"][^:#]*?)):[ \t]+(.*)$`)
+})
 
 // codexQuoteValues rewrites a block that is not YAML as Codex does before reading it
 // again: on each key: value line, the value (without a # comment) is double-quoted when
@@ -790,7 +793,7 @@ func codexQuoteValues(block string) (string, bool) {
 	lines := strings.Split(block, "\n")
 	changed := false
 	for i, line := range lines {
-		m := codexValueLine.FindStringSubmatch(line)
+		m := codexValueLine().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -951,7 +954,9 @@ func codexSlug(named string) string {
 
 // codexPlaceholders are what a command body uses that a skill cannot: its arguments, a
 // shell command's output, a file's content.
-var codexPlaceholders = regexp.MustCompile("\\$ARGUMENTS|\\$[0-9]|![ \\t]*`|(?:^|\\s)@\\S")
+var codexPlaceholders = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("\\$ARGUMENTS|\\$[0-9]|![ \\t]*`|(?:^|\\s)@\\S")
+})
 
 // codexConvert applies codex.commands to one command file whose skill would be
 // source-command-<slug>.
@@ -982,7 +987,7 @@ func codexConvert(p codexPlugin, c codexCommand, slug string, v *Verdict, r *fil
 	}
 	body := codexBody(text)
 	if why == "" {
-		if m := codexPlaceholders.FindString(body); m != "" {
+		if m := codexPlaceholders().FindString(body); m != "" {
 			why = fmt.Sprintf("its body uses %q, which a skill cannot fill in", strings.TrimSpace(m))
 		} else if n := codexSkillSize(name, desc, strings.TrimSuffix(c.named, ".md"), body); n > 4000 {
 			why = fmt.Sprintf("the skill Codex would write is %d bytes; it writes none over 4,000", n)

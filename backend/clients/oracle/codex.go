@@ -52,6 +52,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -370,7 +371,9 @@ func codexMessage(stderr string) string {
 
 // nameMismatch is codex's refusal to install a marketplace entry whose name is not the
 // plugin's manifest name.
-var nameMismatch = regexp.MustCompile("^plugin.json name `(.*)` does not match marketplace plugin name `.*`$")
+var nameMismatch = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("^plugin.json name `(.*)` does not match marketplace plugin name `.*`$")
+})
 
 // installed returns the folder codex installed the plugin name into:
 // CODEX_HOME/plugins/cache/<marketplace>/<name>/<version, or "local">.
@@ -433,7 +436,7 @@ func (m *codexMarketplace) install(sess *codexSession, dir string) (name, refusa
 			return name, "", err
 		}
 		_ = os.Remove(filepath.Join(m.h.market, "plugins", name))
-		if mm := nameMismatch.FindStringSubmatch(refused.msg); mm != nil && try == 0 {
+		if mm := nameMismatch().FindStringSubmatch(refused.msg); mm != nil && try == 0 {
 			name = mm[1]
 			continue
 		}
@@ -692,21 +695,21 @@ func (h *codexHome) prompt(ctx context.Context, servers []string) (map[string]bo
 
 var (
 	// "- `r1` = `/tmp/…/plugins/cache/plugboard-oracle`"
-	promptRoot = regexp.MustCompile("(?m)^- `(r[0-9]+)` = `([^`]*)`$")
+	promptRoot = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?m)^- `(r[0-9]+)` = `([^`]*)`$") })
 	// "- demo:hello: A test skill. (file: r1/demo/local/skills/hello/SKILL.md)"
-	promptFile = regexp.MustCompile(`\(file: (r[0-9]+)/([^)\n]*)\)$`)
+	promptFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(file: (r[0-9]+)/([^)\n]*)\)$`) })
 )
 
 // promptSkills reads the skills section of the prompt: a table of roots, then one line a
 // skill ending in its SKILL.md under one of the roots.
 func promptSkills(text string) map[string]bool {
 	roots := map[string]string{}
-	for _, m := range promptRoot.FindAllStringSubmatch(text, -1) {
+	for _, m := range promptRoot().FindAllStringSubmatch(text, -1) {
 		roots[m[1]] = m[2]
 	}
 	files := map[string]bool{}
 	for _, line := range strings.Split(text, "\n") {
-		if m := promptFile.FindStringSubmatch(line); m != nil && roots[m[1]] != "" {
+		if m := promptFile().FindStringSubmatch(line); m != nil && roots[m[1]] != "" {
 			files[realPath(filepath.Join(roots[m[1]], filepath.FromSlash(m[2])))] = true
 		}
 	}
