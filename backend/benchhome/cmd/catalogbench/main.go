@@ -5,8 +5,8 @@
 // scans every time. Cold: the page cache is dropped before every run when
 // /proc/sys/vm/drop_caches is writable (the report says whether it was). Warm: the files
 // are in the page cache (the usual case for a desktop app that rescans). It prints the
-// median wall time of 11 runs of each, their ratios (measured in the same run), and the
-// catalog's peak resident memory.
+// median wall time of each (11 cold runs, 31 warm), their ratios (measured in the same
+// run), and the catalog's peak resident memory.
 //
 // With -before PATH, each run also measures the catalog of that program (an earlier
 // build) under the same conditions, and the report gives its ratio to the same floor.
@@ -35,7 +35,10 @@ func main() {
 	skills := flag.Int("skills", 10, "skills per plugin")
 	// Eleven: with the page cache dropped, one run varies by ±15% on a shared machine,
 	// and the median of five moved by almost as much between invocations.
-	runs := flag.Int("runs", 11, "runs of each program")
+	runs := flag.Int("runs", 11, "cold runs of each program")
+	// Thirty-one warm: a warm run takes a third of a second, and on this shared machine
+	// the median of eleven moved by a tenth between invocations minutes apart.
+	warmRuns := flag.Int("warm-runs", 31, "warm runs of each program")
 	tags := flag.String("tags", benchhome.CLITags, "build tags of plugboard (as make cli builds it)")
 	ldflags := flag.String("ldflags", benchhome.CLILDFlags, "linker flags of plugboard and readfloor (as make cli builds plugboard)")
 	before := flag.String("before", "", "another plugboard (an earlier build) whose catalog is measured beside, in every run")
@@ -72,7 +75,7 @@ func main() {
 			bcat = append(bcat, d)
 		}
 	}
-	for range *runs {
+	for range *warmRuns {
 		d, _ := run(home, floorProg, pbHome)
 		wfloor = append(wfloor, d)
 		d, rss := catalog(plugboard)
