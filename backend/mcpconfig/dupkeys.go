@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // The document scan: one pass over bytes that already passed jsondoc.Decode (valid JSON,
@@ -191,7 +192,10 @@ func stringEnd(data []byte, start int) int {
 	return len(data)
 }
 
-// unquote decodes a JSON string literal, taking the fast path when it has no escape.
+// unquote decodes a JSON string literal, taking the fast path when it has no escape: then
+// the name is a view of the document's bytes, good for the scan (which is over before the
+// caller can change them), not a copy (22 allocations an mcp.json); pathTokens copies
+// what it keeps.
 func unquote(lit []byte) string {
 	for _, b := range lit {
 		if b == '\\' {
@@ -200,7 +204,7 @@ func unquote(lit []byte) string {
 			return s
 		}
 	}
-	return string(lit[1 : len(lit)-1])
+	return unsafe.String(&lit[1], len(lit)-2)
 }
 
 // escapeToken escapes one RFC 6901 reference token (as jsondoc.Pointer does).
@@ -216,7 +220,7 @@ func pathTokens(stack []frame) []string {
 	tokens := make([]string, 0, len(stack))
 	for _, f := range stack {
 		if f.obj {
-			tokens = append(tokens, f.key)
+			tokens = append(tokens, strings.Clone(f.key))
 		} else {
 			tokens = append(tokens, strconv.Itoa(f.index))
 		}
