@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
-	"reflect"
 	"testing"
 
 	"github.com/plugboard/plugboard/backend/benchhome"
 )
 
-// TestWriteJSON: the streamed document is the document json.Marshal makes, on one line.
+// TestWriteJSON: the streamed document is, byte for byte, what encoding/json's Encoder
+// writes (HTML not escaped), on one line.
 func TestWriteJSON(t *testing.T) {
 	o, dir := fullHome(t)
 	o.Workspace = filepath.Join(dir, "ws")
@@ -50,15 +50,6 @@ func TestWriteJSON(t *testing.T) {
 				i++
 			}
 			t.Errorf("WriteJSON differs from encoding/json at byte %d:\n%.200s\n%.200s", i, buf.Bytes()[i:], std.Bytes()[i:])
-		}
-		want, _ := json.Marshal(c)
-		var got, exp any
-		if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
-			t.Fatalf("WriteJSON output is not JSON: %v", err)
-		}
-		json.Unmarshal(want, &exp)
-		if !reflect.DeepEqual(got, exp) {
-			t.Errorf("WriteJSON differs from json.Marshal:\n%s\n%s", buf.Bytes(), want)
 		}
 	}
 }
